@@ -30,6 +30,7 @@ struct CheckFailed : std::runtime_error {
 };
 
 // One function per command family, each in its own file.
+void add_bench_command(CLI::App&, Globals&);      // bench
 void add_fom_commands(CLI::App&, Globals&);       // fom, history, check
 void add_catalog_commands(CLI::App&, Globals&);   // platforms, workloads, show
 void add_ingest_command(CLI::App&, Globals&);     // ingest

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   cli::Globals globals;
   app.add_option("--db", globals.db, "SQLite database (default $FOMCAST_DB, else ./fomcast.db)");
 
+  cli::add_bench_command(app, globals);
   cli::add_fom_commands(app, globals);
   cli::add_ingest_command(app, globals);
   cli::add_catalog_commands(app, globals);

@@ -1,0 +1,165 @@
+// bench: measure this machine (CANDLE step 5) and store it as a platform: its ceilings as
+// the platform's measured spec, the suite's kernels as its table. Flags, the suite and the
+// backend are checked before the database is opened or anything is measured; the results
+// are written in one transaction at the end, so a failure changes nothing.
+#include <cmath>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "context.hpp"
+#include "fomcast/error.hpp"
+#include "fomcast/microbench.hpp"
+#include "fomcast/report.hpp"
+
+namespace fomcast::cli {
+namespace {
+
+struct BenchOpts {
+  std::string platform, suite, shapes, backend;
+  int threads = 0;
+  double max_seconds = 300, ceiling_seconds = 4, kernel_seconds = 1;
+  bool json = false, force = false;
+  CLI::Option* threads_opt = nullptr;
+  CLI::Option* suite_opt = nullptr;
+};
+
+void check_seconds(double v, const char* flag, bool zero_ok) {
+  if (!std::isfinite(v) || v < 0 || (!zero_ok && v == 0))
+    throw UsageError(std::string(flag) + " must be a finite number of seconds " + (zero_ok ? ">= 0" : "> 0") +
+                     ", got " + std::to_string(v));
+}
+
+const std::string kSuites = "deepbench-train, deepbench-inference, workload:NAME, csv:FILE";
+
+// Everything but workload:W, which needs the store.
+std::optional<bench::BenchSuite> parse_suite(const std::string& suite) {
+  if (suite == "deepbench-train") return bench::deepbench_suite("train");
+  if (suite == "deepbench-inference") return bench::deepbench_suite("inference");
+  if (suite.rfind("csv:", 0) == 0) {
+    const std::string file = suite.substr(4);
+    if (file.empty()) throw UsageError("--suite csv: needs a file name (csv:FILE)");
+    return bench::csv_suite(read_file(file), file);
+  }
+  if (suite.rfind("workload:", 0) == 0) {
+    if (suite.size() == 9) throw UsageError("--suite workload: needs a workload name (workload:NAME)");
+    return std::nullopt;
+  }
+  throw UsageError("unknown suite '" + suite + "' (" + kSuites + ")");
+}
+
+std::string gb(double bytes_per_s) { return format_number(bytes_per_s / 1e9, 1) + " GB/s"; }
+
+void print_text(const bench::BenchResult& r, const std::string& platform, std::size_t stored) {
+  const auto& c = r.ceilings;
+  std::cout << "Measured platform '" << platform << "' with " << bench::describe(r.backend) << " in "
+            << format_duration(r.elapsed_s) << "\n\n";
+  TextTable ceilings{{"ceiling", "value", "how"}, {false, true, false}, {}};
+  auto gemm_row = [&](const char* name, double rate, int64_t n, const bench::Timing& t) {
+    if (rate > 0)
+      ceilings.rows.push_back({name, format_number(rate / 1e9, 1) + " GFLOP/s",
+                               std::to_string(n) + "^3, " + bench::describe(t)});
+  };
+  gemm_row("fp32 GEMM", c.gemm_fp32_flop_per_s, c.gemm_fp32_n, c.gemm_fp32);
+  gemm_row("fp64 GEMM", c.gemm_fp64_flop_per_s, c.gemm_fp64_n, c.gemm_fp64);
+  const std::string arrays = std::to_string(c.stream_elements) + " elements, ";
+  ceilings.rows.push_back({"copy", gb(c.copy_bytes_per_s), arrays + "16 B each, " + bench::describe(c.copy)});
+  ceilings.rows.push_back({"triad (bandwidth)", gb(c.triad_bytes_per_s), arrays + "24 B each, " + bench::describe(c.triad)});
+  if (c.adam_bytes_per_s > 0)
+    ceilings.rows.push_back({"Adam update", gb(c.adam_bytes_per_s), arrays + "fp32, 28 B each, " + bench::describe(c.adam)});
+  ceilings.rows.push_back({"host speed", format_number(c.host_speed, 2),
+                           format_duration(c.host.median_s) + " vs " + format_duration(bench::host_reference_s()) +
+                               " on the reference host"});
+  std::cout << ceilings.render() << "\n";
+
+  std::cout << "Suite " << r.suite << ": " << r.measured.size() << " kernel(s) measured, " << r.skipped.size()
+            << " skipped; " << stored << " entries stored for '" << platform << "'\n\n";
+  if (!r.measured.empty()) {
+    TextTable t{{"kind", "shape", "dtype", "time", "rate", "spread", "reps"},
+                {false, false, false, true, true, true, true},
+                {}};
+    for (const auto& m : r.measured)
+      t.rows.push_back({std::string(to_string(m.entry.kind)), describe(m.entry.shape), m.entry.precision,
+                        format_duration(m.timing.median_s),
+                        is_memory_bound(m.entry.kind) || m.flops <= 0
+                            ? gb(m.bytes / m.timing.median_s)
+                            : format_number(m.flops / m.timing.median_s / 1e9, 1) + " GFLOP/s",
+                        format_number(100 * m.timing.spread, 1) + "%", std::to_string(m.timing.reps)});
+    std::cout << t.render() << "\n";
+  }
+  for (const auto& s : r.skipped)
+    std::cout << "skipped: " << to_string(s.kernel.kind) << " " << describe(s.kernel.shape) << ": " << s.reason << "\n";
+  for (const auto& n : r.not_measured) std::cout << "not measured: " << n << "\n";
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app, Globals& g) {
+  auto* cmd = app.add_subcommand("bench", "Measure this machine DeepBench-style and store it as a platform (CANDLE step 5)");
+  auto o = std::make_shared<BenchOpts>();
+  cmd->add_option("--platform", o->platform, "Platform to create or fill in with the measurements")->required();
+  o->suite_opt = cmd->add_option("--suite", o->suite, "What to measure: " + kSuites + " (default deepbench-train)");
+  cmd->add_option("--shapes", o->shapes, "A CSV of shapes to measure (the same as --suite csv:FILE)");
+  cmd->add_option("--backend", o->backend, "eigen, blas (the system CBLAS) or cuda (default: blas when it loads)");
+  o->threads_opt = cmd->add_option("--threads", o->threads, "Threads for every backend (default: every online CPU)");
+  cmd->add_option("--max-seconds", o->max_seconds,
+                  "Time budget: the suite is sampled to fit and the skipped kernels are listed (0: no limit; default 300)");
+  cmd->add_option("--ceiling-seconds", o->ceiling_seconds, "Time for the ceiling measurements (default 4)");
+  cmd->add_option("--kernel-seconds", o->kernel_seconds, "Time cap on one kernel's timed repetitions (default 1)");
+  cmd->add_flag("--force", o->force, "Overwrite a shipped platform's spec with the measurements");
+  cmd->add_flag("--json", o->json, "JSON output");
+  cmd->callback([&g, o] {
+    // 1. Flags, suite and backend: all checked before the database is touched.
+    if (o->platform.empty()) throw UsageError("--platform needs a name");
+    // More threads than this is a typo, not an experiment: refused before any is started.
+    if (o->threads_opt->count() && (o->threads < 1 || o->threads > 1024))
+      throw UsageError("--threads must be between 1 and 1024, got " + std::to_string(o->threads));
+    check_seconds(o->max_seconds, "--max-seconds", true);
+    check_seconds(o->ceiling_seconds, "--ceiling-seconds", false);
+    check_seconds(o->kernel_seconds, "--kernel-seconds", false);
+    if (!o->shapes.empty() && o->suite_opt->count()) throw UsageError("give --suite or --shapes, not both");
+    const std::string suite_name =
+        !o->shapes.empty() ? "csv:" + o->shapes : o->suite.empty() ? std::string("deepbench-train") : o->suite;
+    if (!o->backend.empty() && !bench::backend_known(o->backend) && o->backend != "cuda")
+      throw UsageError("unknown backend '" + o->backend + "' (eigen, blas, cuda)");
+    std::optional<bench::BenchSuite> suite = parse_suite(suite_name);
+
+    bench::BenchOptions opts;
+    opts.threads = o->threads_opt->count() ? o->threads : bench::default_threads();
+    opts.backend = o->backend.empty() ? bench::default_backend(opts.threads) : o->backend;
+    opts.max_seconds = o->max_seconds;
+    opts.ceiling_seconds = o->ceiling_seconds;
+    opts.runner.max_s = o->kernel_seconds;
+    (void)bench::probe_backend(opts.backend, opts.threads);
+
+    // 2. The store: the platform may be filled in, the workload must exist.
+    Store store = open_store(g);
+    if (auto existing = store.platform(o->platform); existing && existing->origin == "shipped" && !o->force)
+      throw UsageError("platform '" + o->platform +
+                       "' is shipped with fomcast (a vendor or DeepBench spec); measure under another name, or pass "
+                       "--force to replace its spec with measurements");
+    if (!suite) {
+      const std::string name = suite_name.substr(9);
+      auto w = store.workload(name);
+      if (!w) throw UsageError("no workload named '" + name + "' (see `fomcast workloads`)");
+      suite = bench::workload_suite(*w);
+    }
+
+    // 3. Measure, then write everything in one transaction.
+    const bench::BenchResult result = bench::run_bench(*suite, opts, terminal_progress("bench"));
+    const auto entries = result.entries();
+    store.transaction([&] {
+      Platform base;
+      if (auto existing = store.platform(o->platform)) base = *existing;
+      base.name = o->platform;
+      store.put_platform(bench::measured_platform(result, base));
+      if (!entries.empty()) store.put_kernel_entries(o->platform, entries, "measured");
+    });
+    if (o->json)
+      print_json(bench::bench_to_json(result, o->platform));
+    else
+      print_text(result, o->platform, entries.size());
+  });
+}
+
+}  // namespace fomcast::cli
