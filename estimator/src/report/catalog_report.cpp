@@ -1,5 +1,7 @@
 // Listings of what the store holds: workloads (and one workload's operations ranked by
 // time, with the CANDLE 95% top set marked) and platforms with their figures' sources.
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "fomcast/report.hpp"
@@ -14,6 +16,12 @@ json optional_number(const std::optional<double>& v) { return v ? json(*v) : jso
 
 std::string figure(const std::optional<Sourced>& s, double scale, int decimals) {
   return s ? format_number(s->value / scale, decimals) : "-";
+}
+
+// About three significant figures: 57.3, 9.66, 0.075.
+std::string gflop(double flops) {
+  const double g = flops / 1e9;
+  return format_number(g, g >= 100 ? 0 : g >= 10 ? 1 : g >= 1 ? 2 : 3);
 }
 
 }  // namespace
@@ -79,9 +87,17 @@ json workload_to_json(const Workload& w) {
 std::string workload_to_text(const Workload& w, std::size_t max_rows) {
   std::string out = "Workload " + w.name + " (" + w.origin + (w.source.empty() ? "" : ", from " + w.source) + ")\n";
   if (!w.recorded_on.empty()) out += "recorded on: " + w.recorded_on + "\n";
-  out += "passes found: " + std::to_string(w.passes);
-  if (w.pass_s) out += ", measured pass time " + format_duration(*w.pass_s);
-  out += ", summed op self time " + format_duration(w.measured_op_time_s()) + " per pass\n";
+  const bool timed = std::any_of(w.ops.begin(), w.ops.end(), [](const Op& op) { return op.self_time_s.has_value(); });
+  if (timed || w.pass_s) {
+    out += "passes found: " + std::to_string(w.passes);
+    if (w.pass_s) out += ", measured pass time " + format_duration(*w.pass_s);
+    out += ", summed op self time " + format_duration(w.measured_op_time_s()) + " per pass\n";
+  } else {
+    // An analytic workload (a layer list, an execution trace without times) has nothing
+    // measured to rank by; saying "0 us" would read as a measurement.
+    out += "no measured times: operations ranked by FLOPs per pass; `fomcast estimate --workload " + w.name +
+           " --platform P` predicts them\n";
+  }
   if (w.batch_size) out += "batch " + format_number(static_cast<double>(w.batch_size), 0);
   if (w.samples_per_epoch) out += ", samples/epoch " + format_number(static_cast<double>(w.samples_per_epoch), 0);
   if (w.epochs) out += ", epochs " + std::to_string(w.epochs);
@@ -97,8 +113,12 @@ std::string workload_to_text(const Workload& w, std::size_t max_rows) {
   out += "\n";
   const auto ranked = rank_ops(w);
   TextTable t;
-  t.header = {"", "op", "kind", "phase", "shape", "count/pass", "time/pass", "share", "cum."};
-  t.right_align = {false, false, false, false, false, true, true, true, true};
+  t.header = {"", "op", "kind", "phase", "shape", "count/pass", "GFLOP/pass", "time/pass", "share", "cum."};
+  t.right_align = {false, false, false, false, false, true, true, true, true, true};
+  // Without a measured time the time columns would be all dashes.
+  const std::size_t columns = timed ? t.header.size() : t.header.size() - 3;
+  t.header.resize(columns);
+  t.right_align.resize(columns);
   std::size_t shown = 0;
   for (const auto& r : ranked) {
     if (shown++ >= max_rows) break;
@@ -110,14 +130,19 @@ std::string workload_to_text(const Workload& w, std::size_t max_rows) {
     if (shape.size() > 64) shape = shape.substr(0, 61) + "...";
     t.rows.push_back({r.in_top ? "*" : "", name, std::string(to_string(op.kind)), std::string(to_string(op.phase)),
                       shape, format_number(op.count, op.count == static_cast<int64_t>(op.count) ? 0 : 2),
+                      op.flops > 0 ? gflop(op.count * op.flops) : "-",
                       op.self_time_s ? format_duration(r.time_s) : "-",
                       op.self_time_s ? format_number(100 * r.share, 1) + "%" : "-",
                       op.self_time_s ? format_number(100 * r.cumulative_share, 1) + "%" : "-"});
+    t.rows.back().resize(columns);
   }
   out += t.render();
   if (ranked.size() > max_rows)
     out += "... " + std::to_string(ranked.size() - max_rows) + " more ops (use --all or --json)\n";
-  out += "* = top operations covering 95% of the measured op time (CANDLE step 3)\n";
+  if (timed)
+    out += "* = top operations covering 95% of the measured op time (CANDLE step 3)\n";
+  else
+    out += "no top set: nothing measured (CANDLE step 3 needs a profile with times)\n";
   return out;
 }
 

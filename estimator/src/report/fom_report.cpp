@@ -54,13 +54,6 @@ json fom_to_json(const FomResult& r) {
 
 namespace {
 
-// Hours per unit: three decimals from an hour up, three significant digits below (a
-// small model's run is seconds: 0.000 would say nothing).
-std::string hours(double seconds) {
-  const double h = seconds / 3600.0;
-  return h >= 1 ? format_number(h, 3) : format_significant(h, 3);
-}
-
 // "77% / 3.2%": the residual shares of the two sides, "-" for sides given as hours.
 std::string residual(const ProblemResult& p) {
   auto one = [](const SideRate& s) {
@@ -80,12 +73,12 @@ std::string fom_to_text(const FomResult& r, const Study& study) {
   bool any_workload = false;
   for (const auto& p : r.problems) any_workload = any_workload || !p.calibration.empty();
   TextTable t;
-  t.header = {"problem", "baseline h/unit", "baseline units/day", "target h/unit", "target units/day", "ratio", "how"};
+  t.header = {"problem", "baseline time/unit", "baseline units/day", "target time/unit", "target units/day", "ratio", "how"};
   t.right_align = {false, true, true, true, true, true, false};
   if (any_workload) t.header.push_back("residual"), t.right_align.push_back(false);
   for (const auto& p : r.problems) {
-    t.rows.push_back({p.name, hours(p.baseline.seconds_per_unit), format_number(p.baseline.units_per_day, 1),
-                      hours(p.target.seconds_per_unit),
+    t.rows.push_back({p.name, format_duration(p.baseline.seconds_per_unit), format_number(p.baseline.units_per_day, 1),
+                      format_duration(p.target.seconds_per_unit),
                       format_number(p.target.units_per_day, 1), format_number(p.ratio, 2),
                       p.baseline.method + " / " + p.target.method});
     if (any_workload) t.rows.back().push_back(residual(p));

@@ -32,16 +32,22 @@ std::string format_significant(double value, int digits) {
 std::string format_duration(double s) {
   char buf[64];
   if (!std::isfinite(s)) return "n/a";
-  if (s < 1e-3)
-    std::snprintf(buf, sizeof buf, "%.3g us", s * 1e6);
-  else if (s < 1)
-    std::snprintf(buf, sizeof buf, "%.3g ms", s * 1e3);
-  else if (s < 3600)
-    std::snprintf(buf, sizeof buf, "%.3g s", s);
-  else if (s < 86400 * 2)
-    std::snprintf(buf, sizeof buf, "%.3g h", s / 3600);
-  else
-    std::snprintf(buf, sizeof buf, "%.3g d", s / 86400);
+  // Three significant figures in a unit that keeps the number under 1,000 (%.3g would
+  // print 1800 s as "1.8e+03").
+  struct Unit {
+    double seconds;
+    const char* name;
+  };
+  static constexpr Unit kUnits[] = {{1e-6, "us"}, {1e-3, "ms"}, {1, "s"}, {60, "min"}, {3600, "h"}, {86400, "d"}};
+  const double a = std::fabs(s);
+  std::size_t u = 0;
+  if (a >= 1e-3) u = 1;
+  if (a >= 1) u = 2;
+  if (a >= 100) u = 3;           // 100 s and up: minutes
+  if (a >= 100 * 60) u = 4;      // 100 min and up: hours
+  if (a >= 1000 * 3600) u = 5;   // 1,000 h and up: days
+  const double v = s / kUnits[u].seconds;
+  std::snprintf(buf, sizeof buf, std::fabs(v) >= 1000 ? "%.0f %s" : "%.3g %s", v, kUnits[u].name);
   return buf;
 }
 
