@@ -3,15 +3,13 @@
 #include <map>
 #include <set>
 
-#include "csv_lite.hpp"
+#include "fomcast/bench_import.hpp"
 #include "fomcast/embedded.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/microbench.hpp"
 
 namespace fomcast::bench {
 namespace {
-
-using detail::CsvTable;
 
 constexpr ConvDirection kDirections[] = {ConvDirection::forward, ConvDirection::backward_data,
                                          ConvDirection::backward_filter};
@@ -20,44 +18,6 @@ std::string embedded_text(const std::string& path) {
   auto text = embedded_file(path);
   if (!text) throw InputError("data/" + path, "shipped kernel list missing from this build");
   return std::string(*text);
-}
-
-bool flag(const CsvTable& t, std::size_t r, const char* column) {
-  const auto v = t.integer(r, column, 0).value_or(0);
-  if (v > 1) t.fail(r, column, "expected 0 or 1");
-  return v == 1;
-}
-
-GemmShape gemm_shape(const CsvTable& t, std::size_t r) {
-  GemmShape g;
-  g.m = t.required_integer(r, "m", 1);
-  g.n = t.required_integer(r, "n", 1);
-  g.k = t.required_integer(r, "k", 1);
-  g.batch = t.integer(r, "batch", 1).value_or(1);
-  g.trans_a = flag(t, r, "a_t");
-  g.trans_b = flag(t, r, "b_t");
-  return g;
-}
-
-// DeepBench's conv tuple (w, h, c, n, k, s = filter width, r = filter height, pads,
-// strides) as a 2-d ConvShape, the same form `import-bench` gives DeepBench results, so a
-// measured entry and a published one of the same problem share a key.
-ConvShape conv_shape(const CsvTable& t, std::size_t r) {
-  ConvShape s;
-  s.dims = 2;
-  s.input = {1, t.required_integer(r, "h", 1), t.required_integer(r, "w", 1)};
-  s.c = t.required_integer(r, "c", 1);
-  s.n = t.required_integer(r, "n", 1);
-  s.k = t.required_integer(r, "k", 1);
-  s.filter = {1, t.required_integer(r, "r", 1), t.required_integer(r, "s", 1)};
-  s.pad = {0, t.integer(r, "pad_h", 0).value_or(0), t.integer(r, "pad_w", 0).value_or(0)};
-  s.stride = {1, t.integer(r, "hstride", 1).value_or(1), t.integer(r, "wstride", 1).value_or(1)};
-  s.dilation = {1, t.integer(r, "dilation_h", 1).value_or(1), t.integer(r, "dilation_w", 1).value_or(1)};
-  s.groups = t.integer(r, "groups", 1).value_or(1);
-  if (s.c % s.groups || s.k % s.groups) t.fail(r, "groups", "must divide both c and k");
-  const auto o = s.output();
-  if (o[1] < 1 || o[2] < 1) t.fail(r, "w", "the filter does not fit the padded input");
-  return s;
 }
 
 // Adds a kernel unless an identical one (kind, shape, dtype, mode) is already listed.
@@ -93,7 +53,7 @@ BenchSuite deepbench_suite(std::string_view set) {
   gemm.require({"set", "m", "n", "k", "a_t", "b_t"});
   for (std::size_t r = 0; r < gemm.rows(); ++r) {
     if (!in_set(gemm.text(r, "set"))) continue;
-    out.add({OpKind::gemm, gemm_shape(gemm, r), DType::fp32, mode, 0,
+    out.add({OpKind::gemm, read_gemm_shape(gemm, r), DType::fp32, mode, 0,
              "gemm_problems.csv line " + std::to_string(gemm.line(r))});
   }
   const CsvTable conv(embedded_text("deepbench/conv_problems.csv"), "data/deepbench/conv_problems.csv");
@@ -105,7 +65,7 @@ BenchSuite deepbench_suite(std::string_view set) {
       ++commented;
       continue;
     }
-    const ConvShape base = conv_shape(conv, r);
+    const ConvShape base = read_conv_shape(conv, r);
     for (ConvDirection d : kDirections) {
       if (!train && d != ConvDirection::forward) continue;  // inference: forward only
       ConvShape s = base;
@@ -166,7 +126,6 @@ BenchSuite csv_suite(std::string_view text, std::string_view file) {
   suite.name = "csv:" + std::string(file);
   suite.sampling = BenchSuite::Sampling::in_order;
   Collector out{suite, {}};
-  if (t.rows() == 0) throw InputError(std::string(file), "no shapes: the file has a header line only", 1);
   for (std::size_t r = 0; r < t.rows(); ++r) {
     BenchKernel k;
     k.origin = std::string(file) + " line " + std::to_string(t.line(r));
@@ -181,11 +140,11 @@ BenchSuite csv_suite(std::string_view text, std::string_view file) {
     const std::string kind = t.text(r, "kind");
     if (kind == "gemm" || kind == "batched_gemm") {
       k.kind = kind == "gemm" ? OpKind::gemm : OpKind::batched_gemm;
-      k.shape = gemm_shape(t, r);
+      k.shape = read_gemm_shape(t, r);
       out.add(k);
     } else if (kind == "conv") {
       k.kind = OpKind::conv;
-      const ConvShape base = conv_shape(t, r);
+      const ConvShape base = read_conv_shape(t, r);
       const std::string dir = t.text(r, "direction");
       if (dir.empty()) {
         // No direction: what DeepBench times for the mode (all three in training).
@@ -206,7 +165,7 @@ BenchSuite csv_suite(std::string_view text, std::string_view file) {
       }
     } else if (kind == "optimizer") {
       k.kind = OpKind::optimizer;
-      k.shape = TensorShape{{{t.required_integer(r, "elements", 1)}}};
+      k.shape = TensorShape{{{t.integer(r, "elements", 1)}}};
       out.add(k);
     } else {
       t.fail(r, "kind", "expected gemm, batched_gemm, conv or optimizer, got '" + kind + "'");

@@ -87,7 +87,7 @@ DType precision_math_dtype(std::string_view precision) {
 }
 
 BenchImport read_bench_csv(std::string_view text, std::string_view file, BenchFormat format, std::string_view platform) {
-  const detail::CsvTable table(text, file);
+  const CsvTable table(text, file);
   detail::BenchRows rows = format == BenchFormat::csv ? detail::read_native_rows(table, platform)
                                                       : detail::read_deepbench_rows(table, format);
   BenchImport out;

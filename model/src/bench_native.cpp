@@ -22,20 +22,6 @@ int64_t optional_or(const CsvTable& t, std::size_t r, const char* column, int64_
   return t.optional_integer(r, column, minimum).value_or(fallback);
 }
 
-OpShape gemm_shape(const CsvTable& t, std::size_t r) {
-  GemmShape g;
-  g.m = t.integer(r, "m", 1);
-  g.n = t.integer(r, "n", 1);
-  g.k = t.integer(r, "k", 1);
-  g.batch = optional_or(t, r, "batch", 1, 1);
-  for (const auto& [column, member] : {std::pair{"a_t", &GemmShape::trans_a}, std::pair{"b_t", &GemmShape::trans_b}}) {
-    const int64_t v = optional_or(t, r, column, 0, 0);
-    if (v > 1) t.fail(r, column, "expected 0 or 1");
-    g.*member = v == 1;
-  }
-  return g;
-}
-
 OpShape conv_shape(const CsvTable& t, std::size_t r) {
   ConvShape s = read_conv_shape(t, r);
   const std::string dir = t.text(r, "direction");
@@ -63,24 +49,6 @@ OpShape rnn_shape(const CsvTable& t, std::size_t r) {
 
 }  // namespace
 
-ConvShape read_conv_shape(const CsvTable& t, std::size_t r) {
-  ConvShape s;
-  s.dims = 2;
-  s.input = {1, t.integer(r, "h", 1), t.integer(r, "w", 1)};
-  s.c = t.integer(r, "c", 1);
-  s.n = t.integer(r, "n", 1);
-  s.k = t.integer(r, "k", 1);
-  s.filter = {1, t.integer(r, "r", 1), t.integer(r, "s", 1)};
-  s.pad = {0, optional_or(t, r, "pad_h", 0, 0), optional_or(t, r, "pad_w", 0, 0)};
-  s.stride = {1, optional_or(t, r, "hstride", 1, 1), optional_or(t, r, "wstride", 1, 1)};
-  s.dilation = {1, optional_or(t, r, "dilation_h", 1, 1), optional_or(t, r, "dilation_w", 1, 1)};
-  s.groups = optional_or(t, r, "groups", 1, 1);
-  if (s.c % s.groups || s.k % s.groups) t.fail(r, "groups", "must divide both c and k");
-  const auto o = s.output();
-  if (o[1] < 1 || o[2] < 1) t.fail(r, "w", "the filter does not fit the padded input");
-  return s;
-}
-
 RnnCell read_rnn_cell(const CsvTable& t, std::size_t r) {
   auto cell = parse_rnn_cell(t.text(r, "cell"));
   if (!cell) t.fail(r, "cell", "expected vanilla, lstm or gru, got '" + t.text(r, "cell") + "'");
@@ -101,7 +69,7 @@ BenchRows read_native_rows(const CsvTable& t, std::string_view default_platform)
     const std::string kind = t.text(r, "kind");
     if (kind == "gemm" || kind == "batched_gemm") {
       e.kind = kind == "gemm" ? OpKind::gemm : OpKind::batched_gemm;
-      e.shape = gemm_shape(t, r);
+      e.shape = read_gemm_shape(t, r);
     } else if (kind == "conv") {
       e.kind = OpKind::conv;
       e.shape = conv_shape(t, r);
@@ -136,3 +104,42 @@ BenchRows read_native_rows(const CsvTable& t, std::string_view default_platform)
 }
 
 }  // namespace fomcast::detail
+
+namespace fomcast {
+
+GemmShape read_gemm_shape(const CsvTable& t, std::size_t r) {
+  GemmShape g;
+  g.m = t.integer(r, "m", 1);
+  g.n = t.integer(r, "n", 1);
+  g.k = t.integer(r, "k", 1);
+  g.batch = t.optional_integer(r, "batch", 1).value_or(1);
+  for (const auto& [column, member] : {std::pair{"a_t", &GemmShape::trans_a}, std::pair{"b_t", &GemmShape::trans_b}}) {
+    const int64_t v = t.optional_integer(r, column, 0).value_or(0);
+    if (v > 1) t.fail(r, column, "expected 0 or 1");
+    g.*member = v == 1;
+  }
+  return g;
+}
+
+ConvShape read_conv_shape(const CsvTable& t, std::size_t r) {
+  auto optional_or = [&](const char* column, int64_t minimum, int64_t fallback) {
+    return t.optional_integer(r, column, minimum).value_or(fallback);
+  };
+  ConvShape s;
+  s.dims = 2;
+  s.input = {1, t.integer(r, "h", 1), t.integer(r, "w", 1)};
+  s.c = t.integer(r, "c", 1);
+  s.n = t.integer(r, "n", 1);
+  s.k = t.integer(r, "k", 1);
+  s.filter = {1, t.integer(r, "r", 1), t.integer(r, "s", 1)};
+  s.pad = {0, optional_or("pad_h", 0, 0), optional_or("pad_w", 0, 0)};
+  s.stride = {1, optional_or("hstride", 1, 1), optional_or("wstride", 1, 1)};
+  s.dilation = {1, optional_or("dilation_h", 1, 1), optional_or("dilation_w", 1, 1)};
+  s.groups = optional_or("groups", 1, 1);
+  if (s.c % s.groups || s.k % s.groups) t.fail(r, "groups", "must divide both c and k");
+  const auto o = s.output();
+  if (o[1] < 1 || o[2] < 1) t.fail(r, "w", "the filter does not fit the padded input");
+  return s;
+}
+
+}  // namespace fomcast

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "csv.hpp"
 #include "fomcast/bench_import.hpp"
+#include "fomcast/csv.hpp"
 
 namespace fomcast::detail {
 
@@ -23,10 +23,8 @@ struct BenchRows {
 
 BenchRows read_deepbench_rows(const CsvTable&, BenchFormat);
 
-// Shape columns both file families share (DeepBench's names): a 2-D conv from w, h, c, n,
-// k, s, r [pad_w, pad_h, wstride, hstride, dilation_w, dilation_h, groups], checked to fit;
-// an RNN cell from `cell`.
-ConvShape read_conv_shape(const CsvTable&, std::size_t row);
+// The RNN cell column both file families share (`cell`); the GEMM and conv columns are
+// public (bench_import.hpp).
 RnnCell read_rnn_cell(const CsvTable&, std::size_t row);
 BenchRows read_native_rows(const CsvTable&, std::string_view default_platform);
 

@@ -1,14 +1,15 @@
 // CSV for kernel tables: RFC 4180 records, then typed access by column name. Strict on
 // purpose: a kernel time read wrongly becomes a wrong FOM, so anything odd is an error
 // that names the file, line and column.
-#include "csv.hpp"
+#include "fomcast/csv.hpp"
 
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 
 #include "fomcast/error.hpp"
 
-namespace fomcast::detail {
+namespace fomcast {
 
 std::vector<CsvRecord> parse_csv(std::string_view text, std::string_view file) {
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
@@ -77,24 +78,36 @@ std::vector<CsvRecord> parse_csv(std::string_view text, std::string_view file) {
   return records;
 }
 
+namespace {
+
+void trim(std::string& s) {
+  const auto a = s.find_first_not_of(" \t");
+  if (a == std::string::npos) return s.clear();
+  s.erase(s.find_last_not_of(" \t") + 1);
+  s.erase(0, a);
+}
+
+}  // namespace
+
 CsvTable::CsvTable(std::string_view text, std::string_view file) : file_(file) {
   records_ = parse_csv(text, file);
   if (records_.empty()) throw InputError(file_, "empty: expected a header line", 1);
   const CsvRecord& header = records_.front();
   for (std::size_t i = 0; i < header.fields.size(); ++i) {
     std::string name = header.fields[i];
-    while (!name.empty() && (name.back() == ' ' || name.back() == '\t')) name.pop_back();
-    while (!name.empty() && (name.front() == ' ' || name.front() == '\t')) name.erase(name.begin());
+    trim(name);
     if (name.empty()) continue;
     if (!columns_.emplace(name, i).second)
       throw InputError(file_, "column '" + name + "' appears twice in the header", header.line, -1, name);
   }
-  for (std::size_t r = 1; r < records_.size(); ++r)
+  for (std::size_t r = 1; r < records_.size(); ++r) {
+    for (auto& f : records_[r].fields) trim(f);
     if (records_[r].fields.size() != header.fields.size())
       throw InputError(file_,
                        "has " + std::to_string(records_[r].fields.size()) + " fields, the header has " +
                            std::to_string(header.fields.size()),
                        records_[r].line);
+  }
   if (records_.size() < 2) throw InputError(file_, "no data rows after the header", header.line);
 }
 
@@ -126,11 +139,13 @@ std::optional<int64_t> CsvTable::optional_integer(std::size_t row, std::string_v
   if (s.empty()) return std::nullopt;
   int64_t v = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec == std::errc::result_out_of_range) fail(row, column, "'" + s + "' is out of range");
-  if (ec != std::errc() || end != s.data() + s.size()) fail(row, column, "expected a whole number, got '" + s + "'");
+  // Shapes multiply together (beyond 2^31 per dimension a product overflows int64), and
+  // BLAS and cuDNN take int dimensions.
+  const bool whole = ec == std::errc() && end == s.data() + s.size();
+  if (ec == std::errc::result_out_of_range || (whole && v > INT32_MAX))
+    fail(row, column, "'" + s + "' is too large (at most " + std::to_string(INT32_MAX) + ")");
+  if (!whole) fail(row, column, "expected a whole number, got '" + s + "'");
   if (v < minimum) fail(row, column, "must be at least " + std::to_string(minimum) + ", got " + s);
-  // Shapes multiply together; beyond 2^31 per dimension a product overflows int64.
-  if (v > (int64_t{1} << 31)) fail(row, column, "'" + s + "' is implausibly large for a tensor dimension");
   return v;
 }
 
@@ -152,4 +167,4 @@ std::optional<double> CsvTable::optional_positive(std::size_t row, std::string_v
   return v;
 }
 
-}  // namespace fomcast::detail
+}  // namespace fomcast

@@ -230,14 +230,14 @@ TEST_CASE("bench suites: a user's CSV of shapes, and its errors by line and colu
   };
   CHECK(error("kind,m,n,k\ngemm,1,2,3\nfoo,1,2,3\n") == "bad.csv:3: kind: expected gemm, batched_gemm, conv or optimizer, got 'foo'");
   CHECK(error("kind,m,n,k\ngemm,1,x,3\n") == "bad.csv:2: n: expected a whole number, got 'x'");
-  CHECK(error("kind,m,n,k\ngemm,1,-2,3\n") == "bad.csv:2: n: expected at least 1, got -2");
+  CHECK(error("kind,m,n,k\ngemm,1,-2,3\n") == "bad.csv:2: n: must be at least 1, got -2");
   CHECK(error("kind,m,n,k\ngemm,1,99999999999,3\n").find("bad.csv:2: n: '99999999999' is too large") == 0);
   CHECK(error("kind,m,n\ngemm,1,2\n") == "bad.csv:2: k: missing value");
   CHECK(error("m,n,k\n1,2,3\n") == "bad.csv:1: kind: missing column 'kind'");
-  CHECK(error("kind,m,n,k\ngemm,1,2,3,4\n") == "bad.csv:2: record has 5 fields, the header 4");
+  CHECK(error("kind,m,n,k\ngemm,1,2,3,4\n") == "bad.csv:2: has 5 fields, the header has 4");
   CHECK(error("kind,m,n,k\n\"gemm,1,2,3\n") == "bad.csv:2: unterminated quoted field");
-  CHECK(error("") == "bad.csv:1: empty CSV file: expected a header line");
-  CHECK(error("kind,m,n,k\n") == "bad.csv:1: no shapes: the file has a header line only");
+  CHECK(error("") == "bad.csv:1: empty: expected a header line");
+  CHECK(error("kind,m,n,k\n") == "bad.csv:1: no data rows after the header");
   CHECK(error("kind,w,h,c,n,k,s,r\nconv,4,4,3,1,8,5,5\n") == "bad.csv:2: w: the filter does not fit the padded input");
   CHECK(error("kind,w,h,c,n,k,s,r,groups\nconv,8,8,3,1,8,3,3,2\n") == "bad.csv:2: groups: must divide both c and k");
   CHECK(error("kind,m,n,k,dtype\ngemm,1,2,3,float128\n") == "bad.csv:2: dtype: unknown element type 'float128'");

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fomcast/csv.hpp"
 #include "fomcast/model.hpp"
 
 namespace fomcast {
@@ -47,5 +48,14 @@ BenchImport read_bench_csv(std::string_view text, std::string_view file, BenchFo
 // whose peak rate bounds the math (fp32 for fp16_io_fp32_math).
 DType precision_dtype(std::string_view precision);
 DType precision_math_dtype(std::string_view precision);
+
+// DeepBench's shape columns, shared by kernel-table files and microbench's shape lists
+// so a measured entry and a published one of the same problem share a key. Each checks
+// what it reads and fails naming the row and column.
+//   GEMM: m, n, k [batch, a_t, b_t]
+//   conv: w, h, c, n, k, s (filter width), r (filter height) [pad_w, pad_h, wstride,
+//         hstride, dilation_w, dilation_h, groups]: a 2-d ConvShape, forward
+GemmShape read_gemm_shape(const CsvTable&, std::size_t row);
+ConvShape read_conv_shape(const CsvTable&, std::size_t row);
 
 }  // namespace fomcast

@@ -1,6 +1,6 @@
-// A strict RFC 4180 CSV reader for kernel tables: quoted fields may hold commas, quotes
-// and newlines; every record remembers the line it started on, so an error can name it.
-// Private to model/.
+// A strict RFC 4180 CSV reader for kernel tables and shape lists (model's import-bench,
+// microbench's suites): quoted fields may hold commas, quotes and newlines; every record
+// remembers the line it started on, so an error can name it.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace fomcast::detail {
+namespace fomcast {
 
 struct CsvRecord {
   int64_t line = 0;  // 1-based line where the record starts
@@ -34,10 +34,11 @@ class CsvTable {
   // Throws naming the first missing column.
   void require(const std::vector<std::string>& columns) const;
 
-  // "" when the column is absent.
+  // "" when the column is absent. Fields are trimmed of spaces and tabs.
   const std::string& text(std::size_t row, std::string_view column) const;
   bool empty(std::size_t row, std::string_view column) const { return text(row, column).empty(); }
-  // Whole number >= minimum (dimensions are >= 1, paddings >= 0).
+  // Whole number in [minimum, 2^31 - 1] (dimensions are >= 1, paddings >= 0; BLAS takes
+  // int dimensions).
   int64_t integer(std::size_t row, std::string_view column, int64_t minimum) const;
   std::optional<int64_t> optional_integer(std::size_t row, std::string_view column, int64_t minimum) const;
   // Finite and > 0 (times) or >= 0 when allow_zero.
@@ -53,4 +54,4 @@ class CsvTable {
   std::unordered_map<std::string, std::size_t> columns_;
 };
 
-}  // namespace fomcast::detail
+}  // namespace fomcast
