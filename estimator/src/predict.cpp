@@ -50,12 +50,6 @@ double product(const std::array<int64_t, 3>& a) {
   return static_cast<double>(a[0]) * static_cast<double>(a[1]) * static_cast<double>(a[2]);
 }
 
-// A 1-D conv is a 2-D conv of height 1: DeepBench's tables are 2-D.
-ConvShape normalized_conv(ConvShape c) {
-  if (c.dims == 1) c.dims = 2;
-  return c;
-}
-
 bool conv_tabulable(const ConvShape& c) {
   return c.groups == 1 && c.dilation == std::array<int64_t, 3>{1, 1, 1} && c.input[0] == 1 && c.filter[0] == 1 &&
          c.dims <= 2;
@@ -67,10 +61,6 @@ GemmShape swapped(const GemmShape& g) {
   s.trans_a = !g.trans_b;
   s.trans_b = !g.trans_a;
   return s;
-}
-
-std::string mnk_key(const GemmShape& s) {
-  return std::to_string(s.m) + "," + std::to_string(s.n) + "," + std::to_string(s.k) + "," + std::to_string(s.batch);
 }
 
 double exact_uncertainty(const KernelEntry& e) {
@@ -270,8 +260,7 @@ std::optional<Quote> rnn_through_gemm(const RnnShape& r, const TableGroup& gemm,
 // One shape through one platform's tables, best precision first.
 std::optional<Quote> quote_shape(const PlatformTables& t, const Platform& p, OpKind kind, const OpShape& in_shape,
                                  DType dtype, const KernelEntry* exclude) {
-  OpShape shape = in_shape;
-  if (auto* c = std::get_if<ConvShape>(&shape)) *c = normalized_conv(*c);
+  const OpShape shape = table_shape(in_shape);
   const auto* conv = std::get_if<ConvShape>(&shape);
   const bool direct = !conv || conv_tabulable(*conv);
   // The preferred precisions, then whatever else the platform measured (a device with

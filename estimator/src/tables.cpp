@@ -93,10 +93,6 @@ double predict_with(const TableGroup& g, const Features& q, Interpolator how, co
   return how == Interpolator::local_linear && nb.size() > g.dims + 1 ? local_linear(g, q, nb) : nearest_value(g, nb);
 }
 
-std::string mnk_key(const GemmShape& s) {
-  return std::to_string(s.m) + "," + std::to_string(s.n) + "," + std::to_string(s.k) + "," + std::to_string(s.batch);
-}
-
 void index_group(TableGroup& g, const std::function<double(std::string_view)>& peak_of) {
   g.dims = feature_dims(g.kind);
   for (std::size_t i = 0; i < g.entries.size(); ++i) {
@@ -106,7 +102,7 @@ void index_group(TableGroup& g, const std::function<double(std::string_view)>& p
     const double t = e.time_us * 1e-6 / latency_units(e.shape);
     g.min_time_s = i == 0 ? t : std::min(g.min_time_s, t);
     // A later row of the same key (a newer import) replaces an earlier one.
-    g.by_key[shape_key(e.shape)] = i;
+    g.by_key[shape_key(table_shape(e.shape))] = i;
     if (const auto* s = std::get_if<GemmShape>(&e.shape)) g.by_mnk.emplace(mnk_key(*s), i);
   }
   if (const double peak = peak_of(g.precision); peak > 0) {
@@ -136,6 +132,20 @@ void index_group(TableGroup& g, const std::function<double(std::string_view)>& p
 }
 
 }  // namespace
+
+ConvShape normalized_conv(ConvShape c) {
+  if (c.dims == 1) c.dims = 2;
+  return c;
+}
+
+OpShape table_shape(OpShape shape) {
+  if (auto* c = std::get_if<ConvShape>(&shape)) *c = normalized_conv(*c);
+  return shape;
+}
+
+std::string mnk_key(const GemmShape& s) {
+  return std::to_string(s.m) + "," + std::to_string(s.n) + "," + std::to_string(s.k) + "," + std::to_string(s.batch);
+}
 
 double latency_units(const OpShape& shape) {
   const auto* r = std::get_if<RnnShape>(&shape);

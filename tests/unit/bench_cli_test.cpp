@@ -154,6 +154,33 @@ TEST_CASE("bench: workload:P1B2 measures the workload's own shapes, sampled unde
   CHECK(j.at("not_measured").dump().find("elementwise") != std::string::npos);
 }
 
+TEST_CASE("bench: a workload's measured conv1d and GEMM shapes are exact table hits for estimate") {
+  // A conv1d is stored as recorded (dims 1) while the estimator looks up convs in 2-D form
+  // (DeepBench's tables are 2-D); both must meet at one key, or a shape just measured
+  // would only be interpolated near itself.
+  ScratchDir dir;
+  const std::string db = dir.file("db");
+  const std::string model = dir.file("conv1d.json");
+  std::ofstream(model) << R"({"name": "c1", "batch_size": 4, "samples_per_epoch": 64, "epochs": 1,
+    "optimizer": {"type": "sgd"}, "inputs": [{"name": "x", "shape": [256, 4]}],
+    "layers": [{"type": "conv1d", "filters": 8, "kernel_size": 5, "activation": "relu"},
+               {"type": "conv1d", "filters": 8, "kernel_size": 3},
+               {"type": "flatten"}, {"type": "dense", "units": 2}]})";
+  REQUIRE(run_fomcast("ingest '" + model + "' --workload c1", db).status == 0);
+  const auto b = run_json("bench --platform box --suite workload:c1" + std::string(kQuick), db);
+  REQUIRE(b.at("skipped").empty());
+  const auto e = run_json("estimate --workload c1 --platform box", db);
+  int convs = 0, gemms = 0;
+  for (const auto& op : e.at("ops")) {
+    const std::string kind = op.at("kind");
+    if (kind != "conv" && kind != "gemm") continue;
+    (kind == "conv" ? convs : gemms) += 1;
+    CHECK_MESSAGE(op.at("method") == "table", op.dump());
+  }
+  CHECK(convs == 5);  // two forward, two weight gradients, one data gradient (none into the input)
+  CHECK(gemms == 3);
+}
+
 TEST_CASE("bench: fills in a placeholder, protects shipped platforms, follows LD_LIBRARY_PATH") {
   ScratchDir dir;
   const std::string db = dir.file("db"), shapes = dir.write("shapes.csv", "kind,m,n,k\ngemm,32,32,32\n");
