@@ -53,7 +53,7 @@ constexpr std::string_view kGemm[] = {"gemm", "cutlass", "cublas", "xmma", "sm80
                                       "triton_tem"};
 constexpr std::string_view kReduction[] = {"reduce", "reduction", "softmax", "aten::sum", "aten::mean", "argmax",
                                            "argmin", "triton_red", "triton_per", "_sum", "cross_entropy",
-                                           "crossentropy", "nll_loss", "aten::max", "aten::min", "topk", "norm"};
+                                           "crossentropy", "nll_loss", "_loss", "aten::max", "aten::min", "topk", "norm"};
 constexpr std::string_view kElementwise[] = {"elementwise", "vectorized", "unrolled", "triton_poi", "aten::add",
                                              "aten::mul", "aten::sub", "aten::div", "relu", "gelu", "silu",
                                              "sigmoid", "tanh", "dropout", "aten::copy", "aten::fill", "aten::zero",
@@ -61,7 +61,11 @@ constexpr std::string_view kElementwise[] = {"elementwise", "vectorized", "unrol
                                              "aten::sqrt", "aten::rsqrt", "aten::neg", "aten::abs", "aten::threshold",
                                              "aten::masked", "aten::to", "kernel_", "_kernel<", "transpose",
                                              "nchwtonhwc", "nhwctonchw", "biasadd", "addn", "concat", "select",
-                                             "cast"};
+                                             "cast", "aten::clamp", "hardtanh", "hardswish", "softplus", "mish",
+                                             "aten::elu", "aten::erf", "aten::log", "aten::reciprocal", "aten::sin",
+                                             "aten::cos", "aten::floor", "aten::round", "aten::sign", "aten::lerp",
+                                             "aten::ones", "aten::zeros", "aten::_foreach_", "aten::uniform",
+                                             "aten::rand", "aten::bernoulli", "axpy"};
 
 // TF op types are short CamelCase words; match those exactly so "Add" does not catch
 // "AddN" rules twice and "Mul" is not mistaken for MatMul.
@@ -78,6 +82,8 @@ constexpr Exact kExact[] = {
     {"biasaddgrad", OpKind::reduction}, {"sum", OpKind::reduction},           {"mean", OpKind::reduction},
     {"variablev2", OpKind::other},     {"const", OpKind::other},              {"noop", OpKind::other},
     {"identity", OpKind::other},
+    // Random fills, not normalisations.
+    {"aten::normal", OpKind::elementwise}, {"aten::normal_", OpKind::elementwise},
 };
 
 // LAMB the optimizer, not a Python <lambda> (cProfile lists many).
