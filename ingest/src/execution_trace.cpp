@@ -62,17 +62,9 @@ std::vector<std::string_view> split_array(std::string_view raw) {
 
 bool is_tensor_type(std::string_view t) { return contains(t, "Tensor"); }
 
-// Names of ET nodes that are annotations or bookkeeping, not ops.
-bool is_annotation(std::string_view n) {
-  return starts_with(n, "[") || starts_with(n, "##") || starts_with(n, "ProfilerStep#") ||
-         starts_with(n, "Optimizer.") || starts_with(n, "<");
-}
+bool is_annotation(std::string_view n) { return is_et_annotation(n); }
 
-struct RawNode {
-  std::string_view name, values, shapes, types, output_shapes;
-  CommMetaView comm;
-  int64_t id = -1, parent = -1, rf_id = -1, tid = 0;
-};
+using RawNode = EtRawNode;
 
 class NodeParser {
  public:
@@ -160,61 +152,59 @@ class NodeParser {
 
 }  // namespace
 
-// Builds an EtIndex while the nodes stream by.
-struct EtBuilder {
-  EtIndex& index;
-  std::string key;
+bool is_et_annotation(std::string_view n) {
+  return starts_with(n, "[") || starts_with(n, "##") || starts_with(n, "ProfilerStep#") ||
+         starts_with(n, "Optimizer.") || starts_with(n, "<");
+}
 
-  void add(const RawNode& n) {
-    // The prototype: name and recorded inputs, with tensor values (ids and storage
-    // offsets, different for every call) left out.
-    const auto types = split_array(n.types);
-    const auto values = split_array(n.values);
-    std::string kept_values = "[";
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      if (i) kept_values += ',';
-      const bool tensor = i < types.size() ? is_tensor_type(types[i]) : values[i].find('[') != std::string_view::npos;
-      kept_values += tensor ? std::string_view("null") : values[i];
-    }
-    kept_values += ']';
-    key.assign(n.name);
-    for (std::string_view part : {std::string_view(n.shapes), std::string_view(n.types), std::string_view(kept_values),
-                                  n.output_shapes}) {
-      key.push_back('\x1f');
-      key.append(part);
-    }
-    n.comm.append_key(key);
-    auto [it, inserted] = index.proto_index_.try_emplace(key, static_cast<uint32_t>(index.protos_.size()));
-    if (inserted) {
-      EtIndex::Proto p;
-      p.name.assign(n.name);
-      p.shapes.assign(n.shapes);
-      p.types.assign(n.types);
-      p.values = std::move(kept_values);
-      p.output_shapes.assign(n.output_shapes);
-      p.comm = n.comm.owned();
-      index.protos_.push_back(std::move(p));
-    }
-    EtIndex::Node node;
-    node.id = n.id;
-    node.parent = n.parent;
-    node.rf_id = n.rf_id;
-    node.tid = n.tid;
-    node.proto = it->second;
-    if (n.rf_id >= 0 && !is_annotation(n.name)) index.by_rf_.emplace(n.rf_id, index.nodes_.size());
-    index.nodes_.push_back(node);
+void EtIndex::add(const EtRawNode& n) {
+  // The prototype: name and recorded inputs, with tensor values (ids and storage offsets,
+  // different for every call) left out.
+  const auto types = split_array(n.types);
+  const auto values = split_array(n.values);
+  std::string kept_values = "[";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i) kept_values += ',';
+    const bool tensor = i < types.size() ? is_tensor_type(types[i]) : values[i].find('[') != std::string_view::npos;
+    kept_values += tensor ? std::string_view("null") : values[i];
   }
-};
+  kept_values += ']';
+  key_.assign(n.name);
+  for (std::string_view part : {std::string_view(n.shapes), std::string_view(n.types), std::string_view(kept_values),
+                                n.output_shapes}) {
+    key_.push_back('\x1f');
+    key_.append(part);
+  }
+  n.comm.append_key(key_);
+  auto [it, inserted] = proto_index_.try_emplace(key_, static_cast<uint32_t>(protos_.size()));
+  if (inserted) {
+    Proto p;
+    p.name.assign(n.name);
+    p.shapes.assign(n.shapes);
+    p.types.assign(n.types);
+    p.values = std::move(kept_values);
+    p.output_shapes.assign(n.output_shapes);
+    p.comm = n.comm.owned();
+    protos_.push_back(std::move(p));
+  }
+  Node node;
+  node.id = n.id;
+  node.parent = n.parent;
+  node.rf_id = n.rf_id;
+  node.tid = n.tid;
+  node.proto = it->second;
+  if (n.rf_id >= 0 && !is_annotation(n.name)) by_rf_.emplace(n.rf_id, nodes_.size());
+  nodes_.push_back(node);
+}
 
 EtIndex EtIndex::read(const InputFile& file, const ProgressFn& progress) {
   EtIndex index;
-  EtBuilder builder{index, {}};
   NodeParser parser(file.path());
   JsonStreamSpec spec;
   spec.array_keys = {"nodes"};
   spec.capture_keys = {"schema"};
   const JsonStreamInfo info = stream_json_array(
-      file, spec, [&](const JsonElement& e) { builder.add(parser.parse(e)); }, progress);
+      file, spec, [&](const JsonElement& e) { index.add(parser.parse(e)); }, progress);
   if (!info.found_array) throw InputError(file.path(), "no `nodes` array: not a PyTorch execution trace", 0, 0);
   if (auto it = info.captured.find("schema"); it != info.captured.end()) {
     index.schema_ = it->second;

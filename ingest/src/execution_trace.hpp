@@ -21,9 +21,25 @@
 
 namespace fomcast::ingest {
 
+// One node as a reader saw it (views into the reader's buffer), before it joins a
+// prototype: the JSON readers here, the Chakra protobuf reader (read_chakra_et.cpp).
+struct EtRawNode {
+  std::string_view name, values, shapes, types, output_shapes;  // JSON array texts
+  CommMetaView comm;
+  int64_t id = -1, parent = -1, rf_id = -1, tid = 0;
+};
+
+// ET nodes that are annotations or bookkeeping ("[pytorch|profiler|...]", "##...",
+// ProfilerStep#N, Optimizer.*), not ops.
+bool is_et_annotation(std::string_view name);
+
 class EtIndex {
  public:
   static EtIndex read(const InputFile&, const ProgressFn& progress);
+  // Building one node at a time (readers of other encodings of the same nodes).
+  void add(const EtRawNode&);
+  void set_schema(std::string schema) { schema_ = std::move(schema); }
+  void set_elements(int64_t n) { elements_ = n; }
 
   struct Node {
     int64_t id = 0, parent = -1, rf_id = -1, tid = 0;
@@ -52,7 +68,7 @@ class EtIndex {
   std::vector<Node> nodes_;
   std::unordered_map<int64_t, std::size_t> by_rf_;
   int64_t elements_ = 0;
-  friend struct EtBuilder;
+  std::string key_;  // scratch for add()
 };
 
 // Kineto + ET of one run: times from Kineto, shapes from the ET (Kineto `External id` =

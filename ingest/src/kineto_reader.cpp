@@ -95,37 +95,6 @@ bool is_launch_name(std::string_view n) {
          contains(n, "memset");
 }
 
-// "void at::native::vectorized_elementwise_kernel<4, ...>(int, ...)" ->
-// "at::native::vectorized_elementwise_kernel": kernel names without their template and
-// argument lists, which make every instantiation look different.
-std::string short_kernel_name(std::string_view n) {
-  if (starts_with(n, "void ")) n.remove_prefix(5);
-  std::string out;
-  int depth = 0;
-  for (char c : n) {
-    if (c == '<' || c == '(') ++depth;
-    else if (c == '>' || c == ')') depth = std::max(0, depth - 1);
-    else if (depth == 0) out.push_back(c);
-    if (c == '(' && depth == 1 && !out.empty()) break;
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  if (out.empty()) out = std::string(n.substr(0, 120));
-  if (out.size() > 120) out.resize(120);
-  return out;
-}
-
-int kernel_direction(std::string_view raw) {
-  std::string s(raw);
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (contains(s, "wgrad") || contains(s, "bprop_filter") || contains(s, "backward_filter") || contains(s, "_wrw") ||
-      contains(s, "wrw_") || contains(s, "backward_weight") || contains(s, "update_image"))
-    return 2;
-  if (contains(s, "dgrad") || contains(s, "bprop_data") || contains(s, "backward_data") || contains(s, "_bwd") ||
-      contains(s, "bwd_") || contains(s, "backward_input") || contains(s, "xprop_image"))
-    return 1;
-  return 0;
-}
-
 class KinetoReader {
  public:
   KinetoReader(const InputFile& file, const IngestOptions& options, const EtIndex* et)

@@ -191,4 +191,31 @@ std::vector<Op> OpAggregator::finish(double passes) const {
   return out;
 }
 
+std::string short_kernel_name(std::string_view n) {
+  if (n.substr(0, 5) == "void ") n.remove_prefix(5);
+  std::string out;
+  int depth = 0;
+  for (char c : n) {
+    if (c == '<' || c == '(') ++depth;
+    else if (c == '>' || c == ')') depth = std::max(0, depth - 1);
+    else if (depth == 0) out.push_back(c);
+    if (c == '(' && depth == 1 && !out.empty()) break;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  if (out.empty()) out = std::string(n.substr(0, 120));
+  if (out.size() > 120) out.resize(120);
+  return out;
+}
+
+int kernel_direction(std::string_view raw) {
+  const std::string s = lower(raw);
+  if (has(s, "wgrad") || has(s, "bprop_filter") || has(s, "backward_filter") || has(s, "_wrw") ||
+      has(s, "wrw_") || has(s, "backward_weight") || has(s, "update_image"))
+    return 2;
+  if (has(s, "dgrad") || has(s, "bprop_data") || has(s, "backward_data") || has(s, "_bwd") ||
+      has(s, "bwd_") || has(s, "backward_input") || has(s, "xprop_image"))
+    return 1;
+  return 0;
+}
+
 }  // namespace fomcast::ingest

@@ -24,6 +24,15 @@ CollectiveKind collective_kind_from_name(std::string_view name);
 // "train_step", "Iteration 3", "step"), so its calls count passes.
 bool is_step_name(std::string_view name);
 
+// "void at::native::vectorized_elementwise_kernel<4, ...>(int, ...)" ->
+// "at::native::vectorized_elementwise_kernel": kernel names without their template and
+// argument lists, which make every instantiation look different.
+std::string short_kernel_name(std::string_view name);
+
+// Which half of a convolution's backward pass a GPU kernel computes, by its name: 0 not
+// known, 1 the data gradient (dgrad), 2 the filter gradient (wgrad).
+int kernel_direction(std::string_view name);
+
 // Folds events into distinct operations by identity (kind, shape, dtype, phase, name).
 class OpAggregator {
  public:

@@ -35,6 +35,10 @@ struct FormatJoin {
 };
 const std::vector<FormatJoin>& joins();
 
+// Chakra execution traces in protobuf form (read_chakra_et.cpp).
+int detect_chakra_et(std::string_view head, std::string_view path);
+Workload read_chakra_et(const InputFile&, const IngestOptions&);
+
 // Non-empty when the file is a format fomcast knows of but does not read yet (what it is
 // and what to give instead).
 std::string unsupported_format_message(std::string_view head, std::string_view path);

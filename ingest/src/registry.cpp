@@ -19,6 +19,7 @@ const std::vector<FormatReader>& readers() {
       {"kineto", detect_kineto, read_kineto_format},
       {"pytorch-et", detect_pytorch_et, read_pytorch_et},
       {"chakra-json", detect_chakra_json, read_chakra_json},
+      {"chakra-et", detect_chakra_et, read_chakra_et},
       {"tf-timeline", detect_tf_timeline, read_tf_timeline},
       {"tfprof-op", detect_tfprof_op, read_tfprof_op},
       {"tfprof-shapes", detect_tfprof_shapes, read_tfprof_shapes},

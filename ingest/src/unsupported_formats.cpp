@@ -27,10 +27,9 @@ std::string unsupported_format_message(std::string_view head, std::string_view p
   if (ends_with(path, ".xplane.pb") || (ends_with(path, ".pb") && head.find("/host:") != std::string_view::npos))
     return "this is an XPlane protobuf (.xplane.pb) from the TensorFlow / JAX profiler, which fomcast does not read "
            "yet; export the profile as a trace JSON (a TF timeline, or Kineto for PyTorch) and ingest that";
-  if (ends_with(path, ".et") || head.find("PyTorch") != std::string_view::npos)
-    return "this looks like a Chakra execution trace in protobuf form (.et), which fomcast does not read yet; give "
-           "the PyTorch execution-trace JSON it was converted from (format pytorch-et), or convert it with "
-           "chakra_jsonizer and ingest the JSON";
+  if (ends_with(path, ".et"))
+    return "named like a Chakra execution trace (.et), but its first messages are not a GlobalMetadata and a Node "
+           "of et_def.proto; `--format chakra-et` reads it anyway and says where it fails";
   return {};
 }
 

@@ -1,0 +1,190 @@
+// Chakra protobuf execution traces (.et): the shared trace written by the 2023 converter
+// (a ResNet-50 training step on GPUs, ops split into pieces), a trace in the current
+// converter's layout encoded here field by field from et_def.proto, and bad input.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <map>
+
+#include "fomcast/error.hpp"
+#include "fomcast/ingest.hpp"
+#include "ingest_text_support.hpp"
+#include "test_support.hpp"
+
+using namespace fomcast;
+using fomcast::test::ingest_one;
+using fomcast::test::ScratchDir;
+using fomcast::test::shared_path;
+
+namespace {
+
+const std::string kSharedEt = "traces/chakra/chakra_feeder_tests_chakra.0.et";
+
+// Protocol Buffers encoding, enough to write et_def.proto messages.
+std::string varint(uint64_t v) {
+  std::string out;
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+  return out;
+}
+std::string field_varint(uint32_t n, uint64_t v) { return varint(uint64_t{n} << 3) + varint(v); }
+std::string field_bytes(uint32_t n, const std::string& b) { return varint((uint64_t{n} << 3) | 2) + varint(b.size()) + b; }
+std::string delimited(const std::string& message) { return varint(message.size()) + message; }
+
+std::string attr_int(const std::string& name, int64_t v) {
+  return field_bytes(10, field_bytes(1, name) + field_varint(9, static_cast<uint64_t>(v)));
+}
+std::string attr_bool(const std::string& name, bool v) { return field_bytes(10, field_bytes(1, name) + field_varint(27, v)); }
+
+// One Node: id, name, ctrl_deps, duration, CPU or GPU, and inputs as Python literals (as
+// the converter writes them).
+std::string node(uint64_t id, const std::string& name, const std::vector<uint64_t>& ctrl_deps, uint64_t duration_us,
+                 bool cpu = true, const std::string& values = "", const std::string& shapes = "",
+                 const std::string& types = "") {
+  std::string m = field_varint(1, id) + field_bytes(2, name) + field_varint(3, 4);
+  for (uint64_t d : ctrl_deps) m += field_varint(4, d);
+  m += field_varint(7, duration_us);
+  if (!shapes.empty()) m += field_bytes(8, field_bytes(1, values) + field_bytes(2, shapes) + field_bytes(3, types));
+  m += attr_bool("is_cpu_op", cpu) + attr_int("tid", 1);
+  return delimited(m);
+}
+
+std::string metadata(const std::string& schema) {
+  return delimited(field_bytes(2, field_bytes(1, "schema") + field_bytes(29, schema)));
+}
+
+// Two ProfilerStep nodes, each holding aten::linear > aten::addmm (one GEMM kernel) and
+// aten::relu (one kernel) and a view that launches nothing, as chakra_converter nests them.
+std::string current_layout_trace() {
+  std::string t = metadata("1.1.0-chakra.0.0.4");
+  const std::string addmm_values = "[[1, 2, 0, 64, 4, 'cuda:0'], [3, 4, 0, 4096, 4, 'cuda:0'], [5, 6, 0, 8192, 4, 'cuda:0'], 1, 1]";
+  const std::string addmm_shapes = "[[64], [32, 128], [128, 64], [], []]";
+  const std::string addmm_types = "['Tensor(float)', 'Tensor(float)', 'Tensor(float)', 'Int', 'Int']";
+  for (uint64_t step = 0; step < 2; ++step) {
+    const uint64_t b = 100 * (step + 1);
+    t += node(b, "ProfilerStep#" + std::to_string(step + 1), {}, 500);
+    t += node(b + 1, "aten::linear", {b}, 3);
+    t += node(b + 2, "aten::addmm", {b + 1}, 6, true, addmm_values, addmm_shapes, addmm_types);
+    t += node(b + 3, "ampere_sgemm_32x32_sliced1x4_tn", {b + 2}, 40 + step * 20, false);
+    t += node(b + 4, "aten::relu", {b}, 4, true, "[[7, 8, 0, 2048, 4, 'cuda:0']]", "[[32, 64]]", "['Tensor(float)']");
+    t += node(b + 5, "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::launch_clamp_scalar>",
+              {b + 4}, 5, false);
+    t += node(b + 6, "aten::view", {b}, 1, true, "[[7, 8, 0, 2048, 4, 'cuda:0'], [-1]]", "[[32, 64], [[1]]]",
+              "['Tensor(float)', 'GenericList[Int]']");
+  }
+  return t;
+}
+
+std::string write(const ScratchDir& dir, const std::string& name, const std::string& bytes) {
+  const std::string p = dir.file(name);
+  std::ofstream(p, std::ios::binary) << bytes;
+  return p;
+}
+
+double op_time_sum_s(const Workload& w) {
+  double s = 0;
+  for (const auto& op : w.ops) s += test::per_pass_s(op);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("chakra-et: the shared 2023 trace is a ResNet-50 step with its kernels' times and conv shapes") {
+  const std::string p = shared_path(kSharedEt);
+  CHECK(detect_format(p) == "chakra-et");
+  const Workload w = ingest_one(p);
+  CHECK(w.origin == "chakra-et");
+  CHECK(w.passes == 1);
+  CHECK(w.events == 3665);  // messages: GlobalMetadata and 3,664 nodes (MANIFEST: 3,665 msgs)
+  // Every GPU node's duration reaches an op: 329,543 us in all (the sum of duration_micros
+  // over the 1,216 nodes with is_cpu_op false, read with a separate decoder).
+  CHECK(op_time_sum_s(w) == doctest::Approx(0.329543).epsilon(1e-9));
+  // ResNet-50: 53 convolutions (49 in the bottlenecks, 4 downsample projections) forward and
+  // weight gradient; the first has no data gradient. Shapes with stride and padding.
+  std::map<ConvDirection, double> convs;
+  bool saw_stem = false;
+  for (const auto& op : w.ops) {
+    if (op.kind != OpKind::conv) continue;
+    const auto& c = std::get<ConvShape>(op.shape);
+    convs[c.direction] += op.count;
+    if (c.c == 3 && c.k == 64 && c.filter == std::array<int64_t, 3>{1, 7, 7}) {
+      saw_stem = true;
+      CHECK(c.stride == std::array<int64_t, 3>{1, 2, 2});
+      CHECK(c.pad == std::array<int64_t, 3>{0, 3, 3});
+      CHECK(c.n == 32);
+      CHECK(c.input == std::array<int64_t, 3>{1, 224, 224});
+    }
+    CHECK(op.self_time_s.has_value());
+  }
+  CHECK(saw_stem);
+  CHECK(convs[ConvDirection::forward] == 53);
+  CHECK(convs[ConvDirection::backward_filter] == 53);
+  CHECK(convs[ConvDirection::backward_data] == 52);
+  CHECK(test::total_count(w, OpKind::normalization) == 106);  // 53 batch norms, forward and backward
+  // The data-parallel gradient all-reduces: five NCCL kernels under c10d::allreduce_.
+  CHECK(test::total_count(w, OpKind::collective) >= 5);
+  double allreduce_bytes = 0;
+  for (const auto& op : w.ops)
+    if (op.kind == OpKind::collective && op.phase == Phase::backward) allreduce_bytes += op.count * op.bytes;
+  CHECK(allreduce_bytes > 90e6);  // ResNet-50's 25.6 M fp32 gradients: 102 MB
+  CHECK(allreduce_bytes < 110e6);
+}
+
+TEST_CASE("chakra-et: the current converter's layout (nested ops, kernels under their launcher, steps)") {
+  ScratchDir dir;
+  const std::string p = write(dir, "step.et", current_layout_trace());
+  CHECK(detect_format(p) == "chakra-et");
+  const Workload w = ingest_one(p);
+  CHECK(w.passes == 2);
+  const Op& gemm = test::op_named(w, "aten::addmm");
+  CHECK(gemm.kind == OpKind::gemm);
+  CHECK(std::get<GemmShape>(gemm.shape) == GemmShape{32, 64, 128});
+  CHECK(gemm.count == 1);                                      // one call per step
+  CHECK(*gemm.self_time_s == doctest::Approx(50e-6));          // kernels of 40 and 60 us
+  const Op& relu = test::op_named(w, "aten::relu");
+  CHECK(relu.kind == OpKind::elementwise);
+  CHECK(*relu.self_time_s == doctest::Approx(5e-6));
+  CHECK(w.ops.size() == 2);  // the wrapper aten::linear, the view and the steps launch no kernel
+  bool noted = false;
+  for (const auto& n : w.notes) noted = noted || n.find("launched no kernel") != std::string::npos;
+  CHECK(noted);
+}
+
+TEST_CASE("chakra-et: bad input names the file and byte offset and stores nothing") {
+  ScratchDir dir;
+  const std::string good = current_layout_trace();
+  const std::string whole = test::slurp(shared_path(kSharedEt));
+  struct Case {
+    std::string name, bytes, message;
+  };
+  const std::vector<Case> cases = {
+      {"cut.et", whole.substr(0, 1'000'000), "truncated protobuf"},
+      {"cut-short.et", good.substr(0, good.size() - 3), "truncated protobuf"},
+      {"huge-length.et", metadata("1.0.1") + varint(uint64_t{1} << 40), "truncated protobuf stream"},
+      {"group.et", metadata("1.0.1") + delimited(field_varint(1, 5) + varint((2u << 3) | 3)), "wire type 3"},
+      {"no-id.et", metadata("1.0.1") + delimited(field_bytes(2, "aten::mm")), "without an id"},
+      {"twice.et", metadata("1.0.1") + node(1, "aten::mm", {}, 1) + node(1, "aten::mm", {}, 1), "appears twice"},
+      {"metadata-only.et", metadata("1.0.1"), "no Chakra nodes"},
+      {"long-varint.et", metadata("1.0.1") + std::string(12, '\xff'), "longer than ten bytes"},
+  };
+  const std::string db = dir.file("f.db");
+  REQUIRE(test::run_fomcast("platforms", db).status == 0);
+  const std::string before = test::file_fingerprint(db);
+  for (const auto& c : cases) {
+    const std::string p = write(dir, c.name, c.bytes);
+    const auto r = test::run_fomcast("ingest '" + p + "' --workload bad --format chakra-et", db);
+    CHECK_MESSAGE(r.status == 2, c.name);
+    CHECK_MESSAGE(r.err.find(p + ": byte ") != std::string::npos, c.name << ": " << r.err);
+    CHECK_MESSAGE(r.err.find(c.message) != std::string::npos, c.name << ": " << r.err);
+    CHECK(test::file_fingerprint(db) == before);
+  }
+  // Named .et but not Chakra: auto-detection says what it expected.
+  const std::string junk = write(dir, "junk.et", std::string("\x01\x02\x03 not protobuf at all", 24));
+  const auto r = test::run_fomcast("ingest '" + junk + "' --workload bad", db);
+  CHECK(r.status == 2);
+  CHECK_MESSAGE(r.err.find("--format chakra-et") != std::string::npos, r.err);
+  CHECK(test::file_fingerprint(db) == before);
+}
