@@ -33,9 +33,14 @@ constexpr std::string_view kCollective[] = {"nccl", "rccl", "allreduce", "all_re
                                             // communication time too.
                                             "mpi_send", "mpi_recv", "mpi_isend", "mpi_irecv", "mpi_sendrecv",
                                             "mpi_wait", "mpi_barrier", "mpi_reduce", "mpi_gather", "mpi_scatter",
-                                            "mpi_ibcast", "mpi_iallreduce", "mpi collective sync"};
+                                            "mpi_ibcast", "mpi_iallreduce", "mpi collective sync",
+                                            // XLA's HLO collectives
+                                            "all-reduce", "all-gather", "reduce-scatter", "all-to-all",
+                                            "collective-permute"};
 constexpr std::string_view kMemcpy[] = {"memcpy", "memset", "copy device to", "copy host to", "memory copy",
-                                       "enqueuewritebuffer", "enqueuereadbuffer", "enqueuecopybuffer"};
+                                       "enqueuewritebuffer", "enqueuereadbuffer", "enqueuecopybuffer",
+                                       // ROCm's runtime copy and fill kernels
+                                       "rocclr_copy", "rocclr_fill"};
 constexpr std::string_view kOptimizer[] = {"adam", "sgd", "optimizer", "multi_tensor_apply", "momentum", "rmsprop",
                                            "adagrad", "applygradientdescent", "apply_gradient"};
 constexpr std::string_view kNorm[] = {"batch_norm", "batchnorm", "layer_norm", "layernorm", "group_norm", "groupnorm",
@@ -45,7 +50,8 @@ constexpr std::string_view kPool[] = {"pool"};
 constexpr std::string_view kEmbedding[] = {"embedding", "index_select", "indexselect", "gather_", "lookup"};
 constexpr std::string_view kConv[] = {"conv", "winograd", "implicit_gemm", "implicit_convolve", "fprop", "dgrad",
                                       "wgrad", "miopen", "igemm", "precomputed_convolve", "xprop_image",
-                                      "update_image", "bprop_filter", "update_delta", "filter_dimshuffle"};
+                                      "update_image", "bprop_filter", "update_delta", "filter_dimshuffle", "im2col",
+                                      "im3d2col"};
 constexpr std::string_view kGemm[] = {"gemm", "cutlass", "cublas", "xmma", "sm80_", "sm90_", "sm75_", "sm70_",
                                       "ampere_", "volta_", "turing_", "hopper", "maxwell_", "kepler_", "cijk_",
                                       "matmul", "gemv", "aten::mm", "aten::addmm", "aten::bmm", "aten::linear",

@@ -39,6 +39,10 @@ const std::vector<FormatJoin>& joins();
 int detect_chakra_et(std::string_view head, std::string_view path);
 Workload read_chakra_et(const InputFile&, const IngestOptions&);
 
+// XPlane protobufs from the TensorFlow / JAX profilers (read_xplane.cpp).
+int detect_xplane(std::string_view head, std::string_view path);
+Workload read_xplane(const InputFile&, const IngestOptions&);
+
 // Non-empty when the file is a format fomcast knows of but does not read yet (what it is
 // and what to give instead).
 std::string unsupported_format_message(std::string_view head, std::string_view path);

@@ -21,6 +21,7 @@ const std::vector<FormatReader>& readers() {
       {"chakra-json", detect_chakra_json, read_chakra_json},
       {"chakra-et", detect_chakra_et, read_chakra_et},
       {"tf-timeline", detect_tf_timeline, read_tf_timeline},
+      {"xplane", detect_xplane, read_xplane},
       {"tfprof-op", detect_tfprof_op, read_tfprof_op},
       {"tfprof-shapes", detect_tfprof_shapes, read_tfprof_shapes},
       {"nsys-sqlite", detect_nsys_sqlite, read_nsys_sqlite},

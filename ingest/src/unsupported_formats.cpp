@@ -1,5 +1,5 @@
-// Files fomcast recognises but does not read yet, so that giving one gets a clear answer
-// (what it is, what to give instead) rather than "unknown format".
+// Files named like a protobuf format fomcast reads but whose bytes are not that format:
+// a clear answer (what was expected, how to force the reader) rather than "unknown format".
 #include <algorithm>
 
 #include "readers.hpp"
@@ -24,9 +24,9 @@ bool binary(std::string_view head) {
 
 std::string unsupported_format_message(std::string_view head, std::string_view path) {
   if (!binary(head)) return {};
-  if (ends_with(path, ".xplane.pb") || (ends_with(path, ".pb") && head.find("/host:") != std::string_view::npos))
-    return "this is an XPlane protobuf (.xplane.pb) from the TensorFlow / JAX profiler, which fomcast does not read "
-           "yet; export the profile as a trace JSON (a TF timeline, or Kineto for PyTorch) and ingest that";
+  if (ends_with(path, ".xplane.pb"))
+    return "named like an XPlane profile (.xplane.pb), but it does not start with a /host: or /device: plane; "
+           "`--format xplane` reads it anyway and says where it fails";
   if (ends_with(path, ".et"))
     return "named like a Chakra execution trace (.et), but its first messages are not a GlobalMetadata and a Node "
            "of et_def.proto; `--format chakra-et` reads it anyway and says where it fails";

@@ -158,12 +158,6 @@ TEST_CASE("json errors: execution-trace and TF-timeline readers report bad nodes
   CHECK(says(tf, "negative duration"));
 }
 
-TEST_CASE("json errors: a protobuf trace fomcast does not read yet gets a clear answer") {
-  // (Chakra's protobuf .et is read: ingest_chakra_et_test.cpp.)
-  const InputError xplane = ingest_error(test::shared_path("traces/tensorflow/xplane/tracelens_mi300x_jax_conv_minimal_08.xplane.pb"));
-  CHECK(says(xplane, "XPlane"));
-}
-
 TEST_CASE("json errors: the CLI exits 2 and leaves the database as it was") {
   ScratchDir dir;
   const std::string db = dir.file("f.db");
