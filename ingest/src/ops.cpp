@@ -224,4 +224,26 @@ int kernel_direction(std::string_view raw) {
   return 0;
 }
 
+DType dtype_from_kernel_name(std::string_view raw) {
+  const std::string s = lower(raw);
+  // Tensile (rocBLAS, hipBLASLt): Cijk_<layout>_<types>_..., input types first.
+  if (has(s, "cijk_")) {
+    if (has(s, "_bbs_") || has(s, "_bb_") || has(s, "_bbh_")) return DType::bf16;
+    if (has(s, "_hhs_") || has(s, "_hh_")) return DType::fp16;
+    if (has(s, "_sb_") || has(s, "_ss_")) return DType::fp32;
+    if (has(s, "_db_") || has(s, "_dd_")) return DType::fp64;
+    return DType::unknown;
+  }
+  if (has(s, "bf16")) return DType::bf16;
+  if (has(s, "tf32")) return DType::tf32;
+  if (has(s, "e4m3") || has(s, "e5m2") || has(s, "fp8")) return DType::fp8;
+  if (has(s, "fp16") || has(s, "f16") || has(s, "h884") || has(s, "h1688") || has(s, "h16816") || has(s, "hgemm") ||
+      has(s, "hmma"))
+    return DType::fp16;
+  if (has(s, "i8") || has(s, "int8") || has(s, "imma")) return DType::int8;
+  if (has(s, "dgemm") || has(s, "f64") || has(s, "double")) return DType::fp64;
+  if (has(s, "sgemm") || has(s, "scudnn") || has(s, "f32") || has(s, "float")) return DType::fp32;
+  return DType::unknown;
+}
+
 }  // namespace fomcast::ingest

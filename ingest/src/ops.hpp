@@ -33,6 +33,11 @@ std::string short_kernel_name(std::string_view name);
 // known, 1 the data gradient (dgrad), 2 the filter gradient (wgrad).
 int kernel_direction(std::string_view name);
 
+// The element type a GPU GEMM / convolution kernel computes in, by its name where the
+// library spells it (cuBLAS/CUTLASS "bf16", "h1688", "sgemm"; rocBLAS/Tensile "_BBS_",
+// "_HHS_", "_SB_"); DType::unknown otherwise.
+DType dtype_from_kernel_name(std::string_view name);
+
 // Folds events into distinct operations by identity (kind, shape, dtype, phase, name).
 class OpAggregator {
  public:

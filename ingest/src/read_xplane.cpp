@@ -175,6 +175,7 @@ Workload read_xplane(const InputFile& file, const IngestOptions& options) {
   struct Sum {
     double calls = 0, seconds = 0;
     std::string tf_op, kernel;
+    DType dtype = DType::unknown;  // from the first kernel whose name says it
   };
   std::map<std::string, Sum> ops;
   int64_t devices = 0, unnamed = 0;
@@ -192,6 +193,7 @@ Workload read_xplane(const InputFile& file, const IngestOptions& options) {
       s.seconds += k.seconds;
       if (s.tf_op.empty()) s.tf_op = k.tf_op;
       if (s.kernel.empty()) s.kernel = k.name;
+      if (s.dtype == DType::unknown) s.dtype = dtype_from_kernel_name(k.name);
     }
     for (const auto& [name, n] : per_device) hlo_counts.push_back(n);
   }
@@ -209,7 +211,7 @@ Workload read_xplane(const InputFile& file, const IngestOptions& options) {
     // the kernel name when it does not.
     op.kind = classify_name(name);
     if (op.kind == OpKind::other) op.kind = classify_name(s.kernel);
-    op.dtype = DType::unknown;
+    op.dtype = s.dtype;
     // JAX names gradients transpose(jvp(...)).
     op.phase = s.tf_op.find("transpose(") != std::string::npos ? Phase::backward : phase_from_name(s.tf_op + " " + name);
     agg.add(op, s.calls / static_cast<double>(devices), s.seconds / static_cast<double>(devices));

@@ -60,3 +60,16 @@ TEST_CASE("step names") {
   for (const char* n : {"steps", "step_size", "iterator", "Optimizer.step#SGD.step", "stepper", "MPI_Send", ""})
     CHECK_MESSAGE(!is_step_name(n), n);
 }
+
+TEST_CASE("the element type a GPU kernel's name spells") {
+  CHECK(dtype_from_kernel_name("Cijk_Ailk_Bljk_BBS_BH_MT256x128x64_MI16x16x16x1_SN_1LDSB0") == DType::bf16);
+  CHECK(dtype_from_kernel_name("Cijk_Alik_Bljk_HHS_BH_MT128x128x32") == DType::fp16);
+  CHECK(dtype_from_kernel_name("Cijk_Ailk_Bljk_SB_MT64x64x8_SE_K1") == DType::fp32);
+  CHECK(dtype_from_kernel_name("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64") == DType::bf16);
+  CHECK(dtype_from_kernel_name("volta_h884gemm_64x64_ldg8_nn") == DType::fp16);
+  CHECK(dtype_from_kernel_name("ampere_sgemm_32x32_sliced1x4_tn") == DType::fp32);
+  CHECK(dtype_from_kernel_name("maxwell_scudnn_128x128_relu_medium_nn_v1") == DType::fp32);
+  CHECK(dtype_from_kernel_name("sm80_xmma_gemm_tf32f32_tf32f32_f32_nn") == DType::tf32);
+  CHECK(dtype_from_kernel_name("void cutlass::Kernel<cutlass_80_tensorop_d884gemm>") == DType::unknown);
+  CHECK(dtype_from_kernel_name("Im3d2Col.kd") == DType::unknown);
+}

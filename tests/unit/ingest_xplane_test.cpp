@@ -34,6 +34,7 @@ TEST_CASE("xplane: the shared JAX conv profile gives HLO ops with their kernels'
   // The convolution: 79 kernels for hlo_op cudnn-conv.1 (im2col and the GEMM), 1.566 ms.
   const Op& conv = test::op_named(w, "cudnn-conv.1");
   CHECK(conv.kind == OpKind::conv);
+  CHECK(conv.dtype == DType::bf16);  // its GEMM kernel is Tensile's Cijk_..._BBS_...: bf16 in, fp32 accumulate
   CHECK(conv.count == doctest::Approx(79.0 / 8));
   CHECK(test::per_pass_s(conv) == doctest::Approx(0.001566452).epsilon(1e-9));
   CHECK(test::op_named(w, "input_transpose_fusion").kind == OpKind::elementwise);
