@@ -303,7 +303,12 @@ Workload read_chakra_et(const InputFile& file, const IngestOptions& options) {
       }
 
   // Kernels to the calls that launched them.
-  std::map<std::string, std::pair<double, int>> orphans;  // kernel name -> time, count
+  struct Orphan {
+    double us = 0;
+    int count = 0;
+    DType dtype = DType::unknown;
+  };
+  std::map<std::string, Orphan> orphans;  // short kernel name -> its kernels
   for (const auto& n : nodes) {
     if (n.cpu) continue;
     int64_t launcher = -1;
@@ -315,8 +320,9 @@ Workload read_chakra_et(const InputFile& file, const IngestOptions& options) {
     const auto us = static_cast<double>(n.duration_us);
     if (launcher < 0) {
       auto& o = orphans[short_kernel_name(n.name)];
-      o.first += us;
-      o.second += 1;
+      o.us += us;
+      o.count += 1;
+      if (o.dtype == DType::unknown) o.dtype = dtype_from_kernel_name(n.name);
       continue;
     }
     Call& c = calls[static_cast<std::size_t>(launcher)];
@@ -409,8 +415,8 @@ Workload read_chakra_et(const InputFile& file, const IngestOptions& options) {
     Op op;
     op.name = name;
     op.kind = classify_name(name);
-    op.dtype = DType::unknown;
-    agg.add(op, o.second, o.first * 1e-6);
+    op.dtype = o.dtype;
+    agg.add(op, o.count, o.us * 1e-6);
   }
 
   Workload w;
