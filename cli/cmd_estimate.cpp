@@ -16,7 +16,7 @@ void add_estimate_command(CLI::App& app, Globals& g) {
   struct Opts {
     std::string workload, platform;
     double nodes = 1;
-    int64_t epochs = 0;
+    int64_t epochs = 0, batch = 0, samples = 0;
     std::size_t top = 15;
     bool json = false, all = false;
   };
@@ -26,13 +26,20 @@ void add_estimate_command(CLI::App& app, Globals& g) {
   cmd->add_option("--nodes", o->nodes, "Nodes running runs side by side, for units/day (default 1)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--epochs", o->epochs, "Epochs per run (default: the workload's)")->check(CLI::PositiveNumber);
+  cmd->add_option("--batch", o->batch, "Samples per pass (default: the workload's; traces do not record it)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--samples-per-epoch", o->samples, "Samples per epoch (default: the workload's)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--top", o->top, "Operations listed in the text table (default 15)");
   cmd->add_flag("--all", o->all, "List every operation");
   cmd->add_flag("--json", o->json, "JSON output");
   cmd->callback([&g, o] {
     Store store = open_store(g);
-    const auto w = store.workload(o->workload);
-    if (!w) throw UsageError("no workload named '" + o->workload + "' (see `fomcast workloads`)");
+    auto stored = store.workload(o->workload);
+    if (!stored) throw UsageError("no workload named '" + o->workload + "' (see `fomcast workloads`)");
+    const auto w = std::optional<Workload>(
+        with_epoch_size(std::move(*stored), o->batch > 0 ? std::optional<int64_t>(o->batch) : std::nullopt,
+                        o->samples > 0 ? std::optional<int64_t>(o->samples) : std::nullopt));
     if (!store.platform(o->platform))
       throw UsageError("no platform named '" + o->platform + "' (see `fomcast platforms`)");
     const Catalog catalog = load_catalog(store);

@@ -149,10 +149,16 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
     if (!in.catalog || !in.workload)
       throw InputError(study.file, "problems given as workloads need the platform catalog and workloads", 0, -1,
                        path + ".workload");
-    const auto w = in.workload(*sp.workload);
-    if (!w)
+    auto stored = in.workload(*sp.workload);
+    if (!stored)
       throw InputError(study.file, "unknown workload '" + *sp.workload + "' (see `fomcast workloads`)", 0, -1,
                        path + ".workload");
+    std::optional<Workload> w;
+    try {
+      w = with_epoch_size(std::move(*stored), sp.batch_size, sp.samples_per_epoch);
+    } catch (const UsageError& e) {
+      throw InputError(study.file, e.what(), 0, -1, path + ".batch_size");
+    }
     RunOptions opts;
     opts.epochs = sp.epochs;
     opts.nodes_per_unit = sp.nodes_per_unit;

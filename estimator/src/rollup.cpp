@@ -169,6 +169,19 @@ int64_t passes_per_epoch(const Workload& w, std::vector<std::string>* assumption
   return 1;
 }
 
+Workload with_epoch_size(Workload w, std::optional<int64_t> batch_size, std::optional<int64_t> samples_per_epoch) {
+  if (!batch_size && !samples_per_epoch) return w;
+  if (batch_size) w.batch_size = *batch_size;
+  if (samples_per_epoch) w.samples_per_epoch = *samples_per_epoch;
+  if (w.samples_per_epoch > 0 && w.batch_size <= 0)
+    throw UsageError("workload '" + w.name + "' has no batch size to divide " + std::to_string(w.samples_per_epoch) +
+                     " samples per epoch by: give the batch size too");
+  w.notes.push_back("epoch size given for this estimate: batch " + std::to_string(w.batch_size) + ", " +
+                    (w.samples_per_epoch > 0 ? std::to_string(w.samples_per_epoch) : std::string("unknown")) +
+                    " samples per epoch");
+  return w;
+}
+
 int64_t epochs_per_run(const Workload& w, std::optional<int64_t> given, std::vector<std::string>* assumptions) {
   if (given) return *given;
   if (w.epochs > 0) return w.epochs;

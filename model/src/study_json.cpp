@@ -59,6 +59,7 @@ struct Reader {
 const std::set<std::string> kProblemFields = {
     "name",           "workload",        "baseline_hours", "target_hours", "epochs", "baseline_epoch_s",
     "baseline_pass_s", "nodes_per_unit", "note",           "description",  "source", "baseline_source",
+    "batch_size",      "samples_per_epoch",
 };
 
 }  // namespace
@@ -116,17 +117,22 @@ Study parse_study(std::string_view text, std::string_view file) {
     }
     if (!prob.baseline_source.empty() && !prob.baseline_hours && !prob.baseline_epoch_s && !prob.baseline_pass_s)
       r.fail(path + "baseline_source", "names the source of a measured baseline time, but none is given");
-    if (p.contains("epochs")) {
-      const json& e = p.at("epochs");
-      if (!e.is_number_integer() || e.get<int64_t>() <= 0) r.fail(path + "epochs", "must be a positive integer");
-      prob.epochs = e.get<int64_t>();
+    for (const auto& [key, member] : {std::pair{"epochs", &StudyProblem::epochs},
+                                      std::pair{"batch_size", &StudyProblem::batch_size},
+                                      std::pair{"samples_per_epoch", &StudyProblem::samples_per_epoch}}) {
+      if (!p.contains(key)) continue;
+      const json& e = p.at(key);
+      if (!e.is_number_integer() || e.get<int64_t>() <= 0) r.fail(path + key, "must be a positive integer");
+      prob.*member = e.get<int64_t>();
     }
     if (!prob.workload && !prob.baseline_hours)
       r.fail(path + "baseline_hours", "missing: give baseline_hours or a workload to estimate");
     if (!prob.workload && !prob.target_hours)
       r.fail(path + "target_hours", "missing: give target_hours or a workload to estimate");
-    if (!prob.workload && (prob.baseline_epoch_s || prob.baseline_pass_s || prob.epochs))
-      r.fail(path + "workload", "missing: baseline_epoch_s, baseline_pass_s and epochs describe a workload");
+    if (!prob.workload && (prob.baseline_epoch_s || prob.baseline_pass_s || prob.epochs || prob.batch_size ||
+                           prob.samples_per_epoch))
+      r.fail(path + "workload",
+             "missing: baseline_epoch_s, baseline_pass_s, epochs, batch_size and samples_per_epoch describe a workload");
     study.problems.push_back(std::move(prob));
   }
   return study;
@@ -140,6 +146,8 @@ json study_to_json(const Study& s) {
     if (p.baseline_hours) j["baseline_hours"] = *p.baseline_hours;
     if (p.target_hours) j["target_hours"] = *p.target_hours;
     if (p.epochs) j["epochs"] = *p.epochs;
+    if (p.batch_size) j["batch_size"] = *p.batch_size;
+    if (p.samples_per_epoch) j["samples_per_epoch"] = *p.samples_per_epoch;
     if (p.baseline_epoch_s) j["baseline_epoch_s"] = *p.baseline_epoch_s;
     if (p.baseline_pass_s) j["baseline_pass_s"] = *p.baseline_pass_s;
     if (p.nodes_per_unit != 1) j["nodes_per_unit"] = p.nodes_per_unit;

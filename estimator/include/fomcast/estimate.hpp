@@ -169,6 +169,11 @@ RunEstimate roll_up(const Workload&, PassEstimate pass, const RunOptions&);
 // The roll-up's rules for passes per epoch (samples / batch, else the trace's passes, else
 // 1) and epochs per run (given, else the workload's, else 1); what was assumed is appended.
 int64_t passes_per_epoch(const Workload&, std::vector<std::string>* assumptions = nullptr);
+
+// The workload with its batch size and samples per epoch set where the caller gives them
+// (a trace knows neither; a model's can be changed), with a note saying so. Throws
+// UsageError when samples per epoch would be known without a batch size to divide by.
+Workload with_epoch_size(Workload, std::optional<int64_t> batch_size, std::optional<int64_t> samples_per_epoch);
 int64_t epochs_per_run(const Workload&, std::optional<int64_t> given, std::vector<std::string>* assumptions = nullptr);
 
 }  // namespace fomcast

@@ -265,6 +265,7 @@ struct StudyProblem {
   std::optional<double> baseline_hours;
   std::optional<double> target_hours;
   std::optional<int64_t> epochs;
+  std::optional<int64_t> batch_size, samples_per_epoch;  // the epoch's size, where the workload lacks it
   std::optional<double> baseline_epoch_s;
   std::optional<double> baseline_pass_s;
   double nodes_per_unit = 1;  // nodes one unit of work occupies (ensembles run in parallel)
