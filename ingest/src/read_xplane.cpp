@@ -3,11 +3,12 @@
 // (/device:GPU:N, /device:TPU:N) holds lines of events (kernels) with metadata and stats.
 // A kernel's stats name the XLA HLO op it runs for (hlo_op) and the framework op
 // (tf_op, "jit(train_step)/.../conv_general_dilated"), so ops are the HLO ops with their
-// kernels' summed time. The HLO proto with the ops' shapes (in /host:metadata) is not read:
-// ops have kinds and times, no shapes (like tfprof's op view), which is what `calibrate`
-// and `whatif --scale kind:...` need.
+// kernels' summed time. The /host:metadata plane carries each compiled module's HloProto:
+// from it an HLO op gets its shape (convolutions and dots as ConvShape / GemmShape, other
+// ops the tensors they read and write), so the estimator can time it on another machine.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <numeric>
 #include <unordered_map>
 
@@ -15,6 +16,7 @@
 #include "ops.hpp"
 #include "protobuf_wire.hpp"
 #include "readers.hpp"
+#include "xla_hlo.hpp"
 
 namespace fomcast::ingest {
 namespace {
@@ -50,28 +52,65 @@ std::pair<uint64_t, std::string_view> map_entry_name(const pb::Field& entry, con
 }
 
 struct Kernel {
-  std::string_view name, hlo_op, tf_op;
+  std::string_view name, hlo_op, tf_op, hlo_module;
+  int64_t program_id = -1;
   double seconds = 0;
 };
 
 struct Plane {
   std::string_view name;
   std::vector<Kernel> kernels;
+  std::vector<std::pair<std::string_view, pb::Field>> modules;  // /host:metadata: name, HloProto
 };
+
+// /host:metadata: each event metadata entry is a compiled module, named "jit_f(15)" (its
+// program id in brackets), with its HloProto as the bytes of a stat "Hlo Proto".
+void read_module_protos(const std::vector<pb::Field>& entries, const std::unordered_map<uint64_t, std::string_view>& stats,
+                        const std::string& file, Plane& p) {
+  for (const auto& entry : entries) {
+    pb::Reader r(entry.bytes, file, entry.offset);
+    pb::Field f;
+    while (r.next(f)) {
+      if (f.number != 2 || f.wire != pb::Wire::bytes) continue;
+      std::string_view name;
+      pb::Reader v(f.bytes, file, f.offset);
+      pb::Field g;
+      while (v.next(g)) {
+        if (g.number == kMetadataName && g.wire == pb::Wire::bytes) name = g.bytes;
+        if (g.number != 5 || g.wire != pb::Wire::bytes) continue;  // XEventMetadata.stats
+        std::string_view stat;
+        pb::Field proto;
+        bool has_proto = false;
+        pb::Reader sr(g.bytes, file, g.offset);
+        pb::Field h;
+        while (sr.next(h)) {
+          if (h.number == kStatMetadataId && h.wire == pb::Wire::varint) {
+            if (auto it = stats.find(h.value); it != stats.end()) stat = it->second;
+          } else if (h.number == 6 && h.wire == pb::Wire::bytes) {
+            proto = h;
+            has_proto = true;
+          }
+        }
+        if (has_proto && stat == "Hlo Proto" && !name.empty()) p.modules.emplace_back(name, proto);
+      }
+    }
+  }
+}
 
 Plane read_plane(const pb::Field& field, const std::string& file) {
   Plane p;
   std::unordered_map<uint64_t, std::string_view> events, stats;
-  std::vector<pb::Field> lines;
+  std::vector<pb::Field> lines, event_entries;
   pb::Reader r(field.bytes, file, field.offset);
   pb::Field f;
   while (r.next(f)) {
     if (f.wire != pb::Wire::bytes) continue;
     if (f.number == kPlaneName) p.name = f.bytes;
     else if (f.number == kPlaneLines) lines.push_back(f);
-    else if (f.number == kPlaneEventMetadata) events.insert(map_entry_name(f, file));
+    else if (f.number == kPlaneEventMetadata) events.insert(map_entry_name(f, file)), event_entries.push_back(f);
     else if (f.number == kPlaneStatMetadata) stats.insert(map_entry_name(f, file));
   }
+  if (p.name == "/host:metadata") read_module_protos(event_entries, stats, file, p);
   if (!starts_with(p.name, "/device:")) return p;
   // GPU planes hold one line per stream ("Stream #17(Kernel)"); post-processed profiles
   // add derived lines ("XLA Ops", "XLA Modules", "Steps") that repeat the same time. Streams
@@ -106,6 +145,7 @@ Plane read_plane(const pb::Field& field, const std::string& file) {
           duration_ps = e.value;
         } else if (e.number == kEventStats && e.wire == pb::Wire::bytes) {
           std::string_view stat_name, text;
+          std::optional<int64_t> number;
           pb::Reader sr(e.bytes, file, e.offset);
           pb::Field s;
           while (sr.next(s)) {
@@ -115,10 +155,14 @@ Plane read_plane(const pb::Field& field, const std::string& file) {
               text = s.bytes;
             } else if (s.number == kStatRef && s.wire == pb::Wire::varint) {
               if (auto it = stats.find(s.value); it != stats.end()) text = it->second;
+            } else if ((s.number == 3 || s.number == 4) && s.wire == pb::Wire::varint) {  // uint64 / int64 value
+              number = static_cast<int64_t>(s.value);
             }
           }
           if (stat_name == "hlo_op") k.hlo_op = text;
           else if (stat_name == "tf_op") k.tf_op = text;
+          else if (stat_name == "hlo_module") k.hlo_module = text;
+          else if (stat_name == "program_id" && number) k.program_id = *number;
         }
       }
       // A kernel longer than a day is corrupt, not slow.
@@ -171,31 +215,70 @@ Workload read_xplane(const InputFile& file, const IngestOptions& options) {
   if (planes.empty() || std::none_of(planes.begin(), planes.end(), [](const Plane& p) { return is_plane_name(p.name); }))
     throw InputError(path, "no /host: or /device: planes: not an XPlane profile", 0, 0);
 
+  // Compiled modules by name ("jit_f(15)") and by bare name when that is unique.
+  std::map<std::string, std::pair<std::string_view, pb::Field>> module_protos;
+  std::map<std::string, int> bare_names;
+  for (const auto& p : planes)
+    for (const auto& [name, proto] : p.modules) {
+      module_protos.emplace(std::string(name), std::pair{name, proto});
+      const auto bracket = name.rfind('(');
+      ++bare_names[std::string(name.substr(0, bracket == std::string_view::npos ? name.size() : bracket))];
+    }
+  std::map<std::string, std::unordered_map<std::string, HloOpInfo>> module_ops;  // read on first use
+  auto hlo_info = [&](const Kernel& k) -> const HloOpInfo* {
+    if (k.hlo_op.empty() || k.hlo_module.empty()) return nullptr;
+    std::string key = std::string(k.hlo_module) + "(" + std::to_string(k.program_id) + ")";
+    if (!module_protos.count(key)) {
+      if (bare_names[std::string(k.hlo_module)] != 1) return nullptr;
+      for (const auto& [name, m] : module_protos)
+        if (name.rfind(std::string(k.hlo_module) + "(", 0) == 0) key = name;
+    }
+    auto m = module_protos.find(key);
+    if (m == module_protos.end()) return nullptr;
+    auto [it, fresh] = module_ops.try_emplace(key);
+    if (fresh) it->second = read_hlo_module(m->second.second.bytes, path, m->second.second.offset);
+    auto op = it->second.find(std::string(k.hlo_op));
+    return op == it->second.end() ? nullptr : &op->second;
+  };
+
   // Ops are HLO ops (a kernel without one files under its own short name), per device.
   struct Sum {
+    std::string name;
     double calls = 0, seconds = 0;
     std::string tf_op, kernel;
     DType dtype = DType::unknown;  // from the first kernel whose name says it
+    const HloOpInfo* hlo = nullptr;
+    bool named = false;  // an HLO op, not a bare kernel
   };
-  std::map<std::string, Sum> ops;
+  std::map<std::string, Sum> ops;  // by module and HLO op: two modules may share a name
   int64_t devices = 0, unnamed = 0;
   std::vector<int64_t> hlo_counts;
   for (const auto& p : planes) {
     if (p.kernels.empty()) continue;
     ++devices;
-    std::map<std::string, int64_t> per_device;
+    // An HLO op's executions on a device: its most frequent kernel's count (a cuDNN
+    // convolution runs an im2col and a GEMM kernel per execution, not two executions).
+    std::map<std::string, std::map<std::string_view, int64_t>> per_device;
     for (const auto& k : p.kernels) {
       const std::string name = k.hlo_op.empty() ? short_kernel_name(k.name) : std::string(k.hlo_op);
+      const std::string key = std::string(k.hlo_module) + "\x1f" + std::to_string(k.program_id) + "\x1f" + name;
       if (k.hlo_op.empty()) ++unnamed;
-      else ++per_device[name];
-      Sum& s = ops[name];
-      s.calls += 1;
+      ++per_device[key][k.name];
+      Sum& s = ops[key];
+      s.name = name;
+      s.named = !k.hlo_op.empty();
+      if (!s.hlo) s.hlo = hlo_info(k);
       s.seconds += k.seconds;
       if (s.tf_op.empty()) s.tf_op = k.tf_op;
       if (s.kernel.empty()) s.kernel = k.name;
       if (s.dtype == DType::unknown) s.dtype = dtype_from_kernel_name(k.name);
     }
-    for (const auto& [name, n] : per_device) hlo_counts.push_back(n);
+    for (const auto& [key, kernels] : per_device) {
+      int64_t runs = 0;
+      for (const auto& [kernel, n] : kernels) runs = std::max(runs, n);
+      ops[key].calls += static_cast<double>(runs);
+      if (ops[key].named) hlo_counts.push_back(runs);
+    }
   }
   if (ops.empty()) throw InputError(path, "no kernel events on any device plane", 0, 0);
   // The module ran k times when every HLO op ran a multiple of k times on each device.
@@ -204,7 +287,9 @@ Workload read_xplane(const InputFile& file, const IngestOptions& options) {
   if (runs < 1) runs = 1;
 
   OpAggregator agg;
-  for (const auto& [name, s] : ops) {
+  int64_t shaped = 0;
+  for (const auto& [key, s] : ops) {
+    const std::string& name = s.name;
     Op op;
     op.name = name;
     // The HLO op says what it is ("cudnn-conv.1", "dot.3", "loop_add_fusion", "all-reduce");
@@ -212,6 +297,15 @@ Workload read_xplane(const InputFile& file, const IngestOptions& options) {
     op.kind = classify_name(name);
     if (op.kind == OpKind::other) op.kind = classify_name(s.kernel);
     op.dtype = s.dtype;
+    if (s.hlo) {
+      ++shaped;
+      if (s.hlo->kind != OpKind::other) op.kind = s.hlo->kind;
+      op.shape = s.hlo->shape;
+      if (s.hlo->dtype != DType::unknown) op.dtype = s.hlo->dtype;
+      op.bytes = s.hlo->bytes;
+      // A fusion named for a transpose is memory-bound whatever its name's first word.
+      if (op.kind == OpKind::other && std::holds_alternative<TensorShape>(op.shape)) op.kind = OpKind::elementwise;
+    }
     // JAX names gradients transpose(jvp(...)).
     op.phase = s.tf_op.find("transpose(") != std::string::npos ? Phase::backward : phase_from_name(s.tf_op + " " + name);
     agg.add(op, s.calls / static_cast<double>(devices), s.seconds / static_cast<double>(devices));
@@ -226,7 +320,10 @@ Workload read_xplane(const InputFile& file, const IngestOptions& options) {
   });
   w.notes.push_back("XPlane profile: " + std::to_string(events) + " kernels on " + std::to_string(devices) +
                     " device(s); an op is an XLA HLO op with its kernels' summed time, per device (the mean over "
-                    "devices); no shapes (the HLO proto is not read)");
+                    "devices)");
+  w.notes.push_back(std::to_string(shaped) + " of " + std::to_string(ops.size()) + " ops shaped from the HLO of " +
+                    std::to_string(module_ops.size()) + " compiled module(s) in /host:metadata" +
+                    (module_protos.empty() ? " (the profile carries none)" : ""));
   if (unnamed > 0)
     w.notes.push_back(std::to_string(unnamed) + " kernels carry no hlo_op (runtime copies and the like): listed by kernel name");
   w.notes.push_back(runs > 1 ? "the XLA module ran " + std::to_string(runs) + " times (every HLO op a multiple of that): "

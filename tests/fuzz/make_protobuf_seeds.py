@@ -6,8 +6,9 @@ shared protobuf traces are too big for the fuzzer to mutate usefully; each seed 
 valid trace that fomcast ingests:
   - chakra_feeder_tests.small.et: the Chakra trace's GlobalMetadata and first nodes, whole
     messages only, up to about 48 KB (CPU ops, the kernels they launched, a broadcast);
-  - jax_conv.small.xplane.pb: the JAX profile's smallest /device: plane, whole, as an XSpace
-    (the shared file is mostly the HLO proto in /host:metadata).
+  - jax_conv.small.xplane.pb: the JAX profile's smallest /device: plane, whole, and its
+    /host:metadata plane cut down to the one compiled module those kernels ran (its
+    HloProto), as an XSpace (the shared file is mostly the HloProtos of other modules).
 
     python3 tests/fuzz/make_protobuf_seeds.py ../shared tests/fuzz/seeds
 """
@@ -39,17 +40,48 @@ def chakra_seed(shared):
     return data[:end]
 
 
+def encode_varint(value):
+    out = bytearray()
+    while value >= 0x80:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def fields(message):
+    """(field number, the field's whole encoding, its payload) for length-delimited fields."""
+    pos, out = 0, []
+    while pos < len(message):
+        start = pos
+        key, pos = varint(message, pos)
+        if key & 7 == 0:
+            _, pos = varint(message, pos)
+            out.append((key >> 3, message[start:pos], None))
+        elif key & 7 == 2:
+            n, body = varint(message, pos)
+            pos = body + n
+            out.append((key >> 3, message[start:pos], message[body:pos]))
+        else:
+            raise ValueError("unexpected wire type")
+    return out
+
+
 def xplane_seed(shared):
     path = "traces/tensorflow/xplane/tracelens_mi300x_jax_conv_minimal_08.xplane.pb"
     data = open(os.path.join(shared, path), "rb").read()
-    pos, planes = 0, []
-    while pos < len(data):  # XSpace fields: key, length, bytes
-        key, start = varint(data, pos)
-        n, body = varint(data, start)
-        if key == (1 << 3) | 2 and b"/device:" in data[body:body + 64]:
-            planes.append(data[pos:body + n])
-        pos = body + n
-    return min(planes, key=len)
+    devices, metadata = [], b""
+    for number, whole, plane in fields(data):
+        if number != 1:
+            continue
+        if b"/device:" in plane[:64]:
+            devices.append(whole)
+        elif b"/host:metadata" in plane[:64]:
+            # Keep the plane's name, its stat metadata, and the one module entry.
+            kept = b"".join(w for n, w, body in fields(plane)
+                            if n in (1, 2, 5) or (n == 4 and b"jit_forward_3d_conv" in body))
+            metadata = encode_varint((1 << 3) | 2) + encode_varint(len(kept)) + kept
+    return metadata + min(devices, key=len)
 
 
 def main(shared, out):

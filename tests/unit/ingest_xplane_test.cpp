@@ -17,6 +17,64 @@ namespace {
 
 const std::string kShared = "traces/tensorflow/xplane/tracelens_mi300x_jax_conv_minimal_08.xplane.pb";
 
+// Protocol Buffers encoding, enough to write xplane.proto and hlo.proto messages.
+std::string varint(uint64_t v) {
+  std::string out;
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+  return out;
+}
+std::string num(uint32_t n, uint64_t v) { return varint(uint64_t{n} << 3) + varint(v); }
+std::string msg(uint32_t n, const std::string& b) { return varint((uint64_t{n} << 3) | 2) + varint(b.size()) + b; }
+std::string packed(uint32_t n, const std::vector<uint64_t>& vs) {
+  std::string b;
+  for (uint64_t v : vs) b += varint(v);
+  return msg(n, b);
+}
+std::string shape(uint64_t type, const std::vector<uint64_t>& dims) { return num(2, type) + packed(3, dims); }
+constexpr uint64_t kF32 = 11, kTuple = 13;
+
+std::string instruction(const std::string& name, const std::string& opcode, const std::string& shape_bytes,
+                        uint64_t id, const std::vector<uint64_t>& operands = {}, const std::string& extra = "") {
+  std::string m = msg(1, name) + msg(2, opcode) + msg(3, shape_bytes) + num(35, id);
+  if (!operands.empty()) m += packed(36, operands);
+  return msg(2, m + extra);  // HloComputationProto.instructions
+}
+
+// A module with a dot and a cuBLAS batched-GEMM custom call, and one GPU that ran both.
+std::string gemm_profile() {
+  const std::string computation =
+      msg(1, "main") + instruction("p0", "parameter", shape(kF32, {64, 128}), 1) +
+      instruction("p1", "parameter", shape(kF32, {128, 32}), 2) +
+      instruction("dot.1", "dot", shape(kF32, {64, 32}), 3, {1, 2}, msg(30, packed(1, {1}) + packed(2, {0}))) +
+      instruction("p3", "parameter", shape(kF32, {8, 64, 128}), 4) +
+      instruction("p4", "parameter", shape(kF32, {8, 128, 32}), 5) +
+      instruction("cublas-gemm.2", "custom-call", shape(kTuple, {}) + msg(4, shape(kF32, {8, 64, 32})), 6, {4, 5},
+                  msg(28, "__cublas$gemm") +
+                      msg(43, R"({"gemm_backend_config":{"dot_dimension_numbers":{"lhs_contracting_dimensions":["2"],)"
+                              R"("rhs_contracting_dimensions":["1"],"lhs_batch_dimensions":["0"],)"
+                              R"("rhs_batch_dimensions":["0"]}}})"));
+  const std::string hlo_proto = msg(1, msg(3, computation));  // HloProto.hlo_module.computations
+  auto entry = [](uint64_t key, const std::string& value) { return num(1, key) + msg(2, value); };
+  const std::string metadata =
+      msg(2, "/host:metadata") + msg(5, entry(1, num(1, 1) + msg(2, "Hlo Proto"))) +
+      msg(4, entry(1, num(1, 1) + msg(2, "jit_f(7)") + msg(5, num(1, 1) + msg(6, hlo_proto))));
+  auto stat_str = [](uint64_t id, const std::string& v) { return msg(4, num(1, id) + msg(5, v)); };
+  auto event = [&](uint64_t kernel, uint64_t ps, const std::string& hlo_op) {
+    return msg(4, num(1, kernel) + num(3, ps) + stat_str(2, hlo_op) + stat_str(3, "jit_f") + msg(4, num(1, 4) + num(4, 7)));
+  };
+  const std::string device =
+      msg(2, "/device:GPU:0") + msg(5, entry(2, num(1, 2) + msg(2, "hlo_op"))) +
+      msg(5, entry(3, num(1, 3) + msg(2, "hlo_module"))) + msg(5, entry(4, num(1, 4) + msg(2, "program_id"))) +
+      msg(4, entry(10, num(1, 10) + msg(2, "ampere_sgemm_64x32_nn"))) +
+      msg(4, entry(11, num(1, 11) + msg(2, "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n"))) +
+      msg(3, msg(2, "Stream #7(Kernel)") + event(10, 1'000'000, "dot.1") + event(11, 2'000'000, "cublas-gemm.2"));
+  return msg(1, metadata) + msg(1, device);
+}
+
 }  // namespace
 
 TEST_CASE("xplane: the shared JAX conv profile gives HLO ops with their kernels' time per device") {
@@ -31,14 +89,53 @@ TEST_CASE("xplane: the shared JAX conv profile gives HLO ops with their kernels'
   double total = 0;
   for (const auto& op : w.ops) total += test::per_pass_s(op);
   CHECK(total == doctest::Approx(28137077e-9 / 8).epsilon(1e-9));
-  // The convolution: 79 kernels for hlo_op cudnn-conv.1 (im2col and the GEMM), 1.566 ms.
+  // The convolution: 79 kernels for hlo_op cudnn-conv.1, 1.566 ms; an im2col and a GEMM
+  // kernel per execution, five executions on each device.
   const Op& conv = test::op_named(w, "cudnn-conv.1");
   CHECK(conv.kind == OpKind::conv);
-  CHECK(conv.dtype == DType::bf16);  // its GEMM kernel is Tensile's Cijk_..._BBS_...: bf16 in, fp32 accumulate
-  CHECK(conv.count == doctest::Approx(79.0 / 8));
+  CHECK(conv.dtype == DType::bf16);  // the HLO's operand type (and Tensile's Cijk_..._BBS_ kernel)
+  CHECK(conv.count == 5);
   CHECK(test::per_pass_s(conv) == doctest::Approx(0.001566452).epsilon(1e-9));
-  CHECK(test::op_named(w, "input_transpose_fusion").kind == OpKind::elementwise);
+  // Its shape from the module's HloProto in /host:metadata: the 3-D patch embedding of 16
+  // channels into 5,120 (MANIFEST), kernel and stride 1x2x2, padding 1.
+  const auto& c = std::get<ConvShape>(conv.shape);
+  CHECK(c.dims == 3);
+  CHECK(c.n == 1);
+  CHECK(c.c == 16);
+  CHECK(c.k == 5120);
+  CHECK(c.input == std::array<int64_t, 3>{32, 60, 104});
+  CHECK(c.filter == std::array<int64_t, 3>{1, 2, 2});
+  CHECK(c.stride == std::array<int64_t, 3>{1, 2, 2});
+  CHECK(c.pad == std::array<int64_t, 3>{1, 1, 1});
+  // The transpose after it moves the convolution's output: the two shapes agree.
+  const Op& transpose = test::op_named(w, "input_transpose_fusion");
+  CHECK(transpose.kind == OpKind::elementwise);
+  const auto& t = std::get<TensorShape>(transpose.shape);
+  REQUIRE(t.inputs.size() == 1);
+  CHECK(t.inputs[0] == std::vector<int64_t>{1, 5120, 34, 31, 53});
+  CHECK(c.output() == std::array<int64_t, 3>{34, 31, 53});
+  CHECK(transpose.bytes == doctest::Approx(2.0 * 2 * 5120 * 34 * 31 * 53));  // read and written, bf16
+  bool noted = false;
+  for (const auto& n : w.notes) noted = noted || n.find("4 of 7 ops shaped from the HLO") != std::string::npos;
+  CHECK(noted);
   CHECK(test::op_named(w, "__amd_rocclr_copyBuffer.kd").kind == OpKind::memcpy);
+}
+
+TEST_CASE("xplane: dots and cuBLAS GEMM custom calls get GEMM shapes from the module's HLO") {
+  ScratchDir dir;
+  const std::string p = dir.file("gemm.xplane.pb");
+  std::ofstream(p, std::ios::binary) << gemm_profile();
+  CHECK(detect_format(p) == "xplane");
+  const Workload w = ingest_one(p);
+  const Op& dot = test::op_named(w, "dot.1");
+  CHECK(dot.kind == OpKind::gemm);
+  CHECK(std::get<GemmShape>(dot.shape) == GemmShape{64, 32, 128});
+  CHECK(dot.dtype == DType::fp32);
+  CHECK(*dot.self_time_s == doctest::Approx(1e-6));
+  const Op& gemm = test::op_named(w, "cublas-gemm.2");
+  CHECK(gemm.kind == OpKind::batched_gemm);
+  CHECK(std::get<GemmShape>(gemm.shape) == GemmShape{64, 32, 128, 8});
+  CHECK(*gemm.self_time_s == doctest::Approx(2e-6));
 }
 
 TEST_CASE("xplane: bad input names the file and byte offset and stores nothing") {
