@@ -9,51 +9,42 @@
 #include "fomcast/error.hpp"
 #include "fomcast/ingest.hpp"
 #include "ingest_text_support.hpp"
+#include "protobuf_encode.hpp"
 #include "test_support.hpp"
 
 using namespace fomcast;
 using fomcast::test::ingest_one;
 using fomcast::test::ScratchDir;
 using fomcast::test::shared_path;
+namespace pb = fomcast::test::pb;
 
 namespace {
 
 const std::string kSharedEt = "traces/chakra/chakra_feeder_tests_chakra.0.et";
 
-// Protocol Buffers encoding, enough to write et_def.proto messages.
-std::string varint(uint64_t v) {
-  std::string out;
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-  return out;
-}
-std::string field_varint(uint32_t n, uint64_t v) { return varint(uint64_t{n} << 3) + varint(v); }
-std::string field_bytes(uint32_t n, const std::string& b) { return varint((uint64_t{n} << 3) | 2) + varint(b.size()) + b; }
-std::string delimited(const std::string& message) { return varint(message.size()) + message; }
+using pb::delimited;
+using pb::varint;
 
 std::string attr_int(const std::string& name, int64_t v) {
-  return field_bytes(10, field_bytes(1, name) + field_varint(9, static_cast<uint64_t>(v)));
+  return pb::bytes(10, pb::bytes(1, name) + pb::num(9, static_cast<uint64_t>(v)));
 }
-std::string attr_bool(const std::string& name, bool v) { return field_bytes(10, field_bytes(1, name) + field_varint(27, v)); }
+std::string attr_bool(const std::string& name, bool v) { return pb::bytes(10, pb::bytes(1, name) + pb::num(27, v)); }
 
 // One Node: id, name, ctrl_deps, duration, CPU or GPU, and inputs as Python literals (as
 // the converter writes them).
 std::string node(uint64_t id, const std::string& name, const std::vector<uint64_t>& ctrl_deps, uint64_t duration_us,
                  bool cpu = true, const std::string& values = "", const std::string& shapes = "",
                  const std::string& types = "") {
-  std::string m = field_varint(1, id) + field_bytes(2, name) + field_varint(3, 4);
-  for (uint64_t d : ctrl_deps) m += field_varint(4, d);
-  m += field_varint(7, duration_us);
-  if (!shapes.empty()) m += field_bytes(8, field_bytes(1, values) + field_bytes(2, shapes) + field_bytes(3, types));
+  std::string m = pb::num(1, id) + pb::bytes(2, name) + pb::num(3, 4);
+  for (uint64_t d : ctrl_deps) m += pb::num(4, d);
+  m += pb::num(7, duration_us);
+  if (!shapes.empty()) m += pb::bytes(8, pb::bytes(1, values) + pb::bytes(2, shapes) + pb::bytes(3, types));
   m += attr_bool("is_cpu_op", cpu) + attr_int("tid", 1);
   return delimited(m);
 }
 
 std::string metadata(const std::string& schema) {
-  return delimited(field_bytes(2, field_bytes(1, "schema") + field_bytes(29, schema)));
+  return delimited(pb::bytes(2, pb::bytes(1, "schema") + pb::bytes(29, schema)));
 }
 
 // Two ProfilerStep nodes, each holding aten::linear > aten::addmm (one GEMM kernel) and
@@ -164,8 +155,8 @@ TEST_CASE("chakra-et: bad input names the file and byte offset and stores nothin
       {"cut.et", whole.substr(0, 1'000'000), "truncated protobuf"},
       {"cut-short.et", good.substr(0, good.size() - 3), "truncated protobuf"},
       {"huge-length.et", metadata("1.0.1") + varint(uint64_t{1} << 40), "truncated protobuf stream"},
-      {"group.et", metadata("1.0.1") + delimited(field_varint(1, 5) + varint((2u << 3) | 3)), "wire type 3"},
-      {"no-id.et", metadata("1.0.1") + delimited(field_bytes(2, "aten::mm")), "without an id"},
+      {"group.et", metadata("1.0.1") + delimited(pb::num(1, 5) + varint((2u << 3) | 3)), "wire type 3"},
+      {"no-id.et", metadata("1.0.1") + delimited(pb::bytes(2, "aten::mm")), "without an id"},
       {"twice.et", metadata("1.0.1") + node(1, "aten::mm", {}, 1) + node(1, "aten::mm", {}, 1), "appears twice"},
       {"metadata-only.et", metadata("1.0.1"), "no Chakra nodes"},
       {"long-varint.et", metadata("1.0.1") + std::string(12, '\xff'), "longer than ten bytes"},

@@ -6,73 +6,62 @@
 
 #include "fomcast/ingest.hpp"
 #include "ingest_text_support.hpp"
+#include "protobuf_encode.hpp"
 #include "test_support.hpp"
 
 using namespace fomcast;
 using fomcast::test::ingest_one;
 using fomcast::test::ScratchDir;
 using fomcast::test::shared_path;
+namespace pb = fomcast::test::pb;
 
 namespace {
 
 const std::string kShared = "traces/tensorflow/xplane/tracelens_mi300x_jax_conv_minimal_08.xplane.pb";
 
-// Protocol Buffers encoding, enough to write xplane.proto and hlo.proto messages.
-std::string varint(uint64_t v) {
-  std::string out;
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-  return out;
-}
-std::string num(uint32_t n, uint64_t v) { return varint(uint64_t{n} << 3) + varint(v); }
-std::string msg(uint32_t n, const std::string& b) { return varint((uint64_t{n} << 3) | 2) + varint(b.size()) + b; }
-std::string packed(uint32_t n, const std::vector<uint64_t>& vs) {
-  std::string b;
-  for (uint64_t v : vs) b += varint(v);
-  return msg(n, b);
-}
+using pb::bytes;
+using pb::num;
+using pb::packed;
+
 std::string shape(uint64_t type, const std::vector<uint64_t>& dims) { return num(2, type) + packed(3, dims); }
 constexpr uint64_t kF32 = 11, kTuple = 13;
 
 std::string instruction(const std::string& name, const std::string& opcode, const std::string& shape_bytes,
                         uint64_t id, const std::vector<uint64_t>& operands = {}, const std::string& extra = "") {
-  std::string m = msg(1, name) + msg(2, opcode) + msg(3, shape_bytes) + num(35, id);
+  std::string m = bytes(1, name) + bytes(2, opcode) + bytes(3, shape_bytes) + num(35, id);
   if (!operands.empty()) m += packed(36, operands);
-  return msg(2, m + extra);  // HloComputationProto.instructions
+  return bytes(2, m + extra);  // HloComputationProto.instructions
 }
 
 // A module with a dot and a cuBLAS batched-GEMM custom call, and one GPU that ran both.
 std::string gemm_profile() {
   const std::string computation =
-      msg(1, "main") + instruction("p0", "parameter", shape(kF32, {64, 128}), 1) +
+      bytes(1, "main") + instruction("p0", "parameter", shape(kF32, {64, 128}), 1) +
       instruction("p1", "parameter", shape(kF32, {128, 32}), 2) +
-      instruction("dot.1", "dot", shape(kF32, {64, 32}), 3, {1, 2}, msg(30, packed(1, {1}) + packed(2, {0}))) +
+      instruction("dot.1", "dot", shape(kF32, {64, 32}), 3, {1, 2}, bytes(30, packed(1, {1}) + packed(2, {0}))) +
       instruction("p3", "parameter", shape(kF32, {8, 64, 128}), 4) +
       instruction("p4", "parameter", shape(kF32, {8, 128, 32}), 5) +
-      instruction("cublas-gemm.2", "custom-call", shape(kTuple, {}) + msg(4, shape(kF32, {8, 64, 32})), 6, {4, 5},
-                  msg(28, "__cublas$gemm") +
-                      msg(43, R"({"gemm_backend_config":{"dot_dimension_numbers":{"lhs_contracting_dimensions":["2"],)"
+      instruction("cublas-gemm.2", "custom-call", shape(kTuple, {}) + bytes(4, shape(kF32, {8, 64, 32})), 6, {4, 5},
+                  bytes(28, "__cublas$gemm") +
+                      bytes(43, R"({"gemm_backend_config":{"dot_dimension_numbers":{"lhs_contracting_dimensions":["2"],)"
                               R"("rhs_contracting_dimensions":["1"],"lhs_batch_dimensions":["0"],)"
                               R"("rhs_batch_dimensions":["0"]}}})"));
-  const std::string hlo_proto = msg(1, msg(3, computation));  // HloProto.hlo_module.computations
-  auto entry = [](uint64_t key, const std::string& value) { return num(1, key) + msg(2, value); };
+  const std::string hlo_proto = bytes(1, bytes(3, computation));  // HloProto.hlo_module.computations
+  auto entry = [](uint64_t key, const std::string& value) { return num(1, key) + bytes(2, value); };
   const std::string metadata =
-      msg(2, "/host:metadata") + msg(5, entry(1, num(1, 1) + msg(2, "Hlo Proto"))) +
-      msg(4, entry(1, num(1, 1) + msg(2, "jit_f(7)") + msg(5, num(1, 1) + msg(6, hlo_proto))));
-  auto stat_str = [](uint64_t id, const std::string& v) { return msg(4, num(1, id) + msg(5, v)); };
+      bytes(2, "/host:metadata") + bytes(5, entry(1, num(1, 1) + bytes(2, "Hlo Proto"))) +
+      bytes(4, entry(1, num(1, 1) + bytes(2, "jit_f(7)") + bytes(5, num(1, 1) + bytes(6, hlo_proto))));
+  auto stat_str = [](uint64_t id, const std::string& v) { return bytes(4, num(1, id) + bytes(5, v)); };
   auto event = [&](uint64_t kernel, uint64_t ps, const std::string& hlo_op) {
-    return msg(4, num(1, kernel) + num(3, ps) + stat_str(2, hlo_op) + stat_str(3, "jit_f") + msg(4, num(1, 4) + num(4, 7)));
+    return bytes(4, num(1, kernel) + num(3, ps) + stat_str(2, hlo_op) + stat_str(3, "jit_f") + bytes(4, num(1, 4) + num(4, 7)));
   };
   const std::string device =
-      msg(2, "/device:GPU:0") + msg(5, entry(2, num(1, 2) + msg(2, "hlo_op"))) +
-      msg(5, entry(3, num(1, 3) + msg(2, "hlo_module"))) + msg(5, entry(4, num(1, 4) + msg(2, "program_id"))) +
-      msg(4, entry(10, num(1, 10) + msg(2, "ampere_sgemm_64x32_nn"))) +
-      msg(4, entry(11, num(1, 11) + msg(2, "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n"))) +
-      msg(3, msg(2, "Stream #7(Kernel)") + event(10, 1'000'000, "dot.1") + event(11, 2'000'000, "cublas-gemm.2"));
-  return msg(1, metadata) + msg(1, device);
+      bytes(2, "/device:GPU:0") + bytes(5, entry(2, num(1, 2) + bytes(2, "hlo_op"))) +
+      bytes(5, entry(3, num(1, 3) + bytes(2, "hlo_module"))) + bytes(5, entry(4, num(1, 4) + bytes(2, "program_id"))) +
+      bytes(4, entry(10, num(1, 10) + bytes(2, "ampere_sgemm_64x32_nn"))) +
+      bytes(4, entry(11, num(1, 11) + bytes(2, "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n"))) +
+      bytes(3, bytes(2, "Stream #7(Kernel)") + event(10, 1'000'000, "dot.1") + event(11, 2'000'000, "cublas-gemm.2"));
+  return bytes(1, metadata) + bytes(1, device);
 }
 
 }  // namespace
