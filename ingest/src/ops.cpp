@@ -128,14 +128,15 @@ Phase phase_from_name(std::string_view raw) {
 
 CollectiveKind collective_kind_from_name(std::string_view raw) {
   const std::string s = lower(raw);
-  if (has(s, "reduce_scatter") || has(s, "reducescatter")) return CollectiveKind::reduce_scatter;
+  if (has(s, "reduce_scatter") || has(s, "reducescatter") || has(s, "reduce-scatter")) return CollectiveKind::reduce_scatter;
   if (has(s, "allreduce") || has(s, "all_reduce") || has(s, "all-reduce")) return CollectiveKind::allreduce;
   if (has(s, "allgather") || has(s, "all_gather") || has(s, "all-gather")) return CollectiveKind::allgather;
   if (has(s, "alltoall") || has(s, "all_to_all") || has(s, "all-to-all")) return CollectiveKind::alltoall;
   if (has(s, "broadcast") || has(s, "bcast")) return CollectiveKind::broadcast;
   if (has(s, "barrier")) return CollectiveKind::barrier;
   if (has(s, "reduce")) return CollectiveKind::reduce;
-  if (has(s, "send") || has(s, "recv") || has(s, "mpi_wait")) return CollectiveKind::send_recv;
+  if (has(s, "send") || has(s, "recv") || has(s, "mpi_wait") || has(s, "collective-permute"))
+    return CollectiveKind::send_recv;
   return CollectiveKind::other;
 }
 

@@ -34,6 +34,7 @@ struct Instr {
   std::vector<uint64_t> operands;
   std::string_view window, conv_dims, dot_dims, backend_config;
   int64_t groups = 1;
+  int64_t group_size = 0;  // collectives: ranks in the first replica group (0: not given)
 };
 
 // xla::PrimitiveType -> DType and bytes per element.
@@ -287,6 +288,16 @@ std::unordered_map<std::string, HloOpInfo> read_hlo_module(std::string_view hlo_
             case 36: pb::append_varints(f, in.operands, file); break;
             case 43: if (f.wire == pb::Wire::bytes) in.backend_config = f.bytes; break;
             case 50: if (f.wire == pb::Wire::varint) in.groups = static_cast<int64_t>(std::min<uint64_t>(f.value, 1u << 20)); break;
+            case 49:  // replica_groups: the first one's size is the collective's rank count
+              if (f.wire == pb::Wire::bytes && in.group_size == 0) {
+                std::vector<uint64_t> ids;
+                pb::Reader g(f.bytes, file, f.offset);
+                pb::Field h;
+                while (g.next(h))
+                  if (h.number == 1) pb::append_varints(h, ids, file);
+                in.group_size = static_cast<int64_t>(ids.size());
+              }
+              break;
             default: break;
           }
         }
@@ -326,6 +337,20 @@ std::unordered_map<std::string, HloOpInfo> read_hlo_module(std::string_view hlo_
         info.kind = g->batch > 1 ? OpKind::batched_gemm : OpKind::gemm;
         info.shape = *g;
         if (operands[0]) info.dtype = dtype_of(operands[0]->type);
+        out[in.name] = std::move(info);
+      }
+      continue;
+    }
+    // Collectives: the payload each rank contributes (all-gather's input, the others'
+    // input too) and the group size where the HLO gives it.
+    if (const OpKind named = classify_name(in.opcode); named == OpKind::collective) {
+      double payload = 0;
+      for (const Shape* sh : operands)
+        if (sh) payload += tensor_bytes(*sh);
+      if (payload > 0) {
+        info.kind = OpKind::collective;
+        info.shape = CollectiveShape{collective_kind_from_name(in.opcode), static_cast<int64_t>(payload), in.group_size};
+        info.bytes = payload;
         out[in.name] = std::move(info);
       }
       continue;

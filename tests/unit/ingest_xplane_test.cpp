@@ -45,7 +45,9 @@ std::string gemm_profile() {
                   bytes(28, "__cublas$gemm") +
                       bytes(43, R"({"gemm_backend_config":{"dot_dimension_numbers":{"lhs_contracting_dimensions":["2"],)"
                               R"("rhs_contracting_dimensions":["1"],"lhs_batch_dimensions":["0"],)"
-                              R"("rhs_batch_dimensions":["0"]}}})"));
+                              R"("rhs_batch_dimensions":["0"]}}})")) +
+      instruction("all-reduce.3", "all-reduce", shape(kF32, {64, 128}), 7, {1},
+                  bytes(49, packed(1, {0, 1, 2, 3, 4, 5, 6, 7})));  // one replica group of eight
   const std::string hlo_proto = bytes(1, bytes(3, computation));  // HloProto.hlo_module.computations
   auto entry = [](uint64_t key, const std::string& value) { return num(1, key) + bytes(2, value); };
   const std::string metadata =
@@ -60,7 +62,9 @@ std::string gemm_profile() {
       bytes(5, entry(3, num(1, 3) + bytes(2, "hlo_module"))) + bytes(5, entry(4, num(1, 4) + bytes(2, "program_id"))) +
       bytes(4, entry(10, num(1, 10) + bytes(2, "ampere_sgemm_64x32_nn"))) +
       bytes(4, entry(11, num(1, 11) + bytes(2, "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n"))) +
-      bytes(3, bytes(2, "Stream #7(Kernel)") + event(10, 1'000'000, "dot.1") + event(11, 2'000'000, "cublas-gemm.2"));
+      bytes(4, entry(12, num(1, 12) + bytes(2, "ncclDevKernel_AllReduce_Sum_f32_RING_LL"))) +
+      bytes(3, bytes(2, "Stream #7(Kernel)") + event(10, 1'000'000, "dot.1") + event(11, 2'000'000, "cublas-gemm.2") +
+                 event(12, 3'000'000, "all-reduce.3"));
   return bytes(1, metadata) + bytes(1, device);
 }
 
@@ -110,7 +114,7 @@ TEST_CASE("xplane: the shared JAX conv profile gives HLO ops with their kernels'
   CHECK(test::op_named(w, "__amd_rocclr_copyBuffer.kd").kind == OpKind::memcpy);
 }
 
-TEST_CASE("xplane: dots and cuBLAS GEMM custom calls get GEMM shapes from the module's HLO") {
+TEST_CASE("xplane: dots, cuBLAS GEMM custom calls and all-reduces get their shapes from the module's HLO") {
   ScratchDir dir;
   const std::string p = dir.file("gemm.xplane.pb");
   std::ofstream(p, std::ios::binary) << gemm_profile();
@@ -125,6 +129,9 @@ TEST_CASE("xplane: dots and cuBLAS GEMM custom calls get GEMM shapes from the mo
   CHECK(gemm.kind == OpKind::batched_gemm);
   CHECK(std::get<GemmShape>(gemm.shape) == GemmShape{64, 32, 128, 8});
   CHECK(*gemm.self_time_s == doctest::Approx(2e-6));
+  const Op& allreduce = test::op_named(w, "all-reduce.3");
+  CHECK(allreduce.kind == OpKind::collective);
+  CHECK(std::get<CollectiveShape>(allreduce.shape) == CollectiveShape{CollectiveKind::allreduce, 64 * 128 * 4, 8});
 }
 
 TEST_CASE("xplane: bad input names the file and byte offset and stores nothing") {
