@@ -37,21 +37,20 @@ void add_estimate_command(CLI::App& app, Globals& g) {
     Store store = open_store(g);
     auto stored = store.workload(o->workload);
     if (!stored) throw UsageError("no workload named '" + o->workload + "' (see `fomcast workloads`)");
-    const auto w = std::optional<Workload>(
-        with_epoch_size(std::move(*stored), o->batch > 0 ? std::optional<int64_t>(o->batch) : std::nullopt,
-                        o->samples > 0 ? std::optional<int64_t>(o->samples) : std::nullopt));
+    auto given = [](int64_t v) { return v > 0 ? std::optional<int64_t>(v) : std::nullopt; };
+    const Workload w = with_epoch_size(std::move(*stored), given(o->batch), given(o->samples));
     if (!store.platform(o->platform))
       throw UsageError("no platform named '" + o->platform + "' (see `fomcast platforms`)");
     const Catalog catalog = load_catalog(store);
     RunOptions opts;
     opts.nodes = o->nodes;
     if (o->epochs > 0) opts.epochs = o->epochs;
-    opts.measured = measured_passes(*w, store.calibrations(w->name));
-    const RunEstimate r = estimate_run(*w, o->platform, catalog, opts);
+    opts.measured = measured_passes(w, store.calibrations(w.name));
+    const RunEstimate r = estimate_run(w, o->platform, catalog, opts);
     if (o->json)
-      print_json(estimate_to_json(r, *w));
+      print_json(estimate_to_json(r, w));
     else
-      std::cout << estimate_to_text(r, *w, o->all ? w->ops.size() : o->top);
+      std::cout << estimate_to_text(r, w, o->all ? w.ops.size() : o->top);
   });
 }
 

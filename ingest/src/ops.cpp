@@ -225,6 +225,8 @@ int kernel_direction(std::string_view raw) {
   return 0;
 }
 
+std::string lowercase(std::string_view s) { return lower(s); }
+
 DType dtype_from_kernel_name(std::string_view raw) {
   const std::string s = lower(raw);
   // Tensile (rocBLAS, hipBLASLt): Cijk_<layout>_<types>_..., input types first.

@@ -24,6 +24,9 @@ CollectiveKind collective_kind_from_name(std::string_view name);
 // "train_step", "Iteration 3", "step"), so its calls count passes.
 bool is_step_name(std::string_view name);
 
+// ASCII lower case: the name rules compare names case-blind.
+std::string lowercase(std::string_view);
+
 // "void at::native::vectorized_elementwise_kernel<4, ...>(int, ...)" ->
 // "at::native::vectorized_elementwise_kernel": kernel names without their template and
 // argument lists, which make every instantiation look different.

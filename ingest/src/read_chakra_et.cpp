@@ -215,7 +215,7 @@ int detect_chakra_et(std::string_view head, std::string_view path) {
     if (!s.next(message, offset) || message.empty()) return 0;
     std::string schema;
     if (!read_metadata(message, kName, offset, schema)) return 0;
-    const bool et_name = path.size() >= 3 && path.substr(path.size() - 3) == ".et";
+    const bool et_name = path.ends_with(".et");
     // The next message must be a Node (a varint id and a name) when the head holds it.
     if (s.next(message, offset)) {
       const ChakraNode n = read_node(message, kName, offset);
@@ -296,11 +296,11 @@ Workload read_chakra_et(const InputFile& file, const IngestOptions& options) {
     return it == at.end() ? -1 : call_of[it->second];
   };
   if (!split)
-    for (auto& c : calls)
-      if (!nodes[c.node].ctrl_deps.empty()) {
-        const int64_t p = cpu_call(nodes[c.node].ctrl_deps.front());
-        if (p >= 0 && static_cast<std::size_t>(p) != static_cast<std::size_t>(&c - calls.data())) c.parent = p;
-      }
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      const auto& deps = nodes[calls[i].node].ctrl_deps;
+      const int64_t p = deps.empty() ? -1 : cpu_call(deps.front());
+      if (p >= 0 && static_cast<std::size_t>(p) != i) calls[i].parent = p;
+    }
 
   // Kernels to the calls that launched them.
   struct Orphan {
@@ -348,7 +348,7 @@ Workload read_chakra_et(const InputFile& file, const IngestOptions& options) {
     if (ph == Phase::forward && c.parent >= 0) ph = calls[static_cast<std::size_t>(c.parent)].phase;
     if (ph == Phase::forward && backward_threads.count(n.tid)) ph = Phase::backward;
     c.phase = ph;
-    if (n.name.rfind("ProfilerStep#", 0) == 0) ++steps;
+    if (n.name.starts_with("ProfilerStep#")) ++steps;
   }
 
   // What counts: with kernels, the calls that launched some; without, the innermost calls
@@ -356,7 +356,7 @@ Workload read_chakra_et(const InputFile& file, const IngestOptions& options) {
   std::vector<uint8_t> work_below(calls.size(), 0);
   auto does_work = [&](const Call& c) {
     const std::string& name = nodes[c.node].name;
-    return !is_et_annotation(name) && !is_free_op_name(name) && name.rfind("autograd::engine", 0) != 0;
+    return !is_et_annotation(name) && !is_free_op_name(name) && !name.starts_with("autograd::engine");
   };
   for (std::size_t i = calls.size(); i-- > 0;)
     if (calls[i].parent >= 0 && (does_work(calls[i]) || work_below[i]))

@@ -31,8 +31,6 @@ constexpr uint32_t kEventMetadataId = 1, kEventDurationPs = 3, kEventStats = 4;
 constexpr uint32_t kStatMetadataId = 1, kStatStr = 5, kStatRef = 7;
 constexpr uint32_t kMetadataName = 2;  // XEventMetadata.name and XStatMetadata.name
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
 // A map<int64, XEventMetadata / XStatMetadata> entry: key and the value's name.
 std::pair<uint64_t, std::string_view> map_entry_name(const pb::Field& entry, const std::string& file) {
   uint64_t key = 0;
@@ -111,11 +109,12 @@ Plane read_plane(const pb::Field& field, const std::string& file) {
     else if (f.number == kPlaneStatMetadata) stats.insert(map_entry_name(f, file));
   }
   if (p.name == "/host:metadata") read_module_protos(event_entries, stats, file, p);
-  if (!starts_with(p.name, "/device:")) return p;
+  if (!p.name.starts_with("/device:")) return p;
   // GPU planes hold one line per stream ("Stream #17(Kernel)"); post-processed profiles
   // add derived lines ("XLA Ops", "XLA Modules", "Steps") that repeat the same time. Streams
   // when there are any, else the "XLA Ops" line (TPU), else every line.
-  auto line_name = [&](const pb::Field& line) {
+  std::vector<std::string_view> line_names;
+  for (const auto& line : lines) {
     std::string_view name, display;
     pb::Reader lr(line.bytes, file, line.offset);
     pb::Field g;
@@ -123,13 +122,16 @@ Plane read_plane(const pb::Field& field, const std::string& file) {
       if (g.number == kLineName && g.wire == pb::Wire::bytes) name = g.bytes;
       if (g.number == kLineDisplayName && g.wire == pb::Wire::bytes) display = g.bytes;
     }
-    return name.empty() ? display : name;
-  };
-  const bool streams = std::any_of(lines.begin(), lines.end(), [&](const pb::Field& l) { return starts_with(line_name(l), "Stream #"); });
-  const bool xla_ops = std::any_of(lines.begin(), lines.end(), [&](const pb::Field& l) { return line_name(l) == "XLA Ops"; });
-  for (const auto& line : lines) {
-    const std::string_view lname = line_name(line);
-    if (streams ? !starts_with(lname, "Stream #") : xla_ops && lname != "XLA Ops") continue;
+    line_names.push_back(name.empty() ? display : name);
+  }
+  const bool streams =
+      std::any_of(line_names.begin(), line_names.end(), [](std::string_view n) { return n.starts_with("Stream #"); });
+  const bool xla_ops =
+      std::any_of(line_names.begin(), line_names.end(), [](std::string_view n) { return n == "XLA Ops"; });
+  for (std::size_t li = 0; li < lines.size(); ++li) {
+    const pb::Field& line = lines[li];
+    const std::string_view lname = line_names[li];
+    if (streams ? !lname.starts_with("Stream #") : xla_ops && lname != "XLA Ops") continue;
     pb::Reader lr(line.bytes, file, line.offset);
     pb::Field g;
     while (lr.next(g)) {
@@ -176,7 +178,7 @@ Plane read_plane(const pb::Field& field, const std::string& file) {
   return p;
 }
 
-bool is_plane_name(std::string_view s) { return starts_with(s, "/device:") || starts_with(s, "/host:"); }
+bool is_plane_name(std::string_view s) { return s.starts_with("/device:") || s.starts_with("/host:"); }
 
 }  // namespace
 
@@ -231,7 +233,7 @@ Workload read_xplane(const InputFile& file, const IngestOptions& options) {
     if (!module_protos.count(key)) {
       if (bare_names[std::string(k.hlo_module)] != 1) return nullptr;
       for (const auto& [name, m] : module_protos)
-        if (name.rfind(std::string(k.hlo_module) + "(", 0) == 0) key = name;
+        if (name.starts_with(std::string(k.hlo_module) + "(")) key = name;
     }
     auto m = module_protos.find(key);
     if (m == module_protos.end()) return nullptr;

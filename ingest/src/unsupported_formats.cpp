@@ -7,10 +7,6 @@
 namespace fomcast::ingest {
 namespace {
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 // Protobuf payloads are binary: control bytes that no JSON or text profile contains.
 bool binary(std::string_view head) {
   const auto n = std::min<std::size_t>(head.size(), 4096);
@@ -24,10 +20,10 @@ bool binary(std::string_view head) {
 
 std::string unsupported_format_message(std::string_view head, std::string_view path) {
   if (!binary(head)) return {};
-  if (ends_with(path, ".xplane.pb"))
+  if (path.ends_with(".xplane.pb"))
     return "named like an XPlane profile (.xplane.pb), but it does not start with a /host: or /device: plane; "
            "`--format xplane` reads it anyway and says where it fails";
-  if (ends_with(path, ".et"))
+  if (path.ends_with(".et"))
     return "named like a Chakra execution trace (.et), but its first messages are not a GlobalMetadata and a Node "
            "of et_def.proto; `--format chakra-et` reads it anyway and says where it fails";
   return {};

@@ -10,7 +10,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <optional>
 #include <vector>
 
@@ -110,12 +109,6 @@ int64_t varint_of(std::string_view message, uint32_t number, const std::string& 
   return v.empty() ? 0 : v.back();
 }
 
-std::string lower_ascii(std::string_view in) {
-  std::string s(in);
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 bool valid_dim(int64_t d, std::size_t rank) { return d >= 0 && static_cast<std::size_t>(d) < rank; }
 
 // A convolution (opcode or cuDNN / MIOpen custom call) -> ConvShape. The dimension numbers
@@ -123,7 +116,7 @@ bool valid_dim(int64_t d, std::size_t rank) { return d >= 0 && static_cast<std::
 // direction the custom call computes.
 std::optional<ConvShape> conv_of(const Instr& in, const std::vector<const Shape*>& operands, const std::string& file) {
   ConvShape c;
-  const std::string t = lower_ascii(in.target);
+  const std::string t = lowercase(in.target);
   const Shape* x = operands.size() > 0 ? operands[0] : nullptr;
   const Shape* w = operands.size() > 1 ? operands[1] : nullptr;
   const Shape* y = &array_shape(in.shape);
@@ -318,7 +311,7 @@ std::unordered_map<std::string, HloOpInfo> read_hlo_module(std::string_view hlo_
     HloOpInfo info;
     info.opcode = in.opcode;
     info.dtype = dtype_of(array_shape(in.shape).type);
-    const std::string target = lower_ascii(in.target);
+    const std::string target = lowercase(in.target);
     const bool conv = in.opcode == "convolution" || target.find("conv") != std::string::npos;
     const bool dot = in.opcode == "dot" || target.find("gemm") != std::string::npos ||
                      target.find("matmul") != std::string::npos;
