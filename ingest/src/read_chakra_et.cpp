@@ -15,6 +15,7 @@
 // traces (EtIndex, torch_ops).
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -30,7 +31,7 @@ namespace {
 namespace pb = protobuf;
 
 // et_def.proto: Node's fields, NodeType values, AttributeProto's value fields we read.
-constexpr uint32_t kNodeId = 1, kNodeName = 2, kNodeType = 3, kCtrlDeps = 4, kDataDeps = 5, kDuration = 7,
+constexpr uint32_t kNodeId = 1, kNodeName = 2, kNodeType = 3, kCtrlDeps = 4, kDataDeps = 5, kStart = 6, kDuration = 7,
                    kInputs = 8, kOutputs = 9, kAttr = 10;
 constexpr uint64_t kCommCollNode = 7;
 constexpr uint32_t kSint32Val = 15, kSint64Val = 17, kBoolVal = 27, kStringVal = 29;
@@ -41,6 +42,7 @@ struct ChakraNode {
   uint64_t type = 0;
   std::vector<uint64_t> ctrl_deps, data_deps;
   uint64_t duration_us = 0;
+  std::optional<uint64_t> start_us;  // the current converter writes it, the 2023 one does not
   std::string values = "[]", shapes = "[]", types = "[]", output_shapes = "[]";  // JSON texts
   bool cpu = true;
   int64_t rf_id = -1, tid = 0;
@@ -142,6 +144,7 @@ ChakraNode read_node(std::string_view message, const std::string& file, int64_t 
       case kNodeType: n.type = f.value; break;
       case kCtrlDeps: pb::append_varints(f, n.ctrl_deps, file); break;
       case kDataDeps: pb::append_varints(f, n.data_deps, file); break;
+      case kStart: if (f.wire == pb::Wire::varint) n.start_us = f.value; break;
       case kDuration: n.duration_us = f.value; break;
       case kInputs: read_io(f, file, &n.values, &n.shapes, &n.types); break;
       case kOutputs: read_io(f, file, nullptr, &n.output_shapes, nullptr); break;
@@ -309,7 +312,9 @@ Workload read_chakra_et(const InputFile& file, const IngestOptions& options) {
     DType dtype = DType::unknown;
   };
   std::map<std::string, Orphan> orphans;  // short kernel name -> its kernels
-  for (const auto& n : nodes) {
+  std::vector<int64_t> launcher_of(nodes.size(), -1);
+  for (std::size_t ni = 0; ni < nodes.size(); ++ni) {
+    const ChakraNode& n = nodes[ni];
     if (n.cpu) continue;
     int64_t launcher = -1;
     const auto& first_deps = split ? n.data_deps : n.ctrl_deps;
@@ -325,6 +330,7 @@ Workload read_chakra_et(const InputFile& file, const IngestOptions& options) {
       if (o.dtype == DType::unknown) o.dtype = dtype_from_kernel_name(n.name);
       continue;
     }
+    launcher_of[ni] = launcher;
     Call& c = calls[static_cast<std::size_t>(launcher)];
     c.gpu_us += us;
     ++c.kernels;
@@ -349,6 +355,35 @@ Workload read_chakra_et(const InputFile& file, const IngestOptions& options) {
     if (ph == Phase::forward && backward_threads.count(n.tid)) ph = Phase::backward;
     c.phase = ph;
     if (n.name.starts_with("ProfilerStep#")) ++steps;
+  }
+
+  // The pass time, where the trace has steps and start times: each ProfilerStep node's span
+  // from its start to the end of the last op or kernel under it, averaged.
+  std::optional<double> pass_s;
+  if (steps > 0) {
+    std::vector<int64_t> step_of(calls.size(), -1);
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      if (nodes[calls[i].node].name.starts_with("ProfilerStep#")) step_of[i] = static_cast<int64_t>(i);
+      else if (calls[i].parent >= 0 && static_cast<std::size_t>(calls[i].parent) < i)
+        step_of[i] = step_of[static_cast<std::size_t>(calls[i].parent)];
+    }
+    std::map<int64_t, uint64_t> step_end;
+    bool timed = true;
+    auto reach = [&](int64_t step, const ChakraNode& n) {
+      if (step < 0) return;
+      if (!n.start_us) timed = false;
+      else step_end[step] = std::max(step_end[step], *n.start_us + n.duration_us);
+    };
+    for (std::size_t i = 0; i < calls.size(); ++i) reach(step_of[i], nodes[calls[i].node]);
+    for (std::size_t ni = 0; ni < nodes.size(); ++ni)
+      if (launcher_of[ni] >= 0) reach(step_of[static_cast<std::size_t>(launcher_of[ni])], nodes[ni]);
+    double sum = 0;
+    for (const auto& [step, end] : step_end) {
+      const ChakraNode& n = nodes[calls[static_cast<std::size_t>(step)].node];
+      if (!n.start_us || end <= *n.start_us) timed = false;
+      else sum += static_cast<double>(end - *n.start_us);
+    }
+    if (timed && static_cast<int64_t>(step_end.size()) == steps) pass_s = sum / static_cast<double>(steps) * 1e-6;
   }
 
   // What counts: with kernels, the calls that launched some; without, the innermost calls
@@ -423,6 +458,7 @@ Workload read_chakra_et(const InputFile& file, const IngestOptions& options) {
   w.origin = "chakra-et";
   w.events = messages;
   w.passes = steps > 0 ? steps : 1;
+  w.pass_s = pass_s;
   w.ops = agg.finish(static_cast<double>(w.passes));
   std::stable_sort(w.ops.begin(), w.ops.end(), [](const Op& a, const Op& b) {
     return a.count * a.self_time_s.value_or(0) > b.count * b.self_time_s.value_or(0);
@@ -445,6 +481,11 @@ Workload read_chakra_et(const InputFile& file, const IngestOptions& options) {
     w.notes.push_back(std::to_string(orphans.size()) +
                       " kernel name(s) with no launching CPU op in the trace: listed by kernel name");
   if (steps == 0) w.notes.push_back("no ProfilerStep#N nodes: the trace counts as one pass");
+  if (pass_s)
+    w.notes.push_back("pass time: the mean span of the " + std::to_string(steps) +
+                      " ProfilerStep nodes, from each one's start to the end of the last op or kernel under it");
+  else if (steps > 0)
+    w.notes.push_back("no pass time: the steps' nodes carry no start times");
   conv_notes.add_to(w.notes);
   if (options.progress) options.progress(1, 1, "Chakra trace read");
   return w;

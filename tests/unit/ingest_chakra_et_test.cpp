@@ -34,9 +34,10 @@ std::string attr_bool(const std::string& name, bool v) { return pb::bytes(10, pb
 // the converter writes them).
 std::string node(uint64_t id, const std::string& name, const std::vector<uint64_t>& ctrl_deps, uint64_t duration_us,
                  bool cpu = true, const std::string& values = "", const std::string& shapes = "",
-                 const std::string& types = "") {
+                 const std::string& types = "", uint64_t start_us = 0) {
   std::string m = pb::num(1, id) + pb::bytes(2, name) + pb::num(3, 4);
   for (uint64_t d : ctrl_deps) m += pb::num(4, d);
+  if (start_us) m += pb::num(6, start_us);
   m += pb::num(7, duration_us);
   if (!shapes.empty()) m += pb::bytes(8, pb::bytes(1, values) + pb::bytes(2, shapes) + pb::bytes(3, types));
   m += attr_bool("is_cpu_op", cpu) + attr_int("tid", 1);
@@ -48,23 +49,27 @@ std::string metadata(const std::string& schema) {
 }
 
 // Two ProfilerStep nodes, each holding aten::linear > aten::addmm (one GEMM kernel) and
-// aten::relu (one kernel) and a view that launches nothing, as chakra_converter nests them.
-std::string current_layout_trace() {
+// aten::relu (one kernel) and a view that launches nothing, as chakra_converter nests them;
+// with start times (microseconds) where `timed`: each step spans 101 us, from its start to
+// the end of its view.
+std::string current_layout_trace(bool timed = false) {
   std::string t = metadata("1.1.0-chakra.0.0.4");
   const std::string addmm_values = "[[1, 2, 0, 64, 4, 'cuda:0'], [3, 4, 0, 4096, 4, 'cuda:0'], [5, 6, 0, 8192, 4, 'cuda:0'], 1, 1]";
   const std::string addmm_shapes = "[[64], [32, 128], [128, 64], [], []]";
   const std::string addmm_types = "['Tensor(float)', 'Tensor(float)', 'Tensor(float)', 'Int', 'Int']";
   for (uint64_t step = 0; step < 2; ++step) {
     const uint64_t b = 100 * (step + 1);
-    t += node(b, "ProfilerStep#" + std::to_string(step + 1), {}, 500);
-    t += node(b + 1, "aten::linear", {b}, 3);
-    t += node(b + 2, "aten::addmm", {b + 1}, 6, true, addmm_values, addmm_shapes, addmm_types);
-    t += node(b + 3, "ampere_sgemm_32x32_sliced1x4_tn", {b + 2}, 40 + step * 20, false);
-    t += node(b + 4, "aten::relu", {b}, 4, true, "[[7, 8, 0, 2048, 4, 'cuda:0']]", "[[32, 64]]", "['Tensor(float)']");
+    auto at = [&](uint64_t us) { return timed ? 1000 * (step + 1) + us : 0; };
+    t += node(b, "ProfilerStep#" + std::to_string(step + 1), {}, 5, true, "", "", "", at(0));  // exclusive time
+    t += node(b + 1, "aten::linear", {b}, 3, true, "", "", "", at(10));
+    t += node(b + 2, "aten::addmm", {b + 1}, 6, true, addmm_values, addmm_shapes, addmm_types, at(20));
+    t += node(b + 3, "ampere_sgemm_32x32_sliced1x4_tn", {b + 2}, 40 + step * 20, false, "", "", "", at(30));
+    t += node(b + 4, "aten::relu", {b}, 4, true, "[[7, 8, 0, 2048, 4, 'cuda:0']]", "[[32, 64]]", "['Tensor(float)']",
+              at(80 + step * 10));
     t += node(b + 5, "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::launch_clamp_scalar>",
-              {b + 4}, 5, false);
+              {b + 4}, 5, false, "", "", "", at(90 + step * 2));
     t += node(b + 6, "aten::view", {b}, 1, true, "[[7, 8, 0, 2048, 4, 'cuda:0'], [-1]]", "[[32, 64], [[1]]]",
-              "['Tensor(float)', 'GenericList[Int]']");
+              "['Tensor(float)', 'GenericList[Int]']", at(100));
   }
   return t;
 }
@@ -142,6 +147,14 @@ TEST_CASE("chakra-et: the current converter's layout (nested ops, kernels under 
   bool noted = false;
   for (const auto& n : w.notes) noted = noted || n.find("launched no kernel") != std::string::npos;
   CHECK(noted);
+  CHECK(!w.pass_s);  // no start times: no span to measure
+
+  // With start times each step spans 101 us: its pass time, which calibrates estimates.
+  const std::string timed = write(dir, "timed.et", current_layout_trace(true));
+  const Workload t = ingest_one(timed);
+  REQUIRE(t.pass_s);
+  CHECK(*t.pass_s == doctest::Approx(101e-6));
+  CHECK(op_time_sum_s(t) == doctest::Approx(50e-6 + 5e-6));
 }
 
 TEST_CASE("chakra-et: bad input names the file and byte offset and stores nothing") {
