@@ -11,12 +11,6 @@
 namespace fomcast::ingest {
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
-
 bool has(const std::string& s, std::string_view needle) { return s.find(needle) != std::string::npos; }
 
 template <std::size_t N>
@@ -100,7 +94,7 @@ bool optimizer_name(const std::string& s) {
 }  // namespace
 
 OpKind classify_name(std::string_view raw) {
-  const std::string s = lower(raw);
+  const std::string s = lowercase(raw);
   for (const auto& e : kExact)
     if (s == e.name) return e.kind;
   if (has_any(s, kCollective)) return OpKind::collective;
@@ -118,7 +112,7 @@ OpKind classify_name(std::string_view raw) {
 }
 
 Phase phase_from_name(std::string_view raw) {
-  const std::string s = lower(raw);
+  const std::string s = lowercase(raw);
   if (optimizer_name(s) || has(s, "optimizer.step") || has(s, "zero_grad")) return Phase::optimizer;
   if (has(s, "backward") || has(s, "grad") || has(s, "bprop") || has(s, "dgrad") || has(s, "wgrad") ||
       has(s, "autograd::engine"))
@@ -127,7 +121,7 @@ Phase phase_from_name(std::string_view raw) {
 }
 
 CollectiveKind collective_kind_from_name(std::string_view raw) {
-  const std::string s = lower(raw);
+  const std::string s = lowercase(raw);
   if (has(s, "reduce_scatter") || has(s, "reducescatter") || has(s, "reduce-scatter")) return CollectiveKind::reduce_scatter;
   if (has(s, "allreduce") || has(s, "all_reduce") || has(s, "all-reduce")) return CollectiveKind::allreduce;
   if (has(s, "allgather") || has(s, "all_gather") || has(s, "all-gather")) return CollectiveKind::allgather;
@@ -141,7 +135,7 @@ CollectiveKind collective_kind_from_name(std::string_view raw) {
 }
 
 bool is_step_name(std::string_view raw) {
-  const std::string s = lower(raw);
+  const std::string s = lowercase(raw);
   if (s.rfind("profilerstep", 0) == 0) return true;
   constexpr std::string_view kSteps[] = {"train_step", "training_step", "train_batch", "train_on_batch",
                                          "trainstep", "train step", "training step"};
@@ -215,7 +209,7 @@ std::string short_kernel_name(std::string_view n) {
 }
 
 int kernel_direction(std::string_view raw) {
-  const std::string s = lower(raw);
+  const std::string s = lowercase(raw);
   if (has(s, "wgrad") || has(s, "bprop_filter") || has(s, "backward_filter") || has(s, "_wrw") ||
       has(s, "wrw_") || has(s, "backward_weight") || has(s, "update_image"))
     return 2;
@@ -225,10 +219,14 @@ int kernel_direction(std::string_view raw) {
   return 0;
 }
 
-std::string lowercase(std::string_view s) { return lower(s); }
+std::string lowercase(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
 
 DType dtype_from_kernel_name(std::string_view raw) {
-  const std::string s = lower(raw);
+  const std::string s = lowercase(raw);
   // Tensile (rocBLAS, hipBLASLt): Cijk_<layout>_<types>_..., input types first.
   if (has(s, "cijk_")) {
     if (has(s, "_bbs_") || has(s, "_bb_") || has(s, "_bbh_")) return DType::bf16;

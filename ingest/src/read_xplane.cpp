@@ -217,28 +217,27 @@ Workload read_xplane(const InputFile& file, const IngestOptions& options) {
   if (planes.empty() || std::none_of(planes.begin(), planes.end(), [](const Plane& p) { return is_plane_name(p.name); }))
     throw InputError(path, "no /host: or /device: planes: not an XPlane profile", 0, 0);
 
-  // Compiled modules by name ("jit_f(15)") and by bare name when that is unique.
-  std::map<std::string, std::pair<std::string_view, pb::Field>> module_protos;
-  std::map<std::string, int> bare_names;
+  // Compiled modules by name ("jit_f(15)"), and by bare name ("jit_f") where that is unique
+  // (empty where two modules share it).
+  std::map<std::string, pb::Field> module_protos;
+  std::map<std::string, std::string> by_bare_name;
   for (const auto& p : planes)
     for (const auto& [name, proto] : p.modules) {
-      module_protos.emplace(std::string(name), std::pair{name, proto});
-      const auto bracket = name.rfind('(');
-      ++bare_names[std::string(name.substr(0, bracket == std::string_view::npos ? name.size() : bracket))];
+      module_protos.emplace(std::string(name), proto);
+      const std::string bare(name.substr(0, std::min(name.rfind('('), name.size())));
+      auto [it, fresh] = by_bare_name.try_emplace(bare, name);
+      if (!fresh) it->second.clear();
     }
   std::map<std::string, std::unordered_map<std::string, HloOpInfo>> module_ops;  // read on first use
   auto hlo_info = [&](const Kernel& k) -> const HloOpInfo* {
     if (k.hlo_op.empty() || k.hlo_module.empty()) return nullptr;
     std::string key = std::string(k.hlo_module) + "(" + std::to_string(k.program_id) + ")";
-    if (!module_protos.count(key)) {
-      if (bare_names[std::string(k.hlo_module)] != 1) return nullptr;
-      for (const auto& [name, m] : module_protos)
-        if (name.starts_with(std::string(k.hlo_module) + "(")) key = name;
-    }
+    if (!module_protos.count(key))
+      if (auto b = by_bare_name.find(std::string(k.hlo_module)); b != by_bare_name.end()) key = b->second;
     auto m = module_protos.find(key);
     if (m == module_protos.end()) return nullptr;
     auto [it, fresh] = module_ops.try_emplace(key);
-    if (fresh) it->second = read_hlo_module(m->second.second.bytes, path, m->second.second.offset);
+    if (fresh) it->second = read_hlo_module(m->second.bytes, path, m->second.offset);
     auto op = it->second.find(std::string(k.hlo_op));
     return op == it->second.end() ? nullptr : &op->second;
   };
