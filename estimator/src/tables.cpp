@@ -133,13 +133,8 @@ void index_group(TableGroup& g, const std::function<double(std::string_view)>& p
 
 }  // namespace
 
-ConvShape normalized_conv(ConvShape c) {
-  if (c.dims == 1) c.dims = 2;
-  return c;
-}
-
 OpShape table_shape(OpShape shape) {
-  if (auto* c = std::get_if<ConvShape>(&shape)) *c = normalized_conv(*c);
+  if (auto* c = std::get_if<ConvShape>(&shape); c && c->dims == 1) c->dims = 2;
   return shape;
 }
 

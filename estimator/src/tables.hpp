@@ -105,7 +105,6 @@ double interpolation_uncertainty(const TableGroup&, double distance);
 // A 1-D conv is a 2-D conv of height 1 (DeepBench's tables are 2-D): the form tables are
 // indexed and looked up in, so a conv1d measured by `fomcast bench` (stored as recorded,
 // dims 1) and one a workload asks for meet at one key.
-ConvShape normalized_conv(ConvShape);
 OpShape table_shape(OpShape);
 
 // M, N, K and batch without the transposes: TableGroup::by_mnk's key.
