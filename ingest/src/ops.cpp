@@ -219,12 +219,6 @@ int kernel_direction(std::string_view raw) {
   return 0;
 }
 
-std::string lowercase(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
-
 DType dtype_from_kernel_name(std::string_view raw) {
   const std::string s = lowercase(raw);
   // Tensile (rocBLAS, hipBLASLt): Cijk_<layout>_<types>_..., input types first.

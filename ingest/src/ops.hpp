@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fomcast/model.hpp"
+#include "fomcast/text.hpp"
 
 namespace fomcast::ingest {
 
@@ -25,7 +26,6 @@ CollectiveKind collective_kind_from_name(std::string_view name);
 bool is_step_name(std::string_view name);
 
 // ASCII lower case: the name rules compare names case-blind.
-std::string lowercase(std::string_view);
 
 // "void at::native::vectorized_elementwise_kernel<4, ...>(int, ...)" ->
 // "at::native::vectorized_elementwise_kernel": kernel names without their template and

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "fomcast/model.hpp"
+#include "fomcast/text.hpp"
 
 namespace fomcast {
 namespace {
@@ -83,17 +84,11 @@ constexpr std::pair<CollectiveKind, const char*> kCollectives[] = {
     {CollectiveKind::other, "other"},
 };
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
-
 }  // namespace
 
 std::string_view to_string(DType d) { return name_of(kDTypes, d); }
 std::optional<DType> parse_dtype(std::string_view text) {
-  const std::string l = lower(text);
+  const std::string l = lowercase(text);
   if (auto d = parse_name(kDTypes, std::string_view(l))) return d;
   return parse_name(kDTypeAliases, std::string_view(l));
 }

@@ -8,15 +8,9 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "fomcast/estimator.hpp"
+#include "fomcast/format.hpp"
 
 namespace fomcast {
-
-// 7475.2 -> "7,475.2" (decimals fixed, thousands separated).
-std::string format_number(double value, int decimals);
-// 0.000123 -> "0.000123", 1234.5 -> "1.23e+03": `digits` significant digits.
-std::string format_significant(double value, int digits = 3);
-// Seconds in the unit that reads best: "812 us", "4.21 ms", "3.50 s", "2.4 h".
-std::string format_duration(double seconds);
 
 // A plain text table: a header row, left-aligned text columns, right-aligned numbers.
 struct TextTable {

@@ -1,0 +1,18 @@
+// Numbers as people read them. Every printed number goes through these, so units and
+// rounding are the same in text, HTML and notes.
+#pragma once
+
+#include <string>
+
+namespace fomcast {
+
+// 7475.2 -> "7,475.2" (decimals fixed, thousands separated).
+std::string format_number(double value, int decimals);
+// 0.000123 -> "0.000123", 1234.5 -> "1.23e+03": `digits` significant digits.
+std::string format_significant(double value, int digits = 3);
+// Seconds in the unit that reads best: "812 us", "4.21 ms", "3.50 s", "2.4 h".
+std::string format_duration(double seconds);
+// A fraction as a percentage: 0.123 -> "12.3%" with `decimals` places after the point.
+std::string format_percent(double fraction, int decimals = 1);
+
+}  // namespace fomcast
