@@ -19,7 +19,7 @@
 
 #include "fomcast/error.hpp"
 #include "fomcast/model.hpp"
-#include "readers.hpp"
+#include "common/readers.hpp"
 
 namespace {
 

@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "json_scan.hpp"
+#include "decode/json_scan.hpp"
 
 namespace fs = std::filesystem;
 using fomcast::ingest::InputFile;

@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "fomcast/error.hpp"
-#include "readers.hpp"
+#include "common/readers.hpp"
 #include "test_support.hpp"
 
 using namespace fomcast;

@@ -2,8 +2,8 @@
 // a gzip that ends early is an error with a byte offset, never silently short data.
 #include <doctest/doctest.h>
 
-#include "input.hpp"
-#include "ops.hpp"
+#include "common/input.hpp"
+#include "common/ops.hpp"
 #include "fomcast/error.hpp"
 #include "test_support.hpp"
 

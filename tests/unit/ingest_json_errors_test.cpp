@@ -8,7 +8,7 @@
 
 #include "fomcast/error.hpp"
 #include "fomcast/ingest.hpp"
-#include "json_scan.hpp"
+#include "decode/json_scan.hpp"
 #include "test_support.hpp"
 
 using namespace fomcast;

@@ -2,7 +2,7 @@
 // collective a call is, and Python lambdas that are not the LAMB optimizer.
 #include <doctest/doctest.h>
 
-#include "ops.hpp"
+#include "common/ops.hpp"
 
 using namespace fomcast;
 using namespace fomcast::ingest;

@@ -7,8 +7,8 @@
 
 #include "ingest_text_support.hpp"
 #include "test_support.hpp"
-#include "text_scan.hpp"
-#include "tfprof_text.hpp"
+#include "decode/text_scan.hpp"
+#include "tensorflow/tfprof_text.hpp"
 
 using namespace fomcast;
 using fomcast::test::ingest_one;

@@ -6,7 +6,7 @@
 #include <map>
 #include <random>
 
-#include "self_time.hpp"
+#include "common/self_time.hpp"
 
 using namespace fomcast::ingest;
 

@@ -7,7 +7,7 @@
 
 #include "fomcast/ingest.hpp"
 #include "test_support.hpp"
-#include "torch_ops.hpp"
+#include "pytorch/torch_ops.hpp"
 
 using namespace fomcast;
 using namespace fomcast::ingest;

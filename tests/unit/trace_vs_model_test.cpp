@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fomcast/layers.hpp"
-#include "input.hpp"
+#include "common/input.hpp"
 #include "test_support.hpp"
 
 using namespace fomcast;

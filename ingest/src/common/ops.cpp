@@ -1,0 +1,244 @@
+// Name-based classification and op aggregation. The name rules follow the kernel naming of
+// the libraries in real traces: cuBLAS/CUTLASS (`sm80_xmma_gemm`, `cutlass::Kernel`,
+// `ampere_sgemm`), rocBLAS/Tensile (`Cijk_...`), cuDNN/MIOpen, Triton (`triton_poi_`,
+// `triton_red_`), neon (`sgemm_nn_128x128`, `sconv_direct_fprop`), PyTorch elementwise
+// kernels, NCCL/RCCL; and the op names of aten and TensorFlow.
+#include "common/ops.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace fomcast::ingest {
+namespace {
+
+bool has(const std::string& s, std::string_view needle) { return s.find(needle) != std::string::npos; }
+
+template <std::size_t N>
+bool has_any(const std::string& s, const std::string_view (&needles)[N]) {
+  for (auto n : needles)
+    if (has(s, n)) return true;
+  return false;
+}
+
+constexpr std::string_view kCollective[] = {"nccl", "rccl", "allreduce", "all_reduce", "allgather", "all_gather",
+                                            "reduce_scatter", "reducescatter", "alltoall", "all_to_all", "broadcast",
+                                            "c10d::", "multimem", "gloo:", "mpi_allreduce", "mpi_bcast",
+                                            // MPI as TAU and nsys name it: point-to-point and waits count as
+                                            // communication time too.
+                                            "mpi_send", "mpi_recv", "mpi_isend", "mpi_irecv", "mpi_sendrecv",
+                                            "mpi_wait", "mpi_barrier", "mpi_reduce", "mpi_gather", "mpi_scatter",
+                                            "mpi_ibcast", "mpi_iallreduce", "mpi collective sync",
+                                            // XLA's HLO collectives
+                                            "all-reduce", "all-gather", "reduce-scatter", "all-to-all",
+                                            "collective-permute"};
+constexpr std::string_view kMemcpy[] = {"memcpy", "memset", "copy device to", "copy host to", "memory copy",
+                                       "enqueuewritebuffer", "enqueuereadbuffer", "enqueuecopybuffer",
+                                       // ROCm's runtime copy and fill kernels
+                                       "rocclr_copy", "rocclr_fill"};
+constexpr std::string_view kOptimizer[] = {"adam", "sgd", "optimizer", "multi_tensor_apply", "momentum", "rmsprop",
+                                           "adagrad", "applygradientdescent", "apply_gradient"};
+constexpr std::string_view kNorm[] = {"batch_norm", "batchnorm", "layer_norm", "layernorm", "group_norm", "groupnorm",
+                                      "instance_norm", "bn_fw", "bn_bw", "rms_norm", "rmsnorm", "fusedbatchnorm",
+                                      "lrn", "local_response"};
+constexpr std::string_view kPool[] = {"pool"};
+constexpr std::string_view kEmbedding[] = {"embedding", "index_select", "indexselect", "gather_", "lookup"};
+constexpr std::string_view kConv[] = {"conv", "winograd", "implicit_gemm", "implicit_convolve", "fprop", "dgrad",
+                                      "wgrad", "miopen", "igemm", "precomputed_convolve", "xprop_image",
+                                      "update_image", "bprop_filter", "update_delta", "filter_dimshuffle", "im2col",
+                                      "im3d2col"};
+constexpr std::string_view kGemm[] = {"gemm", "cutlass", "cublas", "xmma", "sm80_", "sm90_", "sm75_", "sm70_",
+                                      "ampere_", "volta_", "turing_", "hopper", "maxwell_", "kepler_", "cijk_",
+                                      "matmul", "gemv", "aten::mm", "aten::addmm", "aten::bmm", "aten::linear",
+                                      "aten::baddbmm", "aten::dot", "dot'", "dot of", "wgmma", "hipblaslt",
+                                      "triton_tem"};
+constexpr std::string_view kReduction[] = {"reduce", "reduction", "softmax", "aten::sum", "aten::mean", "argmax",
+                                           "argmin", "triton_red", "triton_per", "_sum", "cross_entropy",
+                                           "crossentropy", "nll_loss", "_loss", "aten::max", "aten::min", "topk", "norm"};
+constexpr std::string_view kElementwise[] = {"elementwise", "vectorized", "unrolled", "triton_poi", "aten::add",
+                                             "aten::mul", "aten::sub", "aten::div", "relu", "gelu", "silu",
+                                             "sigmoid", "tanh", "dropout", "aten::copy", "aten::fill", "aten::zero",
+                                             "aten::clone", "aten::cat", "aten::where", "aten::exp", "aten::pow",
+                                             "aten::sqrt", "aten::rsqrt", "aten::neg", "aten::abs", "aten::threshold",
+                                             "aten::masked", "aten::to", "kernel_", "_kernel<", "transpose",
+                                             "nchwtonhwc", "nhwctonchw", "biasadd", "addn", "concat", "select",
+                                             "cast", "aten::clamp", "hardtanh", "hardswish", "softplus", "mish",
+                                             "aten::elu", "aten::erf", "aten::log", "aten::reciprocal", "aten::sin",
+                                             "aten::cos", "aten::floor", "aten::round", "aten::sign", "aten::lerp",
+                                             "aten::ones", "aten::zeros", "aten::_foreach_", "aten::uniform",
+                                             "aten::rand", "aten::bernoulli", "axpy"};
+
+// TF op types are short CamelCase words; match those exactly so "Add" does not catch
+// "AddN" rules twice and "Mul" is not mistaken for MatMul.
+struct Exact {
+  std::string_view name;
+  OpKind kind;
+};
+constexpr Exact kExact[] = {
+    {"matmul", OpKind::gemm},          {"batchmatmul", OpKind::batched_gemm}, {"batchmatmulv2", OpKind::batched_gemm},
+    {"aten::bmm", OpKind::batched_gemm}, {"aten::baddbmm", OpKind::batched_gemm}, {"add", OpKind::elementwise},
+    {"mul", OpKind::elementwise},      {"sub", OpKind::elementwise},          {"realdiv", OpKind::elementwise},
+    {"assign", OpKind::elementwise},   {"fill", OpKind::elementwise},         {"floor", OpKind::elementwise},
+    {"slice", OpKind::elementwise},    {"randomuniform", OpKind::elementwise}, {"relugrad", OpKind::elementwise},
+    {"biasaddgrad", OpKind::reduction}, {"sum", OpKind::reduction},           {"mean", OpKind::reduction},
+    {"variablev2", OpKind::other},     {"const", OpKind::other},              {"noop", OpKind::other},
+    {"identity", OpKind::other},
+    // Random fills, not normalisations.
+    {"aten::normal", OpKind::elementwise}, {"aten::normal_", OpKind::elementwise},
+};
+
+// LAMB the optimizer, not a Python <lambda> (cProfile lists many).
+bool optimizer_name(const std::string& s) {
+  return has_any(s, kOptimizer) || (has(s, "lamb") && !has(s, "lambda"));
+}
+
+}  // namespace
+
+OpKind classify_name(std::string_view raw) {
+  const std::string s = lowercase(raw);
+  for (const auto& e : kExact)
+    if (s == e.name) return e.kind;
+  if (has_any(s, kCollective)) return OpKind::collective;
+  if (has_any(s, kMemcpy)) return OpKind::memcpy;
+  if (optimizer_name(s)) return OpKind::optimizer;
+  if (has_any(s, kNorm)) return OpKind::normalization;
+  if (has_any(s, kPool)) return OpKind::pooling;
+  if (has_any(s, kEmbedding)) return OpKind::embedding;
+  if (has_any(s, kConv)) return OpKind::conv;
+  if (has(s, "bmm") && !has(s, "addmm")) return OpKind::batched_gemm;
+  if (has_any(s, kGemm)) return OpKind::gemm;
+  if (has_any(s, kReduction)) return OpKind::reduction;
+  if (has_any(s, kElementwise)) return OpKind::elementwise;
+  return OpKind::other;
+}
+
+Phase phase_from_name(std::string_view raw) {
+  const std::string s = lowercase(raw);
+  if (optimizer_name(s) || has(s, "optimizer.step") || has(s, "zero_grad")) return Phase::optimizer;
+  if (has(s, "backward") || has(s, "grad") || has(s, "bprop") || has(s, "dgrad") || has(s, "wgrad") ||
+      has(s, "autograd::engine"))
+    return Phase::backward;
+  return Phase::forward;
+}
+
+CollectiveKind collective_kind_from_name(std::string_view raw) {
+  const std::string s = lowercase(raw);
+  if (has(s, "reduce_scatter") || has(s, "reducescatter") || has(s, "reduce-scatter")) return CollectiveKind::reduce_scatter;
+  if (has(s, "allreduce") || has(s, "all_reduce") || has(s, "all-reduce")) return CollectiveKind::allreduce;
+  if (has(s, "allgather") || has(s, "all_gather") || has(s, "all-gather")) return CollectiveKind::allgather;
+  if (has(s, "alltoall") || has(s, "all_to_all") || has(s, "all-to-all")) return CollectiveKind::alltoall;
+  if (has(s, "broadcast") || has(s, "bcast")) return CollectiveKind::broadcast;
+  if (has(s, "barrier")) return CollectiveKind::barrier;
+  if (has(s, "reduce")) return CollectiveKind::reduce;
+  if (has(s, "send") || has(s, "recv") || has(s, "mpi_wait") || has(s, "collective-permute"))
+    return CollectiveKind::send_recv;
+  return CollectiveKind::other;
+}
+
+bool is_step_name(std::string_view raw) {
+  const std::string s = lowercase(raw);
+  if (s.rfind("profilerstep", 0) == 0) return true;
+  constexpr std::string_view kSteps[] = {"train_step", "training_step", "train_batch", "train_on_batch",
+                                         "trainstep", "train step", "training step"};
+  if (has_any(s, kSteps)) return true;
+  // "step", "iteration", "Step 12", "iter_3", "iteration#7": the whole name is a step label.
+  for (std::string_view word : {"step", "iteration", "iter"}) {
+    if (s.rfind(word, 0) != 0) continue;
+    std::size_t i = word.size();
+    if (i < s.size() && (s[i] == ' ' || s[i] == '_' || s[i] == '#' || s[i] == ':' || s[i] == '-')) ++i;
+    bool digits_only = true;
+    for (std::size_t j = i; j < s.size(); ++j)
+      if (!std::isdigit(static_cast<unsigned char>(s[j]))) digits_only = false;
+    if (digits_only && (i == s.size() || i == word.size() || std::isdigit(static_cast<unsigned char>(s[i]))))
+      return true;
+  }
+  return false;
+}
+
+void OpAggregator::add(const Op& op, double calls, std::optional<double> total_time_s) {
+  std::string key = std::string(to_string(op.kind));
+  key += '|';
+  key += shape_key(op.shape);
+  key += '|';
+  key += to_string(op.dtype);
+  key += '|';
+  key += to_string(op.phase);
+  key += '|';
+  key += op.name;
+  auto [it, inserted] = index_.try_emplace(std::move(key), slots_.size());
+  if (inserted) {
+    Slot slot;
+    slot.op = op;
+    slots_.push_back(std::move(slot));
+  }
+  Slot& s = slots_[it->second];
+  s.calls += calls;
+  if (total_time_s) {
+    s.time_s += *total_time_s;
+    s.timed = true;
+  }
+}
+
+std::vector<Op> OpAggregator::finish(double passes) const {
+  const double p = passes > 0 ? passes : 1;
+  std::vector<Op> out;
+  out.reserve(slots_.size());
+  for (const auto& s : slots_) {
+    if (s.calls <= 0) continue;
+    Op op = s.op;
+    op.count = s.calls / p;
+    op.self_time_s = s.timed ? std::optional<double>(s.time_s / s.calls) : std::nullopt;
+    out.push_back(std::move(op));
+  }
+  return out;
+}
+
+std::string short_kernel_name(std::string_view n) {
+  if (n.substr(0, 5) == "void ") n.remove_prefix(5);
+  std::string out;
+  int depth = 0;
+  for (char c : n) {
+    if (c == '<' || c == '(') ++depth;
+    else if (c == '>' || c == ')') depth = std::max(0, depth - 1);
+    else if (depth == 0) out.push_back(c);
+    if (c == '(' && depth == 1 && !out.empty()) break;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  if (out.empty()) out = std::string(n.substr(0, 120));
+  if (out.size() > 120) out.resize(120);
+  return out;
+}
+
+int kernel_direction(std::string_view raw) {
+  const std::string s = lowercase(raw);
+  if (has(s, "wgrad") || has(s, "bprop_filter") || has(s, "backward_filter") || has(s, "_wrw") ||
+      has(s, "wrw_") || has(s, "backward_weight") || has(s, "update_image"))
+    return 2;
+  if (has(s, "dgrad") || has(s, "bprop_data") || has(s, "backward_data") || has(s, "_bwd") ||
+      has(s, "bwd_") || has(s, "backward_input") || has(s, "xprop_image"))
+    return 1;
+  return 0;
+}
+
+DType dtype_from_kernel_name(std::string_view raw) {
+  const std::string s = lowercase(raw);
+  // Tensile (rocBLAS, hipBLASLt): Cijk_<layout>_<types>_..., input types first.
+  if (has(s, "cijk_")) {
+    if (has(s, "_bbs_") || has(s, "_bb_") || has(s, "_bbh_")) return DType::bf16;
+    if (has(s, "_hhs_") || has(s, "_hh_")) return DType::fp16;
+    if (has(s, "_sb_") || has(s, "_ss_")) return DType::fp32;
+    if (has(s, "_db_") || has(s, "_dd_")) return DType::fp64;
+    return DType::unknown;
+  }
+  if (has(s, "bf16")) return DType::bf16;
+  if (has(s, "tf32")) return DType::tf32;
+  if (has(s, "e4m3") || has(s, "e5m2") || has(s, "fp8")) return DType::fp8;
+  if (has(s, "fp16") || has(s, "f16") || has(s, "h884") || has(s, "h1688") || has(s, "h16816") || has(s, "hgemm") ||
+      has(s, "hmma"))
+    return DType::fp16;
+  if (has(s, "i8") || has(s, "int8") || has(s, "imma")) return DType::int8;
+  if (has(s, "dgemm") || has(s, "f64") || has(s, "double")) return DType::fp64;
+  if (has(s, "sgemm") || has(s, "scudnn") || has(s, "f32") || has(s, "float")) return DType::fp32;
+  return DType::unknown;
+}
+
+}  // namespace fomcast::ingest

@@ -1,0 +1,552 @@
+// nsys-sqlite: an Nsight Systems SQLite export (`nsys export --type sqlite`). GPU kernels
+// (CUPTI_ACTIVITY_KIND_KERNEL, names through StringIds), memory copies and sets, CUDA
+// runtime calls (to find which thread launched a kernel, and when), NVTX ranges (steps,
+// PyTorch emit_nvtx op ranges with input sizes, MPI calls). Table and column sets differ
+// between nsys versions, so everything is looked up in sqlite_master / table_info first
+// and a missing table is an empty one. The input is opened read-only and immutable.
+//
+// This reads an input file that happens to be SQLite; the fomcast database is only ever
+// touched by the store.
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "fomcast/error.hpp"
+#include "nsight/nvtx_ops.hpp"
+#include "common/ops.hpp"
+#include "common/text_readers.hpp"
+#include "decode/text_scan.hpp"
+
+namespace fomcast::ingest {
+namespace {
+
+constexpr std::string_view kSqliteMagic{"SQLite format 3\0", 16};
+constexpr double kNs = 1e-9;
+// Longer than any profiled run (nanoseconds in 10 days): a longer span is corrupt data.
+constexpr int64_t kMaxSpanNs = int64_t{864000} * 1000000000;
+
+// A read-only connection to the export; closes itself.
+class Export {
+ public:
+  Export(const InputFile& file) : path_(file.path()) {
+    int rc;
+    if (!file.in_memory() && !file.gzip()) {
+      rc = sqlite3_open_v2(uri(path_).c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+    } else {
+      // gzip or in memory: hand SQLite a private read-only copy of the bytes.
+      const std::string& bytes = file.bytes();
+      rc = sqlite3_open_v2(":memory:", &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, nullptr);
+      if (rc == SQLITE_OK) {
+        auto* copy = static_cast<unsigned char*>(sqlite3_malloc64(std::max<std::size_t>(bytes.size(), 1)));
+        if (!copy) throw InputError(path_, "out of memory copying the export");
+        std::memcpy(copy, bytes.data(), bytes.size());
+        rc = sqlite3_deserialize(db_, "main", copy, static_cast<sqlite3_int64>(bytes.size()),
+                                 static_cast<sqlite3_int64>(bytes.size()),
+                                 SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY);
+      }
+    }
+    if (rc != SQLITE_OK) fail("cannot open the SQLite export", "SQLite header");
+  }
+  ~Export() { sqlite3_close(db_); }
+  Export(const Export&) = delete;
+  Export& operator=(const Export&) = delete;
+
+  // Without a table to name, the fault is in the file's structure: sqlite_master.
+  [[noreturn]] void fail(const std::string& what, const std::string& field = "sqlite_master") const {
+    throw InputError(path_, what + ": " + (db_ ? sqlite3_errmsg(db_) : "out of memory"), 0, -1, field);
+  }
+
+  // Runs a query, calling row(stmt) per row; SQLite errors (a corrupt file) become InputError.
+  template <typename Fn>
+  void each(const std::string& sql, Fn&& row, const std::string& field = "sqlite_master") const {
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) fail("reading the export", field);
+    struct Finalize {
+      sqlite3_stmt* s;
+      ~Finalize() { sqlite3_finalize(s); }
+    } finalize{stmt};
+    int rc;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) row(stmt);
+    if (rc != SQLITE_DONE) fail("reading the export", field);
+  }
+
+  const std::string& path() const { return path_; }
+
+ private:
+  static std::string uri(const std::string& path) {
+    std::string out = "file:";
+    for (unsigned char c : path) {
+      if (std::isalnum(c) || c == '/' || c == '.' || c == '_' || c == '-' || c == '~') {
+        out += static_cast<char>(c);
+      } else {
+        char buf[4];
+        std::snprintf(buf, sizeof buf, "%%%02X", c);
+        out += buf;
+      }
+    }
+    return out + "?mode=ro&immutable=1";
+  }
+
+  std::string path_;
+  sqlite3* db_ = nullptr;
+};
+
+struct Schema {
+  std::map<std::string, std::set<std::string>> columns;  // table -> column names
+  bool has(const std::string& table) const { return columns.count(table) > 0; }
+  bool has(const std::string& table, const std::string& column) const {
+    auto it = columns.find(table);
+    return it != columns.end() && it->second.count(column) > 0;
+  }
+};
+
+Schema read_schema(const Export& db) {
+  Schema s;
+  std::vector<std::string> tables;
+  db.each("SELECT name FROM sqlite_master WHERE type = 'table'", [&](sqlite3_stmt* st) {
+    const auto* n = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+    if (n) tables.emplace_back(n);
+  });
+  for (const auto& t : tables) {
+    auto& cols = s.columns[t];
+    std::string quoted;
+    for (char c : t) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    db.each("SELECT name FROM pragma_table_info(\"" + quoted + "\")", [&](sqlite3_stmt* st) {
+      const auto* n = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+      if (n) cols.insert(n);
+    });
+  }
+  return s;
+}
+
+std::string text_at(sqlite3_stmt* st, int col) {
+  const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st, col));
+  return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(st, col))) : std::string();
+}
+
+// A name column holds a StringIds id (INTEGER) or, in some exports, the text itself.
+struct Names {
+  std::unordered_map<int64_t, std::string> ids;
+  int64_t unresolved = 0;
+  std::string at(sqlite3_stmt* st, int col) {
+    switch (sqlite3_column_type(st, col)) {
+      case SQLITE_INTEGER: {
+        auto it = ids.find(sqlite3_column_int64(st, col));
+        if (it != ids.end()) return it->second;
+        ++unresolved;
+        return "<unnamed>";
+      }
+      case SQLITE_TEXT: return text_at(st, col);
+      default: ++unresolved; return "<unnamed>";
+    }
+  }
+};
+
+// start and end of a row, checked; false when either is NULL.
+bool interval(sqlite3_stmt* st, int col, int64_t& start, int64_t& end, const Export& db, const std::string& table) {
+  const int ts = sqlite3_column_type(st, col), te = sqlite3_column_type(st, col + 1);
+  if (ts == SQLITE_NULL || te == SQLITE_NULL) return false;
+  if (ts != SQLITE_INTEGER || te != SQLITE_INTEGER)
+    throw InputError(db.path(), "start and end must be integer nanoseconds", 0, -1, table + ".start");
+  start = sqlite3_column_int64(st, col);
+  end = sqlite3_column_int64(st, col + 1);
+  if (end < start || end - start > kMaxSpanNs || start < 0)
+    throw InputError(db.path(), "a row ends before it starts or spans more than 10 days (start " +
+                                    std::to_string(start) + ", end " + std::to_string(end) + ")",
+                     0, -1, table + ".end");
+  return true;
+}
+
+const char* memcpy_direction(int64_t kind) {
+  // CUPTI's CUpti_ActivityMemcpyKind, stable across versions.
+  switch (kind) {
+    case 1: return "Memcpy HtoD";
+    case 2: return "Memcpy DtoH";
+    case 3: return "Memcpy HtoA";
+    case 4: return "Memcpy AtoH";
+    case 5: return "Memcpy AtoA";
+    case 6: return "Memcpy AtoD";
+    case 7: return "Memcpy DtoA";
+    case 8: return "Memcpy DtoD";
+    case 9: return "Memcpy HtoH";
+    case 10: return "Memcpy PtoP";
+    default: return "Memcpy";
+  }
+}
+
+struct Range {
+  int64_t start = 0, end = 0, tid = 0;
+  std::string text;
+  int64_t domain = 0;
+};
+
+struct Launch {
+  int64_t time = 0, tid = 0;
+};
+
+// Innermost range of one thread containing each query time: a sweep with a stack, so a
+// trace with millions of ranges and kernels stays O(n log n).
+class RangeIndex {
+ public:
+  void add(int64_t tid, std::size_t range, const Range& r) { by_thread_[tid].push_back({r.start, r.end, range}); }
+  void finish() {
+    for (auto& [tid, v] : by_thread_)
+      std::sort(v.begin(), v.end(), [](const Item& a, const Item& b) {
+        return a.start != b.start ? a.start < b.start : a.end > b.end;  // outer first
+      });
+  }
+  bool empty() const { return by_thread_.empty(); }
+  // queries: (tid, time, id) sorted by (tid, time); calls hit(id, range) for each match.
+  template <typename Fn>
+  void sweep(std::vector<std::tuple<int64_t, int64_t, std::size_t>>& queries, Fn&& hit) const {
+    std::sort(queries.begin(), queries.end());
+    std::size_t q = 0;
+    while (q < queries.size()) {
+      const int64_t tid = std::get<0>(queries[q]);
+      auto it = by_thread_.find(tid);
+      if (it == by_thread_.end()) {
+        while (q < queries.size() && std::get<0>(queries[q]) == tid) ++q;
+        continue;
+      }
+      const auto& items = it->second;
+      std::vector<const Item*> stack;
+      std::size_t next = 0;
+      for (; q < queries.size() && std::get<0>(queries[q]) == tid; ++q) {
+        const int64_t t = std::get<1>(queries[q]);
+        while (next < items.size() && items[next].start <= t) {
+          while (!stack.empty() && stack.back()->end < items[next].start) stack.pop_back();
+          stack.push_back(&items[next++]);
+        }
+        while (!stack.empty() && stack.back()->end < t) stack.pop_back();
+        if (!stack.empty()) hit(std::get<2>(queries[q]), stack.back()->range);
+      }
+    }
+  }
+
+ private:
+  struct Item {
+    int64_t start, end;
+    std::size_t range;
+  };
+  std::unordered_map<int64_t, std::vector<Item>> by_thread_;
+};
+
+// Steps, sorted by start; a time belongs to the step with the latest start at or before it.
+struct Steps {
+  std::vector<std::pair<int64_t, int64_t>> spans;
+  bool contains(int64_t t) const {
+    if (spans.empty()) return true;
+    auto it = std::upper_bound(spans.begin(), spans.end(), std::make_pair(t, INT64_MAX));
+    if (it == spans.begin()) return false;
+    --it;
+    return t <= it->second;
+  }
+};
+
+std::string metadata(const Export& db, const Schema& schema, const std::string& key) {
+  std::string value;
+  for (const char* table : {"META_DATA_EXPORT", "EXPORT_META_DATA"}) {
+    if (!schema.has(table, "name") || !schema.has(table, "value")) continue;
+    db.each(std::string("SELECT value FROM ") + table + " WHERE name = '" + key + "'",
+            [&](sqlite3_stmt* st) { value = text_at(st, 0); });
+    if (!value.empty()) break;
+  }
+  return value;
+}
+
+int64_t count_rows(const Export& db, const Schema& schema, const std::string& table) {
+  if (!schema.has(table)) return 0;
+  int64_t n = 0;
+  db.each("SELECT count(*) FROM " + table, [&](sqlite3_stmt* st) { n = sqlite3_column_int64(st, 0); });
+  return n;
+}
+
+}  // namespace
+
+int detect_nsys_sqlite(std::string_view head, std::string_view) {
+  if (head.substr(0, kSqliteMagic.size()) != kSqliteMagic) return 0;
+  for (std::string_view marker : {"CUPTI_ACTIVITY_KIND", "NVTX_EVENTS", "TARGET_INFO_", "StringIds"})
+    if (head.find(marker) != std::string_view::npos) return 95;
+  return 40;  // some SQLite file: the reader says clearly what it is not
+}
+
+Workload read_nsys_sqlite(const InputFile& file, const IngestOptions& options) {
+  const std::string& path = file.path();
+  const std::string_view head = file.head();
+  if (head.empty()) throw InputError(path, "empty file: not an Nsight Systems SQLite export", 0, 0);
+  if (head.substr(0, kSqliteMagic.size()) != kSqliteMagic)
+    throw InputError(path, "not a SQLite file (an Nsight Systems export starts with 'SQLite format 3')", 0, 0);
+  // PRAGMA application_id sits at byte 68 of the header; fomcast's own databases say FOMC.
+  if (head.size() >= 72 && head.substr(68, 4) == "FOMC")
+    throw InputError(path, "this is a fomcast database, not a profile to ingest", 0, 68);
+
+  const Export db(file);
+  const Schema schema = read_schema(db);
+  const std::string kKernel = "CUPTI_ACTIVITY_KIND_KERNEL", kMemcpy = "CUPTI_ACTIVITY_KIND_MEMCPY",
+                    kMemset = "CUPTI_ACTIVITY_KIND_MEMSET", kRuntime = "CUPTI_ACTIVITY_KIND_RUNTIME",
+                    kNvtx = "NVTX_EVENTS";
+  if (!schema.has(kKernel) && !schema.has(kMemcpy) && !schema.has(kMemset) && !schema.has(kNvtx)) {
+    if (schema.columns.empty())
+      throw InputError(path, "an empty SQLite database (no tables): not an Nsight Systems export", 0, -1, "sqlite_master");
+    throw InputError(path, "a SQLite database but not an Nsight Systems export: it has none of " + kKernel + ", " +
+                               kMemcpy + ", " + kMemset + ", " + kNvtx + " (export with `nsys export --type sqlite`)",
+                     0, -1, "sqlite_master");
+  }
+  auto need = [&](const std::string& table, std::initializer_list<const char*> cols) {
+    if (!schema.has(table)) return false;
+    for (const char* c : cols)
+      if (!schema.has(table, c))
+        throw InputError(path, "table " + table + " lacks column '" + c + "' (an nsys export of an unknown schema?)",
+                         0, -1, table + "." + c);
+    return true;
+  };
+  const bool have_kernels = need(kKernel, {"start", "end"});
+  const bool have_memcpy = need(kMemcpy, {"start", "end", "bytes"});
+  const bool have_memset = need(kMemset, {"start", "end", "bytes"});
+  const bool have_nvtx = need(kNvtx, {"start", "end", "eventType", "globalTid"});
+  const bool have_runtime = need(kRuntime, {"start", "correlationId", "globalTid"});
+
+  Names names;
+  if (schema.has("StringIds", "id") && schema.has("StringIds", "value"))
+    db.each("SELECT id, value FROM StringIds", [&](sqlite3_stmt* st) { names.ids[sqlite3_column_int64(st, 0)] = text_at(st, 1); });
+
+  Workload w;
+  w.origin = "nsys-sqlite";
+  const std::string version = metadata(db, schema, "EXPORT_SCHEMA_VERSION");
+  const std::string product = metadata(db, schema, "EXPORT_PRODUCT_VERSION");
+  std::string gpu;
+  if (schema.has("TARGET_INFO_GPU", "name"))
+    db.each("SELECT DISTINCT name FROM TARGET_INFO_GPU", [&](sqlite3_stmt* st) {
+      gpu += (gpu.empty() ? "" : ", ") + text_at(st, 0);
+    });
+  w.notes.push_back("Nsight Systems export" + (product.empty() ? std::string() : " from nsys " + product) +
+                    (version.empty() ? std::string() : ", schema " + version) + (gpu.empty() ? "" : "; GPU: " + gpu));
+
+  // NVTX: ranges (push/pop 59, start/end 60) with an end; domains (75) by id.
+  std::vector<Range> ranges;
+  std::map<int64_t, std::string> domains;
+  if (have_nvtx) {
+    const bool text_col = schema.has(kNvtx, "text"), text_id = schema.has(kNvtx, "textId"),
+               domain_col = schema.has(kNvtx, "domainId");
+    const std::string sql = std::string("SELECT start, end, eventType, globalTid, ") + (text_col ? "text" : "NULL") +
+                            ", " + (text_id ? "textId" : "NULL") + ", " + (domain_col ? "domainId" : "0") + " FROM " +
+                            kNvtx;
+    db.each(sql, [&](sqlite3_stmt* st) {
+      const int64_t type = sqlite3_column_int64(st, 2);
+      std::string label = sqlite3_column_type(st, 4) == SQLITE_TEXT ? text_at(st, 4)
+                          : sqlite3_column_type(st, 5) != SQLITE_NULL ? names.at(st, 5)
+                                                                      : std::string();
+      if (type == 75) {
+        domains[sqlite3_column_int64(st, 6)] = label;
+        return;
+      }
+      if (type != 59 && type != 60) return;
+      Range r;
+      if (!interval(st, 0, r.start, r.end, db, kNvtx)) return;
+      r.tid = sqlite3_column_int64(st, 3);
+      r.text = std::move(label);
+      r.domain = sqlite3_column_int64(st, 6);
+      ranges.push_back(std::move(r));
+    }, kNvtx);
+  }
+
+  Steps steps;
+  RangeIndex op_ranges;
+  std::vector<std::optional<nvtx::FrameworkOp>> framework(ranges.size());
+  std::vector<std::size_t> mpi;
+  int64_t other_mpi = 0;
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    const Range& r = ranges[i];
+    if (is_step_name(r.text)) {
+      steps.spans.emplace_back(r.start, r.end);
+    } else if ((framework[i] = nvtx::parse_framework_op(r.text))) {
+      op_ranges.add(r.tid, i, r);
+    } else if (auto d = domains.find(r.domain); d != domains.end() && d->second == "MPI") {
+      if (classify_name(r.text) == OpKind::collective) mpi.push_back(i);
+      else ++other_mpi;
+    }
+  }
+  std::sort(steps.spans.begin(), steps.spans.end());
+  op_ranges.finish();
+
+  // Which thread launched each GPU activity, and when: the runtime call with its correlation id.
+  std::unordered_map<int64_t, Launch> launches;
+  const bool need_launches = have_runtime && (!steps.spans.empty() || !op_ranges.empty());
+  if (need_launches)
+    db.each("SELECT correlationId, start, globalTid FROM " + kRuntime, [&](sqlite3_stmt* st) {
+      const int64_t id = sqlite3_column_int64(st, 0);
+      Launch l{sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2)};
+      auto [it, inserted] = launches.emplace(id, l);
+      if (!inserted && l.time < it->second.time) it->second = l;  // nested API calls: the outer one
+    }, kRuntime);
+
+  OpAggregator agg;
+  int64_t gpu_first = INT64_MAX, gpu_last = INT64_MIN, outside_steps = 0, kernels = 0, copies = 0;
+  auto gpu_span = [&](int64_t s, int64_t e) {
+    gpu_first = std::min(gpu_first, s);
+    gpu_last = std::max(gpu_last, e);
+  };
+  auto launch_of = [&](sqlite3_stmt* st, int corr_col, int64_t start) -> Launch {
+    if (corr_col >= 0 && sqlite3_column_type(st, corr_col) != SQLITE_NULL) {
+      auto it = launches.find(sqlite3_column_int64(st, corr_col));
+      if (it != launches.end()) return it->second;
+    }
+    return {start, -1};
+  };
+
+  if (have_kernels) {
+    std::string name_col;
+    for (const char* c : {"demangledName", "shortName", "mangledName", "name"})
+      if (name_col.empty() && schema.has(kKernel, c)) name_col = c;
+    if (name_col.empty()) throw InputError(path, "the kernel table has no name column", 0, -1, kKernel);
+    const bool corr = schema.has(kKernel, "correlationId");
+    struct Kernel {
+      std::string name;
+      double dur_s;
+    };
+    std::vector<Kernel> in_ops;  // kernels a framework op launched, matched below
+    std::vector<std::tuple<int64_t, int64_t, std::size_t>> queries;
+    db.each("SELECT start, end, " + name_col + ", " + (corr ? "correlationId" : "NULL") + " FROM " + kKernel,
+            [&](sqlite3_stmt* st) {
+              int64_t s, e;
+              if (!interval(st, 0, s, e, db, kKernel)) return;
+              ++kernels;
+              gpu_span(s, e);
+              const Launch l = launch_of(st, corr ? 3 : -1, s);
+              if (!steps.contains(l.time)) {
+                ++outside_steps;
+                return;
+              }
+              if (!op_ranges.empty() && l.tid != -1) {
+                queries.emplace_back(l.tid, l.time, in_ops.size());
+                in_ops.push_back({names.at(st, 2), static_cast<double>(e - s) * kNs});
+                return;
+              }
+              Op op;
+              op.name = names.at(st, 2);
+              op.kind = classify_name(op.name);
+              op.phase = phase_from_name(op.name);
+              agg.add(op, 1, static_cast<double>(e - s) * kNs);
+            }, kKernel);
+    // Kernels inside emit_nvtx op ranges: the op's time is the sum of its kernels.
+    std::map<std::size_t, double> op_time;  // range -> kernel seconds
+    std::vector<bool> matched(in_ops.size(), false);
+    op_ranges.sweep(queries, [&](std::size_t k, std::size_t range) {
+      op_time[range] += in_ops[k].dur_s;
+      matched[k] = true;
+    });
+    for (std::size_t k = 0; k < in_ops.size(); ++k) {
+      if (matched[k]) continue;
+      Op op;
+      op.name = in_ops[k].name;
+      op.kind = classify_name(op.name);
+      op.phase = phase_from_name(op.name);
+      agg.add(op, 1, in_ops[k].dur_s);
+    }
+    // Phase from the enclosing ranges too: emit_nvtx nests aten::mm inside MmBackward0.
+    RangeIndex all_ranges;
+    for (std::size_t i = 0; i < ranges.size(); ++i)
+      if (framework[i] && phase_from_name(framework[i]->name) == Phase::backward) all_ranges.add(ranges[i].tid, i, ranges[i]);
+    all_ranges.finish();
+    std::vector<std::tuple<int64_t, int64_t, std::size_t>> phase_queries;
+    for (const auto& [range, t] : op_time) phase_queries.emplace_back(ranges[range].tid, ranges[range].start, range);
+    std::set<std::size_t> backward;
+    all_ranges.sweep(phase_queries, [&](std::size_t range, std::size_t) { backward.insert(range); });
+    int64_t shaped = 0;
+    for (const auto& [range, t] : op_time) {
+      const auto& fw = *framework[range];
+      const auto s = nvtx::shape_from_sizes(fw.name, fw.sizes);
+      Op op;
+      op.name = fw.name;
+      op.kind = s.kind;
+      op.shape = s.shape;
+      op.phase = backward.count(range) ? Phase::backward : phase_from_name(fw.name);
+      if (!std::holds_alternative<std::monostate>(op.shape)) ++shaped;
+      agg.add(op, 1, t);
+    }
+    if (!op_time.empty())
+      w.notes.push_back(std::to_string(op_time.size()) + " emit_nvtx op range(s) launched kernels: each op's time is "
+                        "the sum of its kernels (" + std::to_string(shaped) + " with shapes from 'sizes = ')");
+  }
+
+  struct CopyBytes {
+    double bytes = 0, calls = 0;
+  };
+  std::map<std::string, CopyBytes> copy_bytes;
+  auto read_copies = [&](const std::string& table, bool is_memset) {
+    const bool corr = schema.has(table, "correlationId"), kind = schema.has(table, "copyKind");
+    db.each("SELECT start, end, bytes, " + std::string(kind ? "copyKind" : "0") + ", " +
+                (corr ? "correlationId" : "NULL") + " FROM " + table,
+            [&](sqlite3_stmt* st) {
+              int64_t s, e;
+              if (!interval(st, 0, s, e, db, table)) return;
+              const int64_t bytes = sqlite3_column_int64(st, 2);
+              if (bytes < 0) throw InputError(path, "negative byte count " + std::to_string(bytes), 0, -1, table + ".bytes");
+              ++copies;
+              gpu_span(s, e);
+              if (!steps.contains(launch_of(st, corr ? 4 : -1, s).time)) {
+                ++outside_steps;
+                return;
+              }
+              Op op;
+              op.name = is_memset ? "Memset" : memcpy_direction(sqlite3_column_int64(st, 3));
+              op.kind = OpKind::memcpy;
+              agg.add(op, 1, static_cast<double>(e - s) * kNs);
+              auto& cb = copy_bytes[op.name];
+              cb.bytes += static_cast<double>(bytes);
+              cb.calls += 1;
+            }, table);
+  };
+  if (have_memcpy) read_copies(kMemcpy, false);
+  if (have_memset) read_copies(kMemset, true);
+
+  for (std::size_t i : mpi) {
+    const Range& r = ranges[i];
+    if (!steps.contains(r.start)) {
+      ++outside_steps;
+      continue;
+    }
+    Op op;
+    op.name = r.text;
+    op.kind = OpKind::collective;  // no payload in the range: no shape
+    agg.add(op, 1, static_cast<double>(r.end - r.start) * kNs);
+  }
+
+  const double passes = steps.spans.empty() ? 1.0 : static_cast<double>(steps.spans.size());
+  w.ops = agg.finish(passes);
+  for (auto& op : w.ops)
+    if (auto it = copy_bytes.find(op.name); op.kind == OpKind::memcpy && it != copy_bytes.end())
+      op.bytes = it->second.bytes / it->second.calls;
+  w.passes = static_cast<int64_t>(passes);
+  if (!steps.spans.empty()) {
+    double total = 0;
+    for (const auto& [s, e] : steps.spans) total += static_cast<double>(e - s) * kNs;
+    w.pass_s = total / passes;
+    w.notes.push_back(std::to_string(steps.spans.size()) + " NVTX step range(s): passes counted from them; pass time = "
+                      "their mean length; GPU work launched outside them left out (" + std::to_string(outside_steps) +
+                      " activities)");
+  } else {
+    if (gpu_last > gpu_first) w.pass_s = static_cast<double>(gpu_last - gpu_first) * kNs;
+    w.notes.push_back("one pass: no NVTX step ranges; pass time = span of the GPU activity (first start to last end)");
+  }
+  w.events = count_rows(db, schema, kKernel) + count_rows(db, schema, kMemcpy) + count_rows(db, schema, kMemset) +
+             count_rows(db, schema, kRuntime) + count_rows(db, schema, kNvtx);
+  w.notes.push_back(std::to_string(kernels) + " kernels, " + std::to_string(copies) +
+                    " memory copies/sets; CUDA runtime calls are not ops (their time overlaps the GPU work)");
+  if (!mpi.empty() || other_mpi > 0)
+    w.notes.push_back(std::to_string(mpi.size()) + " MPI communication range(s) kept as collective ops (CPU time); " +
+                      std::to_string(other_mpi) + " other MPI range(s) (MPI_Init, ...) left out");
+  if (names.unresolved > 0)
+    w.notes.push_back(std::to_string(names.unresolved) + " name(s) missing from StringIds, shown as <unnamed>");
+  if (options.progress) options.progress(1, 1, "nsys export read");
+  return w;
+}
+
+}  // namespace fomcast::ingest

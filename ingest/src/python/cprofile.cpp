@@ -1,0 +1,252 @@
+// cprofile: Python cProfile statistics as pstats prints them. Three layouts:
+//   print_stats():   ncalls  tottime  percall  cumtime  percall filename:lineno(function)
+//   print_callers(): FUNCTION <- ncalls tottime cumtime CALLER   (one line per caller)
+//   print_callees(): FUNCTION -> ncalls tottime cumtime CALLEE   (one line per callee)
+// tottime is the self time. In the caller/callee layouts the numbers are per call site, so
+// a function's totals are the sums of its lines. ncalls "101202000/1002000" is total calls
+// over primitive (non-recursive) calls. The binary .pstats (Python marshal) is decoded by
+// pstats_marshal.cpp into the same statistics.
+#include <cctype>
+#include <cmath>
+#include <map>
+
+#include "fomcast/error.hpp"
+#include "common/ops.hpp"
+#include "python/pstats_marshal.hpp"
+#include "common/text_readers.hpp"
+#include "decode/text_scan.hpp"
+
+namespace fomcast::ingest {
+namespace {
+
+struct Stats {
+  double calls = 0, primitive = 0, tottime_s = 0;
+  int64_t first_line = 0;
+};
+
+enum class Layout { none, stats, callers, callees };
+
+// "102000" or "101202000/1002000" (total/primitive).
+bool parse_ncalls(std::string_view v, double& calls, double& primitive) {
+  const std::size_t slash = v.find('/');
+  const auto a = text::parse_count(v.substr(0, slash));
+  const auto b = slash == std::string_view::npos ? a : text::parse_count(v.substr(slash + 1));
+  if (!a || !b || *a > 1e15 || *b > *a) return false;
+  calls = *a;
+  primitive = *b;
+  return true;
+}
+
+// "variable.py:968(_backward_main)" -> "_backward_main"; "{method 'dot' ...}" stays whole.
+std::string_view function_part(std::string_view name) {
+  if (name.empty() || name.front() == '{' || name.back() != ')') return name;
+  const std::size_t open = name.rfind('(');
+  return open == std::string_view::npos ? name : name.substr(open + 1, name.size() - open - 2);
+}
+
+}  // namespace
+
+int detect_cprofile(std::string_view head, std::string_view path) {
+  if (pstats::looks_like_marshal(head)) return 60;
+  for (const auto& line : text::head_lines(head)) {
+    const auto t = text::trim(line.text);
+    if (text::starts_with(t, "ncalls") && text::contains(t, "tottime") && text::contains(t, "cumtime")) return 95;
+    if (text::starts_with(t, "Function") && (text::contains(t, "was called by...") || text::contains(t, "called...")))
+      return 90;
+    if (text::contains(t, "function calls") && text::contains(t, " in ") && text::contains(t, "seconds")) return 80;
+  }
+  (void)path;
+  return 0;
+}
+
+namespace {
+
+// The functions' statistics however the profile came, before passes are counted.
+struct Listing {
+  std::map<std::string, Stats> by_name;
+  std::vector<std::string> order;  // as listed
+  std::optional<double> total_s;
+  int64_t rows = 0;
+  std::vector<std::string> notes;
+};
+
+Listing read_binary(const InputFile& file) {
+  Listing l;
+  double total = 0;
+  for (auto& e : pstats::read_marshal(file.bytes(), file.path())) {
+    Stats& s = l.by_name[e.name];
+    if (s.calls == 0 && s.primitive == 0 && s.tottime_s == 0) l.order.push_back(e.name);
+    s.calls += e.calls;
+    s.primitive += e.primitive_calls;
+    s.tottime_s += e.tottime_s;
+    total += e.tottime_s;
+    ++l.rows;
+  }
+  // pstats' "in N seconds" is the sum of tottime.
+  if (total > 0) l.total_s = total;
+  l.notes.push_back("self time = tottime; binary .pstats (Python marshal) decoded");
+  return l;
+}
+
+Listing read_text(const InputFile& file) {
+  const std::string& path = file.path();
+  Listing listing;
+  auto& by_name = listing.by_name;
+  auto& order = listing.order;
+  auto& total_s = listing.total_s;
+  auto& rows = listing.rows;
+  Layout layout = Layout::none;
+  std::string current;        // callers/callees: the function the block is about
+  int64_t tables = 0;
+  bool more_tables = false;
+  std::vector<std::string_view> f;
+  std::string_view name;
+
+  auto add = [&](std::string_view fn, std::string_view ncalls, std::string_view tottime, int64_t line) {
+    double calls = 0, primitive = 0;
+    if (!parse_ncalls(ncalls, calls, primitive)) text::fail(path, line, "bad ncalls " + text::quote(ncalls));
+    const auto tt = text::parse_number(tottime);
+    if (!tt || *tt < 0 || *tt > 1e9) text::fail(path, line, "bad tottime " + text::quote(tottime));
+    auto [it, inserted] = by_name.try_emplace(std::string(fn));
+    if (inserted) {
+      order.push_back(it->first);
+      it->second.first_line = line;
+    }
+    it->second.calls += calls;
+    it->second.primitive += primitive;
+    it->second.tottime_s += *tt;
+    ++rows;
+  };
+
+  const auto lines = text::split_lines(file.bytes(), path);
+  for (const auto& line : lines) {
+    const auto t = text::trim(line.text);
+    if (t.empty()) continue;
+    if (text::contains(t, "function calls") && text::contains(t, "seconds")) {
+      // "101204007 function calls (1004007 primitive calls) in 23.045 seconds"
+      const std::size_t in = t.rfind(" in ");
+      const auto after_in = in == std::string_view::npos ? std::vector<std::string_view>{} : text::fields(t.substr(in + 4));
+      const auto secs = after_in.empty() ? std::nullopt : text::parse_number(after_in.front());
+      if (!secs || *secs < 0) text::fail(path, line.number, "bad total time in " + text::quote(t));
+      if (!total_s) total_s = *secs;
+      continue;
+    }
+    if (text::starts_with(t, "Ordered by:") || text::starts_with(t, "List reduced from") ||
+        text::starts_with(t, "Random listing order")) continue;
+    if (text::starts_with(t, "ncalls") && text::contains(t, "tottime")) {
+      if (layout == Layout::none) layout = Layout::stats;  // callers/callees keep their own layout
+      if (layout == Layout::stats && ++tables > 1) {
+        more_tables = true;
+        break;
+      }
+      continue;
+    }
+    if (text::starts_with(t, "Function") && text::contains(t, "was called by...")) {
+      layout = Layout::callers;
+      continue;
+    }
+    if (text::starts_with(t, "Function") && text::contains(t, "called...")) {
+      layout = Layout::callees;
+      continue;
+    }
+    switch (layout) {
+      case Layout::none:
+        // The date and file line pstats prints first ("Tue Sep  1 19:52:04 2020    x.pstats").
+        if (line.number <= 3 && rows == 0) continue;
+        text::fail(path, line.number, "expected the pstats header ('ncalls  tottime  percall  cumtime  percall "
+                                      "filename:lineno(function)'), got " + text::quote(t));
+      case Layout::stats:
+        if (!text::take_fields(t, 5, f, name) || name.empty())
+          text::fail(path, line.number, "expected 'ncalls tottime percall cumtime percall function', got " + text::quote(t));
+        for (int k : {2, 3, 4})
+          if (!text::parse_number(f[static_cast<std::size_t>(k)]) || *text::parse_number(f[static_cast<std::size_t>(k)]) < 0)
+            text::fail(path, line.number, "bad number " + text::quote(f[static_cast<std::size_t>(k)]));
+        add(name, f[0], f[1], line.number);
+        break;
+      case Layout::callers:
+      case Layout::callees: {
+        const std::string_view arrow = layout == Layout::callers ? "<-" : "->";
+        std::string_view entry = t;
+        if (const std::size_t a = line.text.find(arrow); a != std::string_view::npos && !std::isspace(static_cast<unsigned char>(line.text.front()))) {
+          current = std::string(text::trim(line.text.substr(0, a)));
+          if (current.empty()) text::fail(path, line.number, "no function name before '" + std::string(arrow) + "'");
+          entry = text::trim(line.text.substr(a + 2));
+          if (entry.empty()) continue;  // never called (callers) / calls nothing (callees)
+        } else if (current.empty()) {
+          text::fail(path, line.number, "a call-site line before any function line: " + text::quote(t));
+        }
+        if (!text::take_fields(entry, 3, f, name) || name.empty())
+          text::fail(path, line.number, "expected 'ncalls tottime cumtime function', got " + text::quote(entry));
+        const auto cum = text::parse_number(f[2]);
+        if (!cum || *cum < 0) text::fail(path, line.number, "bad cumtime " + text::quote(f[2]));
+        // Callers: the numbers are the block's function's; callees: the listed callee's.
+        add(layout == Layout::callers ? std::string_view(current) : name, f[0], f[1], line.number);
+        break;
+      }
+    }
+  }
+  if (layout == Layout::none) text::fail_at_end(path, lines, "not a pstats listing: no 'ncalls  tottime ...' header found");
+  if (by_name.empty()) text::fail_at_end(path, lines, "the pstats listing has no function rows");
+  listing.notes.push_back(std::string("self time = tottime; ") +
+                          (layout == Layout::stats     ? "print_stats listing"
+                           : layout == Layout::callers ? "print_callers listing: totals summed over callers"
+                                                       : "print_callees listing: totals summed over callers") +
+                          (layout == Layout::callers ? "; functions never called from a listed caller are left out" : ""));
+  if (more_tables) listing.notes.push_back("only the first pstats table was read");
+  return listing;
+}
+
+}  // namespace
+
+Workload read_cprofile(const InputFile& file, const IngestOptions&) {
+  Listing listing = pstats::looks_like_marshal(file.head()) ? read_binary(file) : read_text(file);
+  if (listing.by_name.empty()) throw InputError(file.path(), "the profile lists no functions", 0, 0);
+  const auto& order = listing.order;
+  auto& by_name = listing.by_name;
+  const auto& total_s = listing.total_s;
+  Workload w;
+  w.origin = "cprofile";
+  w.events = listing.rows;
+  // Passes: a step function's calls, else the backward pass's entry point (one per step).
+  std::string step_fn;
+  double passes = 0;
+  for (int rule = 0; rule < 2 && step_fn.empty(); ++rule) {
+    for (const auto& n : order) {
+      const std::string_view fn = function_part(n);
+      const bool match = rule == 0 ? is_step_name(fn) : (fn == "backward" || fn == "_backward_main" || fn == "run_backward");
+      if (match && by_name[n].primitive > passes) {
+        passes = by_name[n].primitive;
+        step_fn = n;
+      }
+    }
+  }
+  OpAggregator agg;
+  for (const auto& n : order) {
+    const Stats& s = by_name[n];
+    if (s.calls <= 0) continue;
+    const std::string_view fn = function_part(n);
+    Op op;
+    op.name = n;
+    op.kind = classify_name(fn);
+    op.phase = phase_from_name(fn);
+    agg.add(op, s.calls, s.tottime_s);
+  }
+  if (passes >= 1) {
+    w.passes = std::llround(passes);
+    w.notes.push_back("passes = calls of '" + step_fn + "' (" + std::to_string(w.passes) + "), one per training step");
+    if (total_s) w.pass_s = *total_s / passes;
+  } else {
+    passes = 1;
+    w.passes = 1;
+    w.notes.push_back("one pass: no step or backward function found, so counts are whole-run totals");
+    if (total_s && *total_s > 0) w.pass_s = *total_s;
+  }
+  w.ops = agg.finish(passes);
+  if (w.pass_s && *w.pass_s <= 0) w.pass_s.reset();
+  w.notes.insert(w.notes.end(), listing.notes.begin(), listing.notes.end());
+  if (total_s && w.pass_s)
+    w.notes.push_back("pass time = the profile's total time / passes (it includes any setup outside the steps)");
+  return w;
+}
+
+}  // namespace fomcast::ingest

@@ -1,0 +1,494 @@
+// Chakra execution traces in protobuf form (.et, MLCommons' et_def.proto): a varint-
+// delimited GlobalMetadata message, then one Node message per operation. CPU nodes carry
+// the PyTorch op with its inputs (values, shapes and types as Python-literal strings);
+// GPU nodes (attr is_cpu_op false) carry a kernel with its measured duration.
+//
+// Two generations of converter write it:
+//   - chakra_converter (2024 on): one node per op call, ctrl_deps = [the enclosing op],
+//     a GPU node's ctrl_deps = [the op that launched it], duration = exclusive time;
+//   - pytorch2chakra (2023): top-level ops only, each split into pieces named "op(0)",
+//     "op(1)", ... around its kernel launches, ctrl_deps chaining nodes in order, a GPU
+//     node's first data dependency = the piece that launched it.
+// Either way an op's time is the summed duration of the kernels it launched (ops that
+// launched none are host time, left to the pass's overhead line), or, in a trace without
+// GPU nodes, its own CPU time. Shapes go through the same rules as the JSON execution
+// traces (EtIndex, torch_ops).
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <unordered_map>
+
+#include "pytorch/execution_trace.hpp"
+#include "fomcast/error.hpp"
+#include "common/ops.hpp"
+#include "decode/protobuf_wire.hpp"
+#include "common/readers.hpp"
+
+namespace fomcast::ingest {
+namespace {
+
+namespace pb = protobuf;
+
+// et_def.proto: Node's fields, NodeType values, AttributeProto's value fields we read.
+constexpr uint32_t kNodeId = 1, kNodeName = 2, kNodeType = 3, kCtrlDeps = 4, kDataDeps = 5, kStart = 6, kDuration = 7,
+                   kInputs = 8, kOutputs = 9, kAttr = 10;
+constexpr uint64_t kCommCollNode = 7;
+constexpr uint32_t kSint32Val = 15, kSint64Val = 17, kBoolVal = 27, kStringVal = 29;
+
+struct ChakraNode {
+  uint64_t id = 0;
+  std::string name;
+  uint64_t type = 0;
+  std::vector<uint64_t> ctrl_deps, data_deps;
+  uint64_t duration_us = 0;
+  std::optional<uint64_t> start_us;  // the current converter writes it, the 2023 one does not
+  std::string values = "[]", shapes = "[]", types = "[]", output_shapes = "[]";  // JSON texts
+  bool cpu = true;
+  int64_t rf_id = -1, tid = 0;
+  int64_t offset = 0;  // of the message in the file
+};
+
+struct Attr {
+  std::string_view name;
+  bool has_int = false;
+  int64_t integer = 0;
+  std::string_view text;
+};
+
+// Python literals as the converters write them (str() of lists: 'quoted', True, None,
+// tuples) -> JSON. Quoted text is re-escaped; bare words other than the literals become
+// null rather than invalid JSON.
+std::string python_to_json(std::string_view in) {
+  std::string out;
+  out.reserve(in.size() + 8);
+  for (std::size_t i = 0; i < in.size();) {
+    const char c = in[i];
+    if (c == '\'' || c == '"') {
+      out.push_back('"');
+      for (++i; i < in.size() && in[i] != c; ++i) {
+        char d = in[i];
+        if (d == '\\' && i + 1 < in.size()) {
+          d = in[++i];
+          if (d == 'n') d = '\n';
+          else if (d == 't') d = '\t';
+        }
+        if (d == '"' || d == '\\') {
+          out.push_back('\\');
+          out.push_back(d);
+        } else if (static_cast<unsigned char>(d) < 0x20) {
+          out += ' ';
+        } else {
+          out.push_back(d);
+        }
+      }
+      out.push_back('"');
+      ++i;  // the closing quote (or the end)
+    } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      std::size_t j = i;
+      while (j < in.size() && (std::isalnum(static_cast<unsigned char>(in[j])) || in[j] == '_' || in[j] == '.')) ++j;
+      const std::string_view word = in.substr(i, j - i);
+      out += word == "True" ? "true" : word == "False" ? "false" : "null";
+      i = j;
+    } else if (c == '-' && in.substr(i, 4) == "-inf") {
+      out += "null";
+      i += 4;
+    } else {
+      out.push_back(c == '(' ? '[' : c == ')' ? ']' : c);
+      ++i;
+    }
+  }
+  return out;
+}
+
+int64_t zigzag(uint64_t v) { return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1); }
+
+Attr read_attr(std::string_view message, const std::string& file, int64_t base) {
+  Attr a;
+  pb::Reader r(message, file, base);
+  pb::Field f;
+  while (r.next(f)) {
+    if (f.number == 1 && f.wire == pb::Wire::bytes) {
+      a.name = f.bytes;
+    } else if (f.number == kStringVal && f.wire == pb::Wire::bytes) {
+      a.text = f.bytes;
+    } else if (f.wire == pb::Wire::varint && f.number >= 7 && f.number <= kBoolVal) {
+      a.has_int = true;
+      a.integer = f.number == kSint32Val || f.number == kSint64Val ? zigzag(f.value) : static_cast<int64_t>(f.value);
+    }
+  }
+  return a;
+}
+
+// IOInfo {values = 1, shapes = 2, types = 3}, each a Python-literal string.
+void read_io(const pb::Field& io, const std::string& file, std::string* values, std::string* shapes, std::string* types) {
+  pb::Reader r(io.bytes, file, io.offset);
+  pb::Field f;
+  while (r.next(f)) {
+    if (f.wire != pb::Wire::bytes) continue;
+    std::string* into = f.number == 1 ? values : f.number == 2 ? shapes : f.number == 3 ? types : nullptr;
+    if (into) *into = python_to_json(f.bytes);
+  }
+}
+
+ChakraNode read_node(std::string_view message, const std::string& file, int64_t base) {
+  ChakraNode n;
+  n.offset = base;
+  bool has_id = false;
+  pb::Reader r(message, file, base);
+  pb::Field f;
+  while (r.next(f)) {
+    switch (f.number) {
+      case kNodeId: has_id = f.wire == pb::Wire::varint; n.id = f.value; break;
+      case kNodeName: n.name.assign(f.bytes); break;
+      case kNodeType: n.type = f.value; break;
+      case kCtrlDeps: pb::append_varints(f, n.ctrl_deps, file); break;
+      case kDataDeps: pb::append_varints(f, n.data_deps, file); break;
+      case kStart: if (f.wire == pb::Wire::varint) n.start_us = f.value; break;
+      case kDuration: n.duration_us = f.value; break;
+      case kInputs: read_io(f, file, &n.values, &n.shapes, &n.types); break;
+      case kOutputs: read_io(f, file, nullptr, &n.output_shapes, nullptr); break;
+      case kAttr: {
+        if (f.wire != pb::Wire::bytes) break;
+        const Attr a = read_attr(f.bytes, file, f.offset);
+        if (a.name == "is_cpu_op" && a.has_int) n.cpu = a.integer != 0;
+        else if (a.name == "rf_id" && a.has_int) n.rf_id = a.integer;
+        else if (a.name == "tid" && a.has_int) n.tid = a.integer;
+        break;
+      }
+      default: break;  // fields this reader does not need
+    }
+  }
+  if (!has_id) throw InputError(file, "a Chakra node without an id (not an et_def.proto Node)", 0, base);
+  // Kernel durations are microseconds as integers: a day is already implausible.
+  if (n.duration_us > 86'400'000'000ull)
+    throw InputError(file, "node " + std::to_string(n.id) + " lasts " + std::to_string(n.duration_us) + " us", 0, base);
+  return n;
+}
+
+// GlobalMetadata {version = 1 (string), attr = 2 (AttributeProto)}: its schema, or the
+// empty string when the first message is not metadata (a Node has a varint id).
+bool read_metadata(std::string_view message, const std::string& file, int64_t base, std::string& schema) {
+  pb::Reader r(message, file, base);
+  pb::Field f;
+  bool any = false;
+  while (r.next(f)) {
+    if (f.wire != pb::Wire::bytes || (f.number != 1 && f.number != 2)) return false;
+    any = true;
+    if (f.number == 1 && schema.empty()) schema.assign(f.bytes);
+    if (f.number == 2) {
+      const Attr a = read_attr(f.bytes, file, f.offset);
+      if (a.name == "schema" && !a.text.empty()) schema.assign(a.text);
+    }
+  }
+  return any;
+}
+
+// "aten::conv2d(3)" -> "aten::conv2d", 3; a name without a piece number -> -1.
+int64_t piece_of(std::string& name) {
+  if (name.empty() || name.back() != ')') return -1;
+  const auto open = name.rfind('(');
+  if (open == std::string::npos || open + 2 >= name.size()) return -1;
+  int64_t k = 0;
+  for (std::size_t i = open + 1; i + 1 < name.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(name[i])) || k > 1'000'000) return -1;
+    k = k * 10 + (name[i] - '0');
+  }
+  name.resize(open);
+  return k;
+}
+
+// One op call: a CPU node, or (split traces) the pieces of one.
+struct Call {
+  std::size_t node = 0;  // the (first) CPU node
+  int64_t parent = -1;   // index into calls, -1 none
+  double cpu_us = 0, gpu_us = 0, data_us = 0, filter_us = 0;
+  int kernels = 0;
+  Phase phase = Phase::forward;
+};
+
+}  // namespace
+
+int detect_chakra_et(std::string_view head, std::string_view path) {
+  try {
+    static const std::string kName = "<head>";
+    pb::DelimitedStream s(head, kName);
+    std::string_view message;
+    int64_t offset = 0;
+    if (!s.next(message, offset) || message.empty()) return 0;
+    std::string schema;
+    if (!read_metadata(message, kName, offset, schema)) return 0;
+    const bool et_name = path.ends_with(".et");
+    // The next message must be a Node (a varint id and a name) when the head holds it.
+    if (s.next(message, offset)) {
+      const ChakraNode n = read_node(message, kName, offset);
+      return n.name.empty() ? 0 : 96;
+    }
+    return et_name && !schema.empty() ? 90 : 0;
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+Workload read_chakra_et(const InputFile& file, const IngestOptions& options) {
+  const std::string& path = file.path();
+  const std::string& data = file.bytes();
+  pb::DelimitedStream stream(data, path);
+  std::string_view message;
+  int64_t offset = 0;
+  std::string schema;
+  std::vector<ChakraNode> nodes;
+  std::unordered_map<uint64_t, std::size_t> at;
+  bool first = true;
+  int64_t messages = 0;
+  while (stream.next(message, offset)) {
+    ++messages;
+    if (first && read_metadata(message, path, offset, schema)) {
+      first = false;
+      continue;
+    }
+    first = false;
+    ChakraNode n = read_node(message, path, offset);
+    if (!at.emplace(n.id, nodes.size()).second)
+      throw InputError(path, "node id " + std::to_string(n.id) + " appears twice", 0, offset);
+    nodes.push_back(std::move(n));
+    if (options.progress && nodes.size() % 4096 == 0)
+      options.progress(static_cast<double>(offset), static_cast<double>(data.size()), "Chakra nodes");
+  }
+  if (nodes.empty()) throw InputError(path, "no Chakra nodes: not a Chakra execution trace", 0, 0);
+
+  // Which converter wrote it: piece-numbered CPU op names mean the 2023 one.
+  std::vector<int64_t> piece(nodes.size(), -1);
+  std::size_t cpu_nodes = 0, pieces = 0, gpu_nodes = 0;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (!nodes[i].cpu) {
+      ++gpu_nodes;
+      continue;
+    }
+    ++cpu_nodes;
+    piece[i] = piece_of(nodes[i].name);
+    if (piece[i] >= 0) ++pieces;
+  }
+  const bool split = pieces * 2 > cpu_nodes;
+
+  // CPU nodes -> calls (pieces of one op merged: "op(0)" starts a call, "op(k)" joins the
+  // latest call of that name).
+  std::vector<Call> calls;
+  std::vector<int64_t> call_of(nodes.size(), -1);
+  std::unordered_map<std::string, std::size_t> open_call;  // name and thread -> latest call
+  auto call_key = [&](std::size_t i) { return nodes[i].name + '\x1f' + std::to_string(nodes[i].tid); };
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (!nodes[i].cpu) continue;
+    if (split && piece[i] > 0) {
+      if (auto it = open_call.find(call_key(i)); it != open_call.end()) {
+        call_of[i] = static_cast<int64_t>(it->second);
+        calls[it->second].cpu_us += static_cast<double>(nodes[i].duration_us);
+        continue;
+      }
+    }
+    call_of[i] = static_cast<int64_t>(calls.size());
+    if (split) open_call[call_key(i)] = calls.size();
+    Call c;
+    c.node = i;
+    c.cpu_us = static_cast<double>(nodes[i].duration_us);
+    calls.push_back(c);
+  }
+  if (calls.empty()) throw InputError(path, "no CPU op nodes: nothing to name the kernels by", 0, 0);
+  auto cpu_call = [&](uint64_t id) -> int64_t {
+    auto it = at.find(id);
+    return it == at.end() ? -1 : call_of[it->second];
+  };
+  if (!split)
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      const auto& deps = nodes[calls[i].node].ctrl_deps;
+      const int64_t p = deps.empty() ? -1 : cpu_call(deps.front());
+      if (p >= 0 && static_cast<std::size_t>(p) != i) calls[i].parent = p;
+    }
+
+  // Kernels to the calls that launched them.
+  struct Orphan {
+    double us = 0;
+    int count = 0;
+    DType dtype = DType::unknown;
+  };
+  std::map<std::string, Orphan> orphans;  // short kernel name -> its kernels
+  std::vector<int64_t> launcher_of(nodes.size(), -1);
+  for (std::size_t ni = 0; ni < nodes.size(); ++ni) {
+    const ChakraNode& n = nodes[ni];
+    if (n.cpu) continue;
+    int64_t launcher = -1;
+    const auto& first_deps = split ? n.data_deps : n.ctrl_deps;
+    const auto& then_deps = split ? n.ctrl_deps : n.data_deps;
+    for (const auto* deps : {&first_deps, &then_deps})
+      for (uint64_t d : *deps)
+        if (launcher < 0) launcher = cpu_call(d);
+    const auto us = static_cast<double>(n.duration_us);
+    if (launcher < 0) {
+      auto& o = orphans[short_kernel_name(n.name)];
+      o.us += us;
+      o.count += 1;
+      if (o.dtype == DType::unknown) o.dtype = dtype_from_kernel_name(n.name);
+      continue;
+    }
+    launcher_of[ni] = launcher;
+    Call& c = calls[static_cast<std::size_t>(launcher)];
+    c.gpu_us += us;
+    ++c.kernels;
+    const int dir = kernel_direction(n.name);
+    if (dir == 1) c.data_us += us;
+    if (dir == 2) c.filter_us += us;
+  }
+
+  // Phases: by name, inherited from the enclosing op, and backward for the autograd
+  // thread (the thread other than the first op's that runs *_backward ops).
+  const int64_t main_tid = nodes[calls.front().node].tid;
+  std::set<int64_t> backward_threads;
+  for (const auto& c : calls) {
+    const ChakraNode& n = nodes[c.node];
+    if (n.tid != main_tid && phase_from_name(n.name) == Phase::backward) backward_threads.insert(n.tid);
+  }
+  int64_t steps = 0;
+  for (auto& c : calls) {  // parents come first: ids grow as ops start
+    const ChakraNode& n = nodes[c.node];
+    Phase ph = phase_from_name(n.name);
+    if (ph == Phase::forward && c.parent >= 0) ph = calls[static_cast<std::size_t>(c.parent)].phase;
+    if (ph == Phase::forward && backward_threads.count(n.tid)) ph = Phase::backward;
+    c.phase = ph;
+    if (n.name.starts_with("ProfilerStep#")) ++steps;
+  }
+
+  // The pass time, where the trace has steps and start times: each ProfilerStep node's span
+  // from its start to the end of the last op or kernel under it, averaged.
+  std::optional<double> pass_s;
+  if (steps > 0) {
+    std::vector<int64_t> step_of(calls.size(), -1);
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      if (nodes[calls[i].node].name.starts_with("ProfilerStep#")) step_of[i] = static_cast<int64_t>(i);
+      else if (calls[i].parent >= 0 && static_cast<std::size_t>(calls[i].parent) < i)
+        step_of[i] = step_of[static_cast<std::size_t>(calls[i].parent)];
+    }
+    std::map<int64_t, uint64_t> step_end;
+    bool timed = true;
+    auto reach = [&](int64_t step, const ChakraNode& n) {
+      if (step < 0) return;
+      if (!n.start_us) timed = false;
+      else step_end[step] = std::max(step_end[step], *n.start_us + n.duration_us);
+    };
+    for (std::size_t i = 0; i < calls.size(); ++i) reach(step_of[i], nodes[calls[i].node]);
+    for (std::size_t ni = 0; ni < nodes.size(); ++ni)
+      if (launcher_of[ni] >= 0) reach(step_of[static_cast<std::size_t>(launcher_of[ni])], nodes[ni]);
+    double sum = 0;
+    for (const auto& [step, end] : step_end) {
+      const ChakraNode& n = nodes[calls[static_cast<std::size_t>(step)].node];
+      if (!n.start_us || end <= *n.start_us) timed = false;
+      else sum += static_cast<double>(end - *n.start_us);
+    }
+    if (timed && static_cast<int64_t>(step_end.size()) == steps) pass_s = sum / static_cast<double>(steps) * 1e-6;
+  }
+
+  // What counts: with kernels, the calls that launched some; without, the innermost calls
+  // doing work (a wrapper's time is its own host time).
+  std::vector<uint8_t> work_below(calls.size(), 0);
+  auto does_work = [&](const Call& c) {
+    const std::string& name = nodes[c.node].name;
+    return !is_et_annotation(name) && !is_free_op_name(name) && !name.starts_with("autograd::engine");
+  };
+  for (std::size_t i = calls.size(); i-- > 0;)
+    if (calls[i].parent >= 0 && (does_work(calls[i]) || work_below[i]))
+      work_below[static_cast<std::size_t>(calls[i].parent)] = 1;
+  EtIndex et;
+  et.set_schema(schema);
+  et.set_elements(messages);
+  std::vector<std::size_t> counted;
+  int64_t host_only = 0;
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    const Call& c = calls[i];
+    const bool counts = gpu_nodes ? c.kernels > 0 : does_work(c) && !work_below[i];
+    if (!counts) {
+      if (gpu_nodes && does_work(c)) ++host_only;
+      continue;
+    }
+    const ChakraNode& n = nodes[c.node];
+    EtRawNode raw;
+    raw.name = n.name;
+    raw.values = n.values;
+    raw.shapes = n.shapes;
+    raw.types = n.types;
+    raw.output_shapes = n.output_shapes;
+    raw.id = static_cast<int64_t>(n.id);
+    raw.rf_id = n.rf_id;
+    raw.tid = n.tid;
+    et.add(raw);
+    counted.push_back(i);
+  }
+  if (counted.empty() && orphans.empty()) throw InputError(path, "no op in the trace did any work", 0, 0);
+
+  struct Sum {
+    double calls = 0, us = 0, data_us = 0, filter_us = 0;
+  };
+  std::map<std::pair<uint32_t, Phase>, Sum> by_proto;
+  for (std::size_t k = 0; k < counted.size(); ++k) {
+    const Call& c = calls[counted[k]];
+    Sum& s = by_proto[{et.nodes()[k].proto, c.phase}];
+    s.calls += 1;
+    s.us += gpu_nodes ? c.gpu_us : c.cpu_us;
+    s.data_us += c.data_us;
+    s.filter_us += c.filter_us;
+  }
+  ConvHints hints;
+  for (uint32_t p = 0; p < et.protos(); ++p) hints.learn(et.call(p));
+  OpAggregator agg;
+  ConvNotes conv_notes;
+  for (const auto& [key, s] : by_proto) {
+    const TorchCall call = et.call(key.first);
+    const ShapedCall sc = shape_torch_call(call, hints);
+    conv_notes.count(sc, s.us * 1e-6, s.data_us * 1e-6, s.filter_us * 1e-6);
+    for (const auto& share : ops_of_call(call.name, sc, key.second, s.us * 1e-6, s.data_us * 1e-6, s.filter_us * 1e-6))
+      agg.add(share.op, s.calls, share.time_s);
+  }
+  for (const auto& [name, o] : orphans) {
+    Op op;
+    op.name = name;
+    op.kind = classify_name(name);
+    op.dtype = o.dtype;
+    agg.add(op, o.count, o.us * 1e-6);
+  }
+
+  Workload w;
+  w.origin = "chakra-et";
+  w.events = messages;
+  w.passes = steps > 0 ? steps : 1;
+  w.pass_s = pass_s;
+  w.ops = agg.finish(static_cast<double>(w.passes));
+  std::stable_sort(w.ops.begin(), w.ops.end(), [](const Op& a, const Op& b) {
+    return a.count * a.self_time_s.value_or(0) > b.count * b.self_time_s.value_or(0);
+  });
+  w.notes.push_back("Chakra protobuf execution trace (schema " + (schema.empty() ? std::string("not given") : schema) +
+                    ", " + std::to_string(nodes.size()) + " nodes, " +
+                    (split ? "ops split into numbered pieces (pytorch2chakra, 2023)"
+                           : "one node per op call, nested by ctrl_deps") + ")");
+  if (gpu_nodes) {
+    w.notes.push_back("an op's time is the summed duration of the " + std::to_string(gpu_nodes) +
+                      " GPU kernel nodes it launched (joined by " + (split ? "data_deps" : "ctrl_deps") + ")");
+    if (host_only > 0)
+      w.notes.push_back(std::to_string(host_only) +
+                        " CPU op calls launched no kernel: host time, left to the pass's overhead line");
+  } else {
+    w.notes.push_back("no GPU nodes: an op's time is its own CPU duration; wrappers are represented by the ops "
+                      "inside them");
+  }
+  if (!orphans.empty())
+    w.notes.push_back(std::to_string(orphans.size()) +
+                      " kernel name(s) with no launching CPU op in the trace: listed by kernel name");
+  if (steps == 0) w.notes.push_back("no ProfilerStep#N nodes: the trace counts as one pass");
+  if (pass_s)
+    w.notes.push_back("pass time: the mean span of the " + std::to_string(steps) +
+                      " ProfilerStep nodes, from each one's start to the end of the last op or kernel under it");
+  else if (steps > 0)
+    w.notes.push_back("no pass time: the steps' nodes carry no start times");
+  conv_notes.add_to(w.notes);
+  if (options.progress) options.progress(1, 1, "Chakra trace read");
+  return w;
+}
+
+}  // namespace fomcast::ingest

@@ -1,0 +1,431 @@
+// Formats `pytorch-et` and `chakra-json`, and the ET side of the Kineto + ET join.
+//
+// Alone, an ET gives shapes and counts but no times: every op node that does work and has
+// no nested op doing work is counted once (aten::linear is represented by the aten::addmm
+// inside it, aten::conv2d by the cudnn/miopen convolution at the bottom of its chain);
+// views, allocations and other ops that move no data are left out. Phases come from the
+// enclosing autograd / optimizer nodes, passes from ProfilerStep#N nodes when the ET has
+// them (else the ET is one pass).
+#include "pytorch/execution_trace.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include "fomcast/error.hpp"
+#include "decode/json_fields.hpp"
+#include "common/json_formats.hpp"
+#include "decode/json_scan.hpp"
+#include "common/ops.hpp"
+
+namespace fomcast::ingest {
+
+namespace {
+
+bool contains(std::string_view s, std::string_view n) { return s.find(n) != std::string_view::npos; }
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// The top-level elements of a JSON array's text ("[a, [b, c], \"d\"]" -> a, [b, c], "d").
+std::vector<std::string_view> split_array(std::string_view raw) {
+  std::vector<std::string_view> out;
+  std::size_t i = raw.find('[');
+  if (i == std::string_view::npos) return out;
+  ++i;
+  int depth = 0;
+  bool in_string = false, escape = false;
+  std::size_t start = i;
+  for (; i < raw.size(); ++i) {
+    const char c = raw[i];
+    if (in_string) {
+      if (escape) escape = false;
+      else if (c == '\\') escape = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '[' || c == '{') ++depth;
+    else if ((c == ']' || c == '}') && depth > 0) --depth;
+    else if ((c == ',' || c == ']') && depth == 0) {
+      std::string_view e = raw.substr(start, i - start);
+      while (!e.empty() && (e.front() == ' ' || e.front() == '\n')) e.remove_prefix(1);
+      while (!e.empty() && (e.back() == ' ' || e.back() == '\n')) e.remove_suffix(1);
+      if (!e.empty()) out.push_back(e);
+      start = i + 1;
+      if (c == ']') break;
+    }
+  }
+  return out;
+}
+
+bool is_tensor_type(std::string_view t) { return contains(t, "Tensor"); }
+
+bool is_annotation(std::string_view n) { return is_et_annotation(n); }
+
+using RawNode = EtRawNode;
+
+class NodeParser {
+ public:
+  explicit NodeParser(std::string file) : r_(std::move(file), "nodes", "node") {}
+
+  const RawNode& parse(const JsonElement& e) {
+    n_ = RawNode{};
+    for (auto result : r_.parse(e)) {
+      od::field f = r_.field(std::move(result), "");
+      const char* k = f.key().raw();
+      od::value v = f.value();
+      if (key_is(k, "name")) n_.name = r_.string_of(v, "name");
+      else if (key_is(k, "id")) n_.id = r_.integer_of(v, "id");
+      else if (key_is(k, "parent") || key_is(k, "ctrl_deps")) n_.parent = r_.integer_of(v, "parent");
+      else if (key_is(k, "rf_id")) n_.rf_id = r_.integer_of(v, "rf_id");
+      else if (key_is(k, "tid")) n_.tid = r_.integer_of(v, "tid");
+      else if (key_is(k, "inputs")) inputs(v);
+      else if (key_is(k, "input_shapes")) n_.shapes = r_.array_text(v, "input_shapes");
+      else if (key_is(k, "input_types")) n_.types = r_.array_text(v, "input_types");
+      else if (key_is(k, "outputs")) outputs(v);
+      else if (key_is(k, "output_shapes")) n_.output_shapes = r_.array_text(v, "output_shapes");
+      else if (key_is(k, "attrs")) attrs(v);
+    }
+    if (n_.id < 0) r_.fail("id", "node without an `id`");
+    return n_;
+  }
+
+ private:
+  FieldReader r_;
+  RawNode n_;
+
+  od::object object_of(od::value v, std::string_view field) const {
+    od::object o;
+    if (v.get_object().get(o)) r_.fail(field, "`" + std::string(field) + "` is not an object");
+    return o;
+  }
+  void inputs(od::value v) {
+    if (r_.type_of(v, "inputs") == od::json_type::array) {  // 1.0.1: the values; shapes and types beside
+      n_.values = r_.array_text(v, "inputs");
+      return;
+    }
+    for (auto result : object_of(v, "inputs")) {
+      od::field f = r_.field(std::move(result), "inputs");
+      const char* k = f.key().raw();
+      od::value x = f.value();
+      if (key_is(k, "values")) n_.values = r_.array_text(x, "inputs.values");
+      else if (key_is(k, "shapes")) n_.shapes = r_.array_text(x, "inputs.shapes");
+      else if (key_is(k, "types")) n_.types = r_.array_text(x, "inputs.types");
+    }
+  }
+  void outputs(od::value v) {
+    if (r_.type_of(v, "outputs") != od::json_type::object) return;  // 1.0.1: values; shapes in output_shapes
+    for (auto result : object_of(v, "outputs")) {
+      od::field f = r_.field(std::move(result), "outputs");
+      if (key_is(f.key().raw(), "shapes")) n_.output_shapes = r_.array_text(f.value(), "outputs.shapes");
+    }
+  }
+  void attrs(od::value v) {
+    od::array a;
+    if (v.get_array().get(a)) r_.fail("attrs", "`attrs` is not an array");
+    for (auto entry : a) {
+      od::object o;
+      if (entry.get_object().get(o)) r_.fail("attrs", "an `attrs` entry is not an object");
+      std::string_view name;
+      for (auto result : o) {
+        od::field f = r_.field(std::move(result), "attrs");
+        const char* k = f.key().raw();
+        od::value x = f.value();
+        if (key_is(k, "name")) {
+          name = r_.string_of(x, "attrs.name");
+        } else if (key_is(k, "value")) {
+          // "name" comes first in every ET writer; a value before it is skipped.
+          if (name == "rf_id") n_.rf_id = r_.integer_of(x, "attrs.rf_id");
+          else if (name == "tid") n_.tid = r_.integer_of(x, "attrs.tid");
+          else if (name == "collective_name") n_.comm.collective = r_.string_of(x, "attrs.collective_name");
+          else if (name == "dtype") n_.comm.dtype = r_.string_of(x, "attrs.dtype");
+          else if (name == "in_msg_nelems") n_.comm.in_nelems = r_.integer_of(x, "attrs.in_msg_nelems");
+          else if (name == "out_msg_nelems") n_.comm.out_nelems = r_.integer_of(x, "attrs.out_msg_nelems");
+          else if (name == "pg_size") n_.comm.group_size = r_.integer_of(x, "attrs.pg_size");
+        }
+      }
+    }
+  }
+};
+
+}  // namespace
+
+bool is_et_annotation(std::string_view n) {
+  return starts_with(n, "[") || starts_with(n, "##") || starts_with(n, "ProfilerStep#") ||
+         starts_with(n, "Optimizer.") || starts_with(n, "<");
+}
+
+void EtIndex::add(const EtRawNode& n) {
+  // The prototype: name and recorded inputs, with tensor values (ids and storage offsets,
+  // different for every call) left out.
+  const auto types = split_array(n.types);
+  const auto values = split_array(n.values);
+  std::string kept_values = "[";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i) kept_values += ',';
+    const bool tensor = i < types.size() ? is_tensor_type(types[i]) : values[i].find('[') != std::string_view::npos;
+    kept_values += tensor ? std::string_view("null") : values[i];
+  }
+  kept_values += ']';
+  key_.assign(n.name);
+  for (std::string_view part : {std::string_view(n.shapes), std::string_view(n.types), std::string_view(kept_values),
+                                n.output_shapes}) {
+    key_.push_back('\x1f');
+    key_.append(part);
+  }
+  n.comm.append_key(key_);
+  auto [it, inserted] = proto_index_.try_emplace(key_, static_cast<uint32_t>(protos_.size()));
+  if (inserted) {
+    Proto p;
+    p.name.assign(n.name);
+    p.shapes.assign(n.shapes);
+    p.types.assign(n.types);
+    p.values = std::move(kept_values);
+    p.output_shapes.assign(n.output_shapes);
+    p.comm = n.comm.owned();
+    protos_.push_back(std::move(p));
+  }
+  Node node;
+  node.id = n.id;
+  node.parent = n.parent;
+  node.rf_id = n.rf_id;
+  node.tid = n.tid;
+  node.proto = it->second;
+  if (n.rf_id >= 0 && !is_annotation(n.name)) by_rf_.emplace(n.rf_id, nodes_.size());
+  nodes_.push_back(node);
+}
+
+EtIndex EtIndex::read(const InputFile& file, const ProgressFn& progress) {
+  EtIndex index;
+  NodeParser parser(file.path());
+  JsonStreamSpec spec;
+  spec.array_keys = {"nodes"};
+  spec.capture_keys = {"schema"};
+  const JsonStreamInfo info = stream_json_array(
+      file, spec, [&](const JsonElement& e) { index.add(parser.parse(e)); }, progress);
+  if (!info.found_array) throw InputError(file.path(), "no `nodes` array: not a PyTorch execution trace", 0, 0);
+  if (auto it = info.captured.find("schema"); it != info.captured.end()) {
+    index.schema_ = it->second;
+    std::string& s = index.schema_;
+    if (s.size() >= 2 && s.front() == '"') s = s.substr(1, s.size() - 2);
+  }
+  index.elements_ = info.elements;
+  return index;
+}
+
+TorchCall EtIndex::call(uint32_t proto) const {
+  using nlohmann::json;
+  const Proto& p = protos_[proto];
+  TorchCall c;
+  c.name = p.name;
+  const json shapes = json::parse(p.shapes.empty() ? "[]" : p.shapes, nullptr, false);
+  const json types = json::parse(p.types.empty() ? "[]" : p.types, nullptr, false);
+  const json values = json::parse(p.values.empty() ? "[]" : p.values, nullptr, false);
+  const json outs = json::parse(p.output_shapes.empty() ? "[]" : p.output_shapes, nullptr, false);
+  std::size_t n = 0;
+  for (const json* j : {&shapes, &types, &values})
+    if (j->is_array()) n = std::max(n, j->size());
+  c.args.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    TorchArg& a = c.args[i];
+    if (types.is_array() && i < types.size() && types[i].is_string()) a.type = types[i].get<std::string>();
+    const bool tensor = is_tensor_type(a.type);
+    if (shapes.is_array() && i < shapes.size() && shapes[i].is_array() && tensor) {
+      const json& s = shapes[i];
+      a.has_dims = true;
+      if (std::all_of(s.begin(), s.end(), [](const json& e) { return e.is_number_integer(); })) {
+        for (const auto& e : s) a.dims.push_back(e.get<int64_t>());
+      } else {
+        a.is_list = true;
+        std::function<void(const json&)> collect = [&](const json& j) {
+          if (!j.is_array()) return;
+          if (std::all_of(j.begin(), j.end(), [](const json& e) { return e.is_number_integer(); })) {
+            Dims d;
+            for (const auto& e : j) d.push_back(e.get<int64_t>());
+            a.list.push_back(std::move(d));
+            return;
+          }
+          for (const auto& e : j) collect(e);
+        };
+        collect(s);
+      }
+    }
+    if (values.is_array() && i < values.size() && !tensor) a.value = values[i];
+  }
+  if (outs.is_array()) {
+    for (const auto& o : outs) {
+      if (o.is_array() && std::all_of(o.begin(), o.end(), [](const json& e) { return e.is_number_integer(); }))
+        c.outputs.push_back(o.get<Dims>());
+      else
+        c.outputs.emplace_back();
+    }
+  }
+  c.comm = p.comm;
+  if (c.name == "record_param_comms") {
+    // The op's own arguments: the collective's name is its one String, the world size
+    // its last Int.
+    for (const auto& a : c.args)
+      if (c.comm.collective.empty() && a.type == "String" && a.value.is_string())
+        c.comm.collective = a.value.get<std::string>();
+    if (c.comm.group_size < 0 && !c.args.empty() && c.args.back().type == "Int" &&
+        c.args.back().value.is_number_integer())
+      c.comm.group_size = c.args.back().value.get<int64_t>();
+  }
+  return c;
+}
+
+const EtIndex::Node* EtIndex::by_rf_id(int64_t rf_id) const {
+  auto it = by_rf_.find(rf_id);
+  return it == by_rf_.end() ? nullptr : &nodes_[it->second];
+}
+
+std::optional<uint32_t> EtIndex::unique_shaped_proto(const std::string& name) const {
+  std::optional<uint32_t> found;
+  for (uint32_t i = 0; i < protos_.size(); ++i) {
+    const Proto& p = protos_[i];
+    if (p.name != name || p.shapes.empty() || p.shapes == "[]") continue;
+    if (found) return std::nullopt;
+    found = i;
+  }
+  return found;
+}
+
+namespace {
+
+Workload read_et(const InputFile& file, const IngestOptions& options, const char* format) {
+  const EtIndex et = EtIndex::read(file, options.progress);
+  const auto& nodes = et.nodes();
+  // Parents first (ids grow as ops start, so a parent's id is smaller than its children's).
+  std::vector<std::size_t> order(nodes.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return nodes[a].id < nodes[b].id; });
+  std::unordered_map<int64_t, std::size_t> at;
+  at.reserve(nodes.size());
+  for (std::size_t i = 0; i < nodes.size(); ++i) at.emplace(nodes[i].id, i);
+  auto parent_of = [&](std::size_t i) -> std::optional<std::size_t> {
+    auto it = at.find(nodes[i].parent);
+    if (it == at.end() || it->second == i) return std::nullopt;
+    return it->second;
+  };
+  // Per node: does work; is a collective / a GEMM-conv op; has such ops nested below.
+  std::vector<uint8_t> work(nodes.size(), 0), work_below(nodes.size(), 0), collective(nodes.size(), 0),
+      collective_below(nodes.size(), 0), compute(nodes.size(), 0), compute_below(nodes.size(), 0);
+  std::vector<Phase> phase(nodes.size(), Phase::forward);
+  std::vector<int64_t> step(nodes.size(), -1);
+  std::map<int64_t, int> steps;
+  std::set<int64_t> step_threads;  // threads whose nodes sit under ProfilerStep nodes
+  for (std::size_t i : order) {
+    const std::string& name = et.name(nodes[i].proto);
+    work[i] = !is_annotation(name) && !is_free_op_name(name) && !starts_with(name, "autograd::engine") ? 1 : 0;
+    collective[i] = work[i] && classify_name(name) == OpKind::collective;
+    compute[i] = work[i] && is_compute_op_name(name);
+    Phase ph = phase_from_name(name);
+    int64_t st = -1;
+    if (auto p = parent_of(i)) {
+      if (phase[*p] != Phase::forward) ph = phase[*p];
+      st = step[*p];
+    }
+    if (starts_with(name, "ProfilerStep#")) {
+      try {
+        st = std::stoll(name.substr(13));
+        steps[st] = 1;
+        step_threads.insert(nodes[i].tid);
+      } catch (const std::exception&) {
+      }
+    }
+    phase[i] = ph;
+    step[i] = st;
+  }
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const auto p = parent_of(*it);
+    if (!p) continue;
+    if (work[*it] || work_below[*it]) work_below[*p] = 1;
+    if (collective[*it] || collective_below[*it]) collective_below[*p] = 1;
+    if (compute[*it] || compute_below[*it]) compute_below[*p] = 1;
+  }
+
+  // Count leaves of work per (prototype, phase); a collective without metadata borrows its
+  // parent's (nccl:all_gather under record_param_comms).
+  std::map<std::tuple<uint32_t, Phase, int64_t>, double> counts;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    // A collective is the innermost collective of its chain (c10d::allgather_ >
+    // record_param_comms > nccl:all_gather), a GEMM/conv the innermost of its (conv2d >
+    // convolution > _convolution > cudnn_convolution), even when copies run nested in them.
+    const bool nested = collective[i] ? collective_below[i] : compute[i] ? compute_below[i] : work_below[i];
+    if (!work[i] || nested) continue;
+    // Outside the steps on the stepping thread: set-up, not a pass. Other threads (the
+    // autograd thread) have no step nodes; the ET was recorded over the steps, so all of
+    // their work belongs to them.
+    if (!steps.empty() && step[i] < 0 && step_threads.count(nodes[i].tid)) continue;
+    int64_t qualifier = -1;
+    const std::string& name = et.name(nodes[i].proto);
+    if (starts_with(name, "nccl:") || starts_with(name, "gloo:"))
+      if (auto p = parent_of(i)) qualifier = nodes[*p].proto;
+    counts[{nodes[i].proto, phase[i], qualifier}] += 1;
+  }
+  ConvHints hints;
+  for (uint32_t p = 0; p < et.protos(); ++p) hints.learn(et.call(p));
+  OpAggregator agg;
+  ConvNotes conv_notes;
+  for (const auto& [key, n] : counts) {
+    const auto& [proto, ph, qualifier] = key;
+    TorchCall call = et.call(proto);
+    if (qualifier >= 0) call.comm.fill_from(et.call(static_cast<uint32_t>(qualifier)).comm);
+    const ShapedCall sc = shape_torch_call(call, hints);
+    conv_notes.count(sc);
+    for (const auto& share : ops_of_call(call.name, sc, ph, std::nullopt)) agg.add(share.op, n, std::nullopt);
+  }
+  Workload w;
+  w.origin = format;
+  w.events = et.elements();
+  w.passes = steps.empty() ? 1 : static_cast<int64_t>(steps.size());
+  w.ops = agg.finish(static_cast<double>(w.passes));
+  std::stable_sort(w.ops.begin(), w.ops.end(),
+                   [](const Op& a, const Op& b) { return a.count * a.flops > b.count * b.flops; });
+  w.notes.push_back("execution trace (schema " + et.schema() + "): shapes and counts, no times (self_time_s empty)");
+  if (steps.empty())
+    w.notes.push_back("no ProfilerStep#N nodes: the trace counts as one pass");
+  else
+    w.notes.push_back(std::to_string(steps.size()) + (steps.size() == 1 ? " step" : " steps") + " (ProfilerStep#" +
+                      std::to_string(steps.begin()->first) +
+                      " to #" + std::to_string(steps.rbegin()->first) + "): counts are per step");
+  w.notes.push_back("counted: op nodes doing work with no nested op doing work (wrappers such as aten::linear are "
+                    "represented by the op inside them); views and allocations left out");
+  conv_notes.add_to(w.notes);
+  return w;
+}
+
+std::string schema_in(std::string_view head) {
+  const auto at = head.find("\"schema\"");
+  if (at == std::string_view::npos) return {};
+  const auto q1 = head.find('"', head.find(':', at) + 1);
+  if (q1 == std::string_view::npos) return {};
+  const auto q2 = head.find('"', q1 + 1);
+  if (q2 == std::string_view::npos) return {};
+  return std::string(head.substr(q1 + 1, q2 - q1 - 1));
+}
+
+}  // namespace
+
+int detect_pytorch_et(std::string_view head, std::string_view) {
+  return contains(head, "\"schema\"") && contains(head, "\"nodes\"") ? 90 : 0;
+}
+
+int detect_chakra_json(std::string_view head, std::string_view) {
+  return detect_pytorch_et(head, {}) && starts_with(schema_in(head), "1.0.2-chakra") ? 95 : 0;
+}
+
+Workload read_pytorch_et(const InputFile& f, const IngestOptions& o) { return read_et(f, o, "pytorch-et"); }
+Workload read_chakra_json(const InputFile& f, const IngestOptions& o) { return read_et(f, o, "chakra-json"); }
+
+Workload read_kineto_with_et(const InputFile& kineto, const InputFile& et_file, const IngestOptions& options) {
+  const EtIndex et = EtIndex::read(et_file, options.progress);
+  Workload w = read_kineto(kineto, options, &et);
+  w.source = kineto.path() + " + " + et_file.path();
+  w.events += et.elements();  // events read from both files
+  return w;
+}
+
+}  // namespace fomcast::ingest

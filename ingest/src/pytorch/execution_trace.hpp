@@ -1,0 +1,78 @@
+// PyTorch execution traces (ET) as JSON: schema 1.0.1 (flat `inputs`, `input_shapes`,
+// `input_types`, `parent`) and 1.0.2 / 1.1.0-chakra.0.0.4 (nested `inputs{values, shapes,
+// types}`, `ctrl_deps`, `attrs[]`). An ET records every op of one iteration with its
+// inputs and outputs, but no times.
+//
+// EtIndex reads one (streaming its `nodes`) and keeps, per distinct call (name and
+// recorded inputs), a prototype, and per node its parent and prototype: enough to count
+// ops alone (read_execution_trace) or to lend shapes to a Kineto trace of the same run,
+// where Kineto's `External id` is the ET's `rf_id`.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "fomcast/ingest.hpp"
+#include "common/input.hpp"
+#include "pytorch/torch_ops.hpp"
+
+namespace fomcast::ingest {
+
+// One node as a reader saw it (views into the reader's buffer), before it joins a
+// prototype: the JSON readers here, the Chakra protobuf reader (read_chakra_et.cpp).
+struct EtRawNode {
+  std::string_view name, values, shapes, types, output_shapes;  // JSON array texts
+  CommMetaView comm;
+  int64_t id = -1, parent = -1, rf_id = -1, tid = 0;
+};
+
+// ET nodes that are annotations or bookkeeping ("[pytorch|profiler|...]", "##...",
+// ProfilerStep#N, Optimizer.*), not ops.
+bool is_et_annotation(std::string_view name);
+
+class EtIndex {
+ public:
+  static EtIndex read(const InputFile&, const ProgressFn& progress);
+  // Building one node at a time (readers of other encodings of the same nodes).
+  void add(const EtRawNode&);
+  void set_schema(std::string schema) { schema_ = std::move(schema); }
+  void set_elements(int64_t n) { elements_ = n; }
+
+  struct Node {
+    int64_t id = 0, parent = -1, rf_id = -1, tid = 0;
+    uint32_t proto = 0;
+  };
+  const std::string& schema() const { return schema_; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  int64_t elements() const { return elements_; }
+  std::size_t protos() const { return protos_.size(); }
+
+  const std::string& name(uint32_t proto) const { return protos_[proto].name; }
+  TorchCall call(uint32_t proto) const;
+  // The node whose rf_id is the given Kineto External id.
+  const Node* by_rf_id(int64_t rf_id) const;
+  // The one prototype carrying shapes that every node of this name has, if unique.
+  std::optional<uint32_t> unique_shaped_proto(const std::string& name) const;
+
+ private:
+  struct Proto {
+    std::string name, shapes, types, values, output_shapes;
+    CommMeta comm;
+  };
+  std::string schema_;
+  std::vector<Proto> protos_;
+  std::unordered_map<std::string, uint32_t> proto_index_;
+  std::vector<Node> nodes_;
+  std::unordered_map<int64_t, std::size_t> by_rf_;
+  int64_t elements_ = 0;
+  std::string key_;  // scratch for add()
+};
+
+// Kineto + ET of one run: times from Kineto, shapes from the ET (Kineto `External id` =
+// ET `rf_id`, checked by name before it is trusted).
+Workload read_kineto(const InputFile&, const IngestOptions&, const EtIndex* et = nullptr);
+
+}  // namespace fomcast::ingest

@@ -1,0 +1,164 @@
+// simdjson On Demand over one event: fields are visited once, in file order, and only
+// the ones named here are decoded; everything else is skipped without being copied.
+#include "pytorch/trace_event.hpp"
+
+#include <cmath>
+#include <utility>
+
+#include "decode/json_fields.hpp"
+
+namespace fomcast::ingest {
+
+struct TraceEventParser::Impl {
+  FieldReader r;
+  TraceEvent ev;
+
+  explicit Impl(std::string file) : r(std::move(file), "traceEvents", "event") {}
+
+  // A byte count, informative only: ROCm writes it as a string ("2560"); anything that is
+  // not a plain non-negative integer is ignored rather than trusted.
+  static int64_t size_of(od::value v) {
+    int64_t i = -1;
+    if (v.get_int64().get(i) == simdjson::SUCCESS) return i >= 0 ? i : -1;
+    std::string_view s;
+    if (v.get_string().get(s) != simdjson::SUCCESS || s.empty() || s.size() > 18) return -1;
+    int64_t n = 0;
+    for (char c : s) {
+      if (c < '0' || c > '9') return -1;
+      n = n * 10 + (c - '0');
+    }
+    return n;
+  }
+
+  // args "name" / "op": strings when they are strings (metadata and TF events); other
+  // writers put other things there, which fomcast does not need.
+  std::string_view optional_string(od::value v, std::string_view field) const {
+    return r.type_of(v, field) == od::json_type::string ? r.string_of(v, field) : std::string_view();
+  }
+
+  // pid / tid: a number or a string; the digits either way.
+  std::string_view token_of(od::value v, std::string_view field) const {
+    const od::json_type t = r.type_of(v, field);
+    if (t == od::json_type::string) return r.string_of(v, field);
+    if (t == od::json_type::number) {
+      std::string_view raw = v.raw_json_token();
+      while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' || raw.back() == '\t'))
+        raw.remove_suffix(1);
+      return raw;
+    }
+    r.fail(field, "`" + std::string(field) + "` is neither a number nor a string");
+  }
+
+  void parse_args(od::value v) {
+    od::object args;
+    if (auto err = v.get_object().get(args)) {
+      if (err == simdjson::INCORRECT_TYPE) r.fail("args", "`args` is not an object");
+      r.fail_json("args", err);
+    }
+    for (auto result : args) {
+      od::field field = r.field(std::move(result), "args");
+      const char* k = field.key().raw();
+      od::value value = field.value();
+      switch (k[0]) {
+        case 'E':
+          if (key_is(k, "External id")) ev.external_id = r.integer_of(value, "args.External id");
+          break;
+        case 'e':
+          if (key_is(k, "external id")) ev.external_id = r.integer_of(value, "args.External id");
+          break;
+        case 'c':
+          if (key_is(k, "correlation")) ev.correlation = r.integer_of(value, "args.correlation");
+          break;
+        case 'I':
+          if (key_is(k, "Input Dims")) ev.input_dims = r.array_text(value, "args.Input Dims");
+          else if (key_is(k, "Input type")) ev.input_types = r.array_text(value, "args.Input type");
+          else if (key_is(k, "Input Strides")) ev.input_strides = r.array_text(value, "args.Input Strides");
+          else if (key_is(k, "In msg nelems")) ev.comm.in_nelems = r.integer_of(value, "args.In msg nelems");
+          break;
+        case 'C':
+          if (key_is(k, "Concrete Inputs")) ev.concrete_inputs = r.array_text(value, "args.Concrete Inputs");
+          else if (key_is(k, "Collective name")) ev.comm.collective = r.string_of(value, "args.Collective name");
+          break;
+        case 'b':
+          if (key_is(k, "bytes")) ev.bytes = size_of(value);
+          break;
+        case 'd':
+          if (key_is(k, "dtype")) ev.comm.dtype = r.string_of(value, "args.dtype");
+          break;
+        case 'O':
+          if (key_is(k, "Out msg nelems")) ev.comm.out_nelems = r.integer_of(value, "args.Out msg nelems");
+          break;
+        case 'G':
+          if (key_is(k, "Group size")) ev.comm.group_size = r.integer_of(value, "args.Group size");
+          break;
+        case 'n':
+          if (key_is(k, "name")) ev.arg_name = optional_string(value, "args.name");
+          break;
+        case 'o':
+          if (key_is(k, "op")) ev.arg_op = optional_string(value, "args.op");
+          break;
+        default:
+          break;
+      }
+    }
+  }
+
+  const TraceEvent& parse(const JsonElement& e) {
+    ev = TraceEvent{};
+    for (auto result : r.parse(e)) {
+      od::field field = r.field(std::move(result), "");
+      const char* k = field.key().raw();
+      od::value value = field.value();
+      switch (k[0]) {
+        case 'p':
+          if (key_is(k, "ph")) {
+            const std::string_view ph = r.string_of(value, "ph");
+            ev.ph = ph.empty() ? 0 : ph[0];
+          } else if (key_is(k, "pid")) {
+            ev.pid = token_of(value, "pid");
+          }
+          break;
+        case 'c':
+          if (key_is(k, "cat")) ev.cat = r.string_of(value, "cat");
+          break;
+        case 'n':
+          if (key_is(k, "name")) ev.name = r.string_of(value, "name");
+          break;
+        case 't':
+          if (key_is(k, "tid")) {
+            ev.tid = token_of(value, "tid");
+          } else if (key_is(k, "ts")) {
+            ev.ts = r.number_of(value, "ts");
+            ev.has_ts = true;
+          }
+          break;
+        case 'd':
+          if (key_is(k, "dur")) {
+            ev.dur = r.number_of(value, "dur");
+            ev.has_dur = true;
+          }
+          break;
+        case 'a':
+          if (key_is(k, "args")) parse_args(value);
+          break;
+        default:
+          break;
+      }
+    }
+    if (ev.has_ts && std::fabs(ev.ts) > kMaxTimestampUs)
+      r.fail("ts", "timestamp " + std::to_string(ev.ts) + " us is absurd");
+    if (ev.ph == 'X') {
+      if (!ev.has_ts) r.fail("ts", "complete event ('X') without `ts`");
+      if (!ev.has_dur) r.fail("dur", "complete event ('X') without `dur`");
+      if (ev.dur < 0) r.fail("dur", "negative duration " + std::to_string(ev.dur) + " us");
+      if (ev.dur > kMaxDurationUs) r.fail("dur", "duration " + std::to_string(ev.dur) + " us is absurd");
+    }
+    return ev;
+  }
+};
+
+TraceEventParser::TraceEventParser(std::string file) : impl_(std::make_unique<Impl>(std::move(file))) {}
+TraceEventParser::~TraceEventParser() = default;
+const TraceEvent& TraceEventParser::parse(const JsonElement& e) { return impl_->parse(e); }
+
+}  // namespace fomcast::ingest
