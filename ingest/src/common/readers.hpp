@@ -1,13 +1,15 @@
-// The format registry: one entry per reader. Adding a format is one file in ingest/src and
-// one line in kReaders (registry.cpp).
+// The format registry: one FormatReader per format. Each reader file (named after its
+// format, in its family folder) defines its FormatReader; this header declares them all;
+// kReaders in registry.cpp lists them in detection order. Adding a format is the reader
+// file, its declaration here, one line in kReaders and one line in ingest/CMakeLists.txt.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "fomcast/ingest.hpp"
 #include "common/input.hpp"
+#include "fomcast/ingest.hpp"
 
 namespace fomcast::ingest {
 
@@ -20,12 +22,6 @@ struct FormatReader {
   Workload (*read)(const InputFile&, const IngestOptions&);
 };
 
-const std::vector<FormatReader>& readers();
-const FormatReader* find_reader(std::string_view name);
-// The checks every reader's output passes before it may be stored (finite, non-negative
-// times and costs, positive counts, at least one op); throws InputError naming `source`.
-void validate(const Workload&, const std::string& source);
-
 // Two files of one run read together: one gives the times, the other the shapes (a Kineto
 // trace and the execution trace recorded with it). One line per pair in kJoins.
 struct FormatJoin {
@@ -33,18 +29,36 @@ struct FormatJoin {
   std::vector<std::string_view> shaped;   // formats that can lend it shapes
   Workload (*read)(const InputFile& timed, const InputFile& shaped, const IngestOptions&);
 };
+
+// The readers, one per format (docs/ingest.md, docs/ingest-text.md).
+extern const FormatReader kModelFormat;         // model/model_reader.cpp: layer lists
+extern const FormatReader kKinetoFormat;        // pytorch/kineto.cpp
+extern const FormatReader kPytorchEtFormat;     // pytorch/pytorch_et.cpp
+extern const FormatReader kChakraJsonFormat;    // pytorch/chakra_json.cpp
+extern const FormatReader kChakraEtFormat;      // pytorch/chakra_et.cpp
+extern const FormatReader kTfTimelineFormat;    // tensorflow/tf_timeline.cpp
+extern const FormatReader kXplaneFormat;        // tensorflow/xplane.cpp
+extern const FormatReader kTfprofOpFormat;      // tensorflow/tfprof_op.cpp
+extern const FormatReader kTfprofShapesFormat;  // tensorflow/tfprof_shapes.cpp
+extern const FormatReader kNsysSqliteFormat;    // nsight/nsys_sqlite.cpp
+extern const FormatReader kTauFormat;           // tau/tau_profile.cpp
+extern const FormatReader kPprofFormat;         // tau/pprof.cpp
+extern const FormatReader kCprofileFormat;      // python/cprofile.cpp
+
+// The joins, one per pair of formats.
+extern const FormatJoin kKinetoEtJoin;          // pytorch/kineto.cpp: Kineto + an execution trace
+
+// kReaders, in detection order (ties go to the earlier reader).
+const std::vector<FormatReader>& readers();
+const FormatReader* find_reader(std::string_view name);
+// kJoins.
 const std::vector<FormatJoin>& joins();
-
-// Chakra execution traces in protobuf form (read_chakra_et.cpp).
-int detect_chakra_et(std::string_view head, std::string_view path);
-Workload read_chakra_et(const InputFile&, const IngestOptions&);
-
-// XPlane protobufs from the TensorFlow / JAX profilers (read_xplane.cpp).
-int detect_xplane(std::string_view head, std::string_view path);
-Workload read_xplane(const InputFile&, const IngestOptions&);
+// The checks every reader's output passes before it may be stored (finite, non-negative
+// times and costs, positive counts, at least one op); throws InputError naming `source`.
+void validate(const Workload&, const std::string& source);
 
 // Non-empty when the file is a format fomcast knows of but does not read yet (what it is
-// and what to give instead).
+// and what to give instead): common/unsupported_formats.cpp.
 std::string unsupported_format_message(std::string_view head, std::string_view path);
 
 }  // namespace fomcast::ingest

@@ -3,38 +3,35 @@
 #include <algorithm>
 #include <cmath>
 
-#include "fomcast/error.hpp"
-#include "common/json_formats.hpp"
 #include "common/readers.hpp"
-#include "common/text_readers.hpp"
+#include "fomcast/error.hpp"
 
 namespace fomcast::ingest {
 
-extern const FormatReader kModelFormat;  // model_reader.cpp
-
-// Readers, one line each (their definitions live in their own files).
+// The readers in detection order, one line each (each defined in its own file).
 const std::vector<FormatReader>& readers() {
   static const std::vector<FormatReader> kReaders = {
       kModelFormat,
-      {"kineto", detect_kineto, read_kineto_format},
-      {"pytorch-et", detect_pytorch_et, read_pytorch_et},
-      {"chakra-json", detect_chakra_json, read_chakra_json},
-      {"chakra-et", detect_chakra_et, read_chakra_et},
-      {"tf-timeline", detect_tf_timeline, read_tf_timeline},
-      {"xplane", detect_xplane, read_xplane},
-      {"tfprof-op", detect_tfprof_op, read_tfprof_op},
-      {"tfprof-shapes", detect_tfprof_shapes, read_tfprof_shapes},
-      {"nsys-sqlite", detect_nsys_sqlite, read_nsys_sqlite},
-      {"tau", detect_tau, read_tau},
-      {"pprof", detect_pprof, read_pprof},
-      {"cprofile", detect_cprofile, read_cprofile},
+      kKinetoFormat,
+      kPytorchEtFormat,
+      kChakraJsonFormat,
+      kChakraEtFormat,
+      kTfTimelineFormat,
+      kXplaneFormat,
+      kTfprofOpFormat,
+      kTfprofShapesFormat,
+      kNsysSqliteFormat,
+      kTauFormat,
+      kPprofFormat,
+      kCprofileFormat,
   };
   return kReaders;
 }
 
+// The pairs of files read together, one line each.
 const std::vector<FormatJoin>& joins() {
   static const std::vector<FormatJoin> kJoins = {
-      {"kineto", {"pytorch-et", "chakra-json"}, read_kineto_with_et},
+      kKinetoEtJoin,
   };
   return kJoins;
 }

@@ -10,8 +10,8 @@
 #include <string>
 #include <string_view>
 
-#include "fomcast/error.hpp"
 #include "decode/json_scan.hpp"
+#include "fomcast/error.hpp"
 
 namespace fomcast::ingest {
 

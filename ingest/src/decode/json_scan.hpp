@@ -22,8 +22,8 @@
 #include <string_view>
 #include <vector>
 
-#include "fomcast/model.hpp"
 #include "common/input.hpp"
+#include "fomcast/model.hpp"
 
 namespace fomcast::ingest {
 

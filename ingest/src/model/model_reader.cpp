@@ -17,6 +17,6 @@ Workload read_model(const InputFile& file, const IngestOptions& options) {
 
 }  // namespace
 
-extern const FormatReader kModelFormat{"model", detect_model, read_model};
+const FormatReader kModelFormat{"model", detect_model, read_model};
 
 }  // namespace fomcast::ingest

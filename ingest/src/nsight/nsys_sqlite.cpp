@@ -18,11 +18,11 @@
 #include <set>
 #include <unordered_map>
 
+#include "common/ops.hpp"
+#include "common/readers.hpp"
+#include "decode/text_scan.hpp"
 #include "fomcast/error.hpp"
 #include "nsight/nvtx_ops.hpp"
-#include "common/ops.hpp"
-#include "common/text_readers.hpp"
-#include "decode/text_scan.hpp"
 
 namespace fomcast::ingest {
 namespace {
@@ -267,8 +267,6 @@ int64_t count_rows(const Export& db, const Schema& schema, const std::string& ta
   db.each("SELECT count(*) FROM " + table, [&](sqlite3_stmt* st) { n = sqlite3_column_int64(st, 0); });
   return n;
 }
-
-}  // namespace
 
 int detect_nsys_sqlite(std::string_view head, std::string_view) {
   if (head.substr(0, kSqliteMagic.size()) != kSqliteMagic) return 0;
@@ -548,5 +546,9 @@ Workload read_nsys_sqlite(const InputFile& file, const IngestOptions& options) {
   if (options.progress) options.progress(1, 1, "nsys export read");
   return w;
 }
+
+}  // namespace
+
+const FormatReader kNsysSqliteFormat{"nsys-sqlite", detect_nsys_sqlite, read_nsys_sqlite};
 
 }  // namespace fomcast::ingest

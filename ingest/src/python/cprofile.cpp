@@ -10,11 +10,11 @@
 #include <cmath>
 #include <map>
 
-#include "fomcast/error.hpp"
 #include "common/ops.hpp"
-#include "python/pstats_marshal.hpp"
-#include "common/text_readers.hpp"
+#include "common/readers.hpp"
 #include "decode/text_scan.hpp"
+#include "fomcast/error.hpp"
+#include "python/pstats_marshal.hpp"
 
 namespace fomcast::ingest {
 namespace {
@@ -44,8 +44,6 @@ std::string_view function_part(std::string_view name) {
   return open == std::string_view::npos ? name : name.substr(open + 1, name.size() - open - 2);
 }
 
-}  // namespace
-
 int detect_cprofile(std::string_view head, std::string_view path) {
   if (pstats::looks_like_marshal(head)) return 60;
   for (const auto& line : text::head_lines(head)) {
@@ -58,8 +56,6 @@ int detect_cprofile(std::string_view head, std::string_view path) {
   (void)path;
   return 0;
 }
-
-namespace {
 
 // The functions' statistics however the profile came, before passes are counted.
 struct Listing {
@@ -196,8 +192,6 @@ Listing read_text(const InputFile& file) {
   return listing;
 }
 
-}  // namespace
-
 Workload read_cprofile(const InputFile& file, const IngestOptions&) {
   Listing listing = pstats::looks_like_marshal(file.head()) ? read_binary(file) : read_text(file);
   if (listing.by_name.empty()) throw InputError(file.path(), "the profile lists no functions", 0, 0);
@@ -248,5 +242,9 @@ Workload read_cprofile(const InputFile& file, const IngestOptions&) {
     w.notes.push_back("pass time = the profile's total time / passes (it includes any setup outside the steps)");
   return w;
 }
+
+}  // namespace
+
+const FormatReader kCprofileFormat{"cprofile", detect_cprofile, read_cprofile};
 
 }  // namespace fomcast::ingest

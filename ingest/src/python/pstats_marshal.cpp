@@ -8,8 +8,8 @@
 #include <cstring>
 #include <memory>
 
-#include "fomcast/error.hpp"
 #include "decode/text_scan.hpp"
+#include "fomcast/error.hpp"
 
 namespace fomcast::ingest::pstats {
 namespace {

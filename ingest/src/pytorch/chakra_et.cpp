@@ -19,11 +19,11 @@
 #include <set>
 #include <unordered_map>
 
-#include "pytorch/execution_trace.hpp"
-#include "fomcast/error.hpp"
 #include "common/ops.hpp"
-#include "decode/protobuf_wire.hpp"
 #include "common/readers.hpp"
+#include "decode/protobuf_wire.hpp"
+#include "fomcast/error.hpp"
+#include "pytorch/execution_trace.hpp"
 
 namespace fomcast::ingest {
 namespace {
@@ -206,8 +206,6 @@ struct Call {
   int kernels = 0;
   Phase phase = Phase::forward;
 };
-
-}  // namespace
 
 int detect_chakra_et(std::string_view head, std::string_view path) {
   try {
@@ -490,5 +488,9 @@ Workload read_chakra_et(const InputFile& file, const IngestOptions& options) {
   if (options.progress) options.progress(1, 1, "Chakra trace read");
   return w;
 }
+
+}  // namespace
+
+const FormatReader kChakraEtFormat{"chakra-et", detect_chakra_et, read_chakra_et};
 
 }  // namespace fomcast::ingest

@@ -1,4 +1,5 @@
-// Formats `pytorch-et` and `chakra-json`, and the ET side of the Kineto + ET join.
+// The execution trace model behind formats `pytorch-et` and `chakra-json` (their reader
+// files name them), the Chakra protobuf reader and the ET side of the Kineto + ET join.
 //
 // Alone, an ET gives shapes and counts but no times: every op node that does work and has
 // no nested op doing work is counted once (aten::linear is represented by the aten::addmm
@@ -15,11 +16,10 @@
 #include <tuple>
 #include <utility>
 
-#include "fomcast/error.hpp"
-#include "decode/json_fields.hpp"
-#include "common/json_formats.hpp"
-#include "decode/json_scan.hpp"
 #include "common/ops.hpp"
+#include "decode/json_fields.hpp"
+#include "decode/json_scan.hpp"
+#include "fomcast/error.hpp"
 
 namespace fomcast::ingest {
 
@@ -292,9 +292,11 @@ std::optional<uint32_t> EtIndex::unique_shaped_proto(const std::string& name) co
   return found;
 }
 
-namespace {
+bool is_et_json_head(std::string_view head) {
+  return contains(head, "\"schema\"") && contains(head, "\"nodes\"");
+}
 
-Workload read_et(const InputFile& file, const IngestOptions& options, const char* format) {
+Workload read_execution_trace(const InputFile& file, const IngestOptions& options, std::string_view format) {
   const EtIndex et = EtIndex::read(file, options.progress);
   const auto& nodes = et.nodes();
   // Parents first (ids grow as ops start, so a parent's id is smaller than its children's).
@@ -378,7 +380,7 @@ Workload read_et(const InputFile& file, const IngestOptions& options, const char
     for (const auto& share : ops_of_call(call.name, sc, ph, std::nullopt)) agg.add(share.op, n, std::nullopt);
   }
   Workload w;
-  w.origin = format;
+  w.origin = std::string(format);
   w.events = et.elements();
   w.passes = steps.empty() ? 1 : static_cast<int64_t>(steps.size());
   w.ops = agg.finish(static_cast<double>(w.passes));
@@ -394,37 +396,6 @@ Workload read_et(const InputFile& file, const IngestOptions& options, const char
   w.notes.push_back("counted: op nodes doing work with no nested op doing work (wrappers such as aten::linear are "
                     "represented by the op inside them); views and allocations left out");
   conv_notes.add_to(w.notes);
-  return w;
-}
-
-std::string schema_in(std::string_view head) {
-  const auto at = head.find("\"schema\"");
-  if (at == std::string_view::npos) return {};
-  const auto q1 = head.find('"', head.find(':', at) + 1);
-  if (q1 == std::string_view::npos) return {};
-  const auto q2 = head.find('"', q1 + 1);
-  if (q2 == std::string_view::npos) return {};
-  return std::string(head.substr(q1 + 1, q2 - q1 - 1));
-}
-
-}  // namespace
-
-int detect_pytorch_et(std::string_view head, std::string_view) {
-  return contains(head, "\"schema\"") && contains(head, "\"nodes\"") ? 90 : 0;
-}
-
-int detect_chakra_json(std::string_view head, std::string_view) {
-  return detect_pytorch_et(head, {}) && starts_with(schema_in(head), "1.0.2-chakra") ? 95 : 0;
-}
-
-Workload read_pytorch_et(const InputFile& f, const IngestOptions& o) { return read_et(f, o, "pytorch-et"); }
-Workload read_chakra_json(const InputFile& f, const IngestOptions& o) { return read_et(f, o, "chakra-json"); }
-
-Workload read_kineto_with_et(const InputFile& kineto, const InputFile& et_file, const IngestOptions& options) {
-  const EtIndex et = EtIndex::read(et_file, options.progress);
-  Workload w = read_kineto(kineto, options, &et);
-  w.source = kineto.path() + " + " + et_file.path();
-  w.events += et.elements();  // events read from both files
   return w;
 }
 

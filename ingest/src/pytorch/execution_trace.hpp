@@ -12,17 +12,18 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
-#include "fomcast/ingest.hpp"
 #include "common/input.hpp"
+#include "fomcast/ingest.hpp"
 #include "pytorch/torch_ops.hpp"
 
 namespace fomcast::ingest {
 
 // One node as a reader saw it (views into the reader's buffer), before it joins a
-// prototype: the JSON readers here, the Chakra protobuf reader (read_chakra_et.cpp).
+// prototype: the JSON readers here, the Chakra protobuf reader (pytorch/chakra_et.cpp).
 struct EtRawNode {
   std::string_view name, values, shapes, types, output_shapes;  // JSON array texts
   CommMetaView comm;
@@ -71,8 +72,10 @@ class EtIndex {
   std::string key_;  // scratch for add()
 };
 
-// Kineto + ET of one run: times from Kineto, shapes from the ET (Kineto `External id` =
-// ET `rf_id`, checked by name before it is trusted).
-Workload read_kineto(const InputFile&, const IngestOptions&, const EtIndex* et = nullptr);
+// An ET read alone (formats pytorch-et and chakra-json; `format` is the origin): every
+// op node doing work with no nested op doing work counted once; shapes and counts, no times.
+Workload read_execution_trace(const InputFile&, const IngestOptions&, std::string_view format);
+// Whether a file's head looks like an ET in JSON: a "schema" and a "nodes" key.
+bool is_et_json_head(std::string_view head);
 
 }  // namespace fomcast::ingest

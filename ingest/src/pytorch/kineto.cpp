@@ -24,12 +24,12 @@
 #include <set>
 #include <unordered_map>
 
-#include "pytorch/execution_trace.hpp"
-#include "fomcast/error.hpp"
-#include "decode/json_scan.hpp"
-#include "common/json_formats.hpp"
 #include "common/ops.hpp"
+#include "common/readers.hpp"
 #include "common/self_time.hpp"
+#include "decode/json_scan.hpp"
+#include "fomcast/error.hpp"
+#include "pytorch/execution_trace.hpp"
 #include "pytorch/trace_event.hpp"
 
 namespace fomcast::ingest {
@@ -447,31 +447,25 @@ class KinetoReader {
   }
 
   // -------------------------------------------------------------------------------------
-  // Slots -> operations
-
-  TorchCall call_of(const Proto& p, bool et_join_ok) const {
-    if (et_ && p.et_proto >= 0 && et_join_ok) return et_->call(static_cast<uint32_t>(p.et_proto));
-    TorchCall c = torch_call_from_kineto(p.name, p.dims, p.types, p.concrete, p.strides);
-    if (et_ && p.dims.empty()) {
-      // No shapes in Kineto and no trusted rf_id: the ET's record of this op name, when
-      // the ET shows it with one set of inputs only.
-      if (auto u = et_->unique_shaped_proto(p.name)) return et_->call(*u);
-    }
-    c.comm = p.comm;
-    return c;
-  }
+  // Slots -> operations: build() runs the stages below in order.
 
   Workload build(const JsonStreamInfo& info) {
     Workload w;
     w.origin = et_ ? "kineto+pytorch-et" : "kineto";
     w.events = info.elements;
-    const bool has_gpu = gpu_events_ > 0;
-    const bool have_steps = !steps_.empty();
-    const int idx = have_steps ? 1 : 0;
+    const double passes = count_passes(w);
+    const bool et_join_ok = judge_et_join(w);
+    const ShapedCalls calls = learn_calls(et_join_ok);
+    const OpTally tally = aggregate_ops(w, passes, calls);
+    add_trace_notes(w, tally, info);
+    return w;
+  }
 
-    // Passes and the pass time.
+  // Passes and the pass time: ProfilerStep spans, else Optimizer.step annotations, else
+  // the whole trace as one pass.
+  double count_passes(Workload& w) {
     double passes = 1;
-    if (have_steps) {
+    if (!steps_.empty()) {
       in_step(0);  // sorts
       passes = static_cast<double>(steps_.size());
       double sum = 0;
@@ -495,9 +489,13 @@ class KinetoReader {
                         "trace's span");
     }
     w.passes = static_cast<int64_t>(passes);
+    return passes;
+  }
 
-    const bool et_join_ok =
-        et_ && et_name_matches_ > 0 && et_name_matches_ >= 9 * et_name_mismatches_;  // names agree >= 90%
+  // Whether the execution trace's rf_ids may be trusted: its names agree with Kineto's
+  // for at least 90% of the op calls joined by External id.
+  bool judge_et_join(Workload& w) const {
+    const bool et_join_ok = et_ && et_name_matches_ > 0 && et_name_matches_ >= 9 * et_name_mismatches_;
     if (et_) {
       if (et_join_ok)
         w.notes.push_back("shapes from the execution trace: " + std::to_string(et_name_matches_) +
@@ -507,21 +505,53 @@ class KinetoReader {
                           std::to_string(et_name_matches_) + " agree, " + std::to_string(et_name_mismatches_) +
                           " differ): shapes taken from the ET by op name only where it shows one set of inputs");
     }
+    return et_join_ok;
+  }
 
-    // Calls -> shaped calls, once per prototype; convolution geometry first learned from
-    // every call that shows input, weight and output together.
+  TorchCall call_of(const Proto& p, bool et_join_ok) const {
+    if (et_ && p.et_proto >= 0 && et_join_ok) return et_->call(static_cast<uint32_t>(p.et_proto));
+    TorchCall c = torch_call_from_kineto(p.name, p.dims, p.types, p.concrete, p.strides);
+    if (et_ && p.dims.empty()) {
+      // No shapes in Kineto and no trusted rf_id: the ET's record of this op name, when
+      // the ET shows it with one set of inputs only.
+      if (auto u = et_->unique_shaped_proto(p.name)) return et_->call(*u);
+    }
+    c.comm = p.comm;
+    return c;
+  }
+
+  struct ShapedCalls {
     ConvHints hints;
-    std::vector<std::optional<TorchCall>> calls(protos_.size());
+    std::vector<std::optional<TorchCall>> calls;  // per prototype; empty for GPU ones
+  };
+
+  // Calls -> shaped calls, once per prototype; convolution geometry first learned from
+  // every call that shows input, weight and output together.
+  ShapedCalls learn_calls(bool et_join_ok) const {
+    ShapedCalls out;
+    out.calls.resize(protos_.size());
     for (const auto& s : slots_) {
       const Proto& p = protos_[s.proto];
-      if (p.gpu || calls[s.proto]) continue;
-      calls[s.proto] = call_of(p, et_join_ok);
-      hints.learn(*calls[s.proto]);
+      if (p.gpu || out.calls[s.proto]) continue;
+      out.calls[s.proto] = call_of(p, et_join_ok);
+      out.hints.learn(*out.calls[s.proto]);
     }
+    return out;
+  }
 
-    OpAggregator agg;
+  // What the slots' aggregation tells the notes.
+  struct OpTally {
     int64_t no_gpu_calls = 0, wrappers = 0;
     ConvNotes conv_notes;
+  };
+
+  // One op (or two: a conv backward's gradients) per slot, folded into distinct
+  // operations per pass, largest first.
+  OpTally aggregate_ops(Workload& w, double passes, const ShapedCalls& calls) const {
+    const bool has_gpu = gpu_events_ > 0;
+    const int idx = steps_.empty() ? 0 : 1;
+    OpAggregator agg;
+    OpTally tally;
     for (const Slot& s : slots_) {
       const Proto& p = protos_[s.proto];
       if (p.gpu) {
@@ -542,10 +572,10 @@ class KinetoReader {
         continue;
       }
       const double calls_n = has_gpu ? s.gpu_calls[idx] : s.calls[idx];
-      if (has_gpu) no_gpu_calls += static_cast<int64_t>(s.calls[idx] - s.gpu_calls[idx]);
+      if (has_gpu) tally.no_gpu_calls += static_cast<int64_t>(s.calls[idx] - s.gpu_calls[idx]);
       if (calls_n <= 0) continue;
       const double time_us = has_gpu ? s.gpu_us[idx] : s.cpu_us[idx];
-      TorchCall call = *calls[s.proto];
+      TorchCall call = *calls.calls[s.proto];
       if (p.needs_parent) {
         // The enclosing op says what this one does not: record_param_comms's metadata for
         // nccl:all_gather, c10d::allreduce_'s name for a bare record_param_comms.
@@ -555,11 +585,11 @@ class KinetoReader {
           if (call.comm.collective.empty()) call.comm.fill_from(parent.comm);
         }
       }
-      const ShapedCall sc = shape_torch_call(call, hints);
+      const ShapedCall sc = shape_torch_call(call, calls.hints);
       const double data = has_gpu ? s.data_us[idx] * 1e-6 : 0, filter = has_gpu ? s.filter_us[idx] * 1e-6 : 0;
       if (sc.compute && s.wrapper_calls * 2 > s.calls[0]) {
         // It only wraps nested GEMM/conv ops, which carry the work themselves.
-        ++wrappers;
+        ++tally.wrappers;
         Op op;
         op.name = p.name;
         op.dtype = sc.dtype;
@@ -567,7 +597,7 @@ class KinetoReader {
         agg.add(op, calls_n, time_us * 1e-6);
         continue;
       }
-      conv_notes.count(sc, time_us * 1e-6, data, filter);
+      tally.conv_notes.count(sc, time_us * 1e-6, data, filter);
       for (const auto& share : ops_of_call(p.name, sc, s.phase, time_us * 1e-6, data, filter))
         agg.add(share.op, calls_n, share.time_s);
     }
@@ -576,14 +606,19 @@ class KinetoReader {
     std::stable_sort(w.ops.begin(), w.ops.end(), [](const Op& a, const Op& b) {
       return a.count * a.self_time_s.value_or(0) > b.count * b.self_time_s.value_or(0);
     });
+    return tally;
+  }
 
+  // What the trace was and how its times were read; the device and the distributed job
+  // where the trace names them.
+  void add_trace_notes(Workload& w, const OpTally& tally, const JsonStreamInfo& info) const {
     if (legacy_) w.notes.push_back("legacy autograd-profiler trace (a bare event array): ops have no input shapes");
-    if (has_gpu) {
+    if (gpu_events_ > 0) {
       w.notes.push_back("GPU trace: an op's time is the summed duration of the GPU kernels it launched (" +
                         std::to_string(kernels_) + " kernels, joined to the launching runtime call by correlation id "
                         "and to the innermost CPU op around that call); copies and memsets are listed by name");
-      if (no_gpu_calls > 0)
-        w.notes.push_back(std::to_string(no_gpu_calls) +
+      if (tally.no_gpu_calls > 0)
+        w.notes.push_back(std::to_string(tally.no_gpu_calls) +
                           " CPU op calls launched no GPU work: host time, left to the pass's overhead line");
       if (unattributed_kernels_ > 0)
         w.notes.push_back(std::to_string(unattributed_kernels_) +
@@ -592,11 +627,11 @@ class KinetoReader {
       w.notes.push_back("CPU-only trace: an op's time is its exclusive (self) CPU time, its duration minus the ops "
                         "nested in it");
     }
-    if (wrappers > 0)
-      w.notes.push_back(std::to_string(wrappers) +
+    if (tally.wrappers > 0)
+      w.notes.push_back(std::to_string(tally.wrappers) +
                         " GEMM/conv ops that only wrap nested GEMM/conv ops (aten::linear, aten::conv2d, ...) are kept "
                         "as kind 'other' so their work is not counted twice");
-    conv_notes.add_to(w.notes);
+    tally.conv_notes.add_to(w.notes);
     if (builder_.partial_walks() > 0 || builder_.stragglers() > 0)
       w.notes.push_back("the trace was walked in " + std::to_string(builder_.partial_walks() + 1) +
                         " windows to bound memory; " + std::to_string(builder_.stragglers()) +
@@ -616,11 +651,8 @@ class KinetoReader {
         w.notes.push_back("device: " + j[0]["name"].get<std::string>() + " (" + std::to_string(j.size()) +
                           " listed)");
     }
-    return w;
   }
 };
-
-}  // namespace
 
 Workload read_kineto(const InputFile& file, const IngestOptions& options, const EtIndex* et) {
   KinetoReader r(file, options, et);
@@ -643,8 +675,23 @@ int detect_kineto(std::string_view head, std::string_view) {
   return 0;
 }
 
-Workload read_kineto_format(const InputFile& file, const IngestOptions& options) {
+Workload read_kineto_alone(const InputFile& file, const IngestOptions& options) {
   return read_kineto(file, options, nullptr);
 }
+
+// Kineto + ET of one run: times from Kineto, shapes from the ET (Kineto `External id` =
+// ET `rf_id`, checked by name before it is trusted).
+Workload read_kineto_with_et(const InputFile& kineto, const InputFile& et_file, const IngestOptions& options) {
+  const EtIndex et = EtIndex::read(et_file, options.progress);
+  Workload w = read_kineto(kineto, options, &et);
+  w.source = kineto.path() + " + " + et_file.path();
+  w.events += et.elements();  // events read from both files
+  return w;
+}
+
+}  // namespace
+
+const FormatReader kKinetoFormat{"kineto", detect_kineto, read_kineto_alone};
+const FormatJoin kKinetoEtJoin{"kineto", {"pytorch-et", "chakra-json"}, read_kineto_with_et};
 
 }  // namespace fomcast::ingest

@@ -17,8 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fomcast/model.hpp"
 #include "common/ops.hpp"
+#include "fomcast/model.hpp"
 
 namespace fomcast::ingest {
 

@@ -8,10 +8,10 @@
 // microseconds. Names are the rest of the line and may hold spaces.
 #include <cctype>
 
+#include "common/readers.hpp"
+#include "decode/text_scan.hpp"
 #include "fomcast/error.hpp"
 #include "tau/tau_common.hpp"
-#include "common/text_readers.hpp"
-#include "decode/text_scan.hpp"
 
 namespace fomcast::ingest {
 namespace {
@@ -55,8 +55,6 @@ std::optional<int64_t> after(std::string_view t, std::string_view key) {
   if (i == start) return std::nullopt;
   return n;
 }
-
-}  // namespace
 
 int detect_pprof(std::string_view head, std::string_view) {
   int score = 0;
@@ -186,5 +184,9 @@ Workload read_pprof(const InputFile& file, const IngestOptions&) {
                                                 : "times in msec as pprof prints them"));
   return w;
 }
+
+}  // namespace
+
+const FormatReader kPprofFormat{"pprof", detect_pprof, read_pprof};
 
 }  // namespace fomcast::ingest

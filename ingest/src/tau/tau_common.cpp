@@ -8,8 +8,8 @@
 #include <set>
 
 #include "common/ops.hpp"
-#include "fomcast/model.hpp"
 #include "decode/text_scan.hpp"
+#include "fomcast/model.hpp"
 
 namespace fomcast::ingest::tau {
 namespace {

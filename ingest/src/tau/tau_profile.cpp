@@ -11,10 +11,10 @@
 // parentheses and even quotes, so a line is read from both ends.
 #include <cctype>
 
+#include "common/readers.hpp"
+#include "decode/text_scan.hpp"
 #include "fomcast/error.hpp"
 #include "tau/tau_common.hpp"
-#include "common/text_readers.hpp"
-#include "decode/text_scan.hpp"
 
 namespace fomcast::ingest {
 namespace {
@@ -83,8 +83,6 @@ int64_t node_from_path(std::string_view path) {
     n = n * 10 + (base[i] - '0');
   return i > 0 ? n : 0;
 }
-
-}  // namespace
 
 int detect_tau(std::string_view head, std::string_view) {
   const auto lines = text::head_lines(head, 1 << 16);
@@ -192,5 +190,9 @@ Workload read_tau(const InputFile& file, const IngestOptions&) {
                                       ": exclusive time per timer (TIME metric, microseconds)");
   return w;
 }
+
+}  // namespace
+
+const FormatReader kTauFormat{"tau", detect_tau, read_tau};
 
 }  // namespace fomcast::ingest

@@ -16,10 +16,10 @@
 #include <map>
 #include <unordered_map>
 
-#include "fomcast/error.hpp"
-#include "common/json_formats.hpp"
-#include "decode/json_scan.hpp"
 #include "common/ops.hpp"
+#include "common/readers.hpp"
+#include "decode/json_scan.hpp"
+#include "fomcast/error.hpp"
 #include "pytorch/trace_event.hpp"
 
 namespace fomcast::ingest {
@@ -52,8 +52,6 @@ Phase tf_phase(std::string_view node, std::string_view type) {
     return Phase::backward;
   return Phase::forward;
 }
-
-}  // namespace
 
 int detect_tf_timeline(std::string_view head, std::string_view) {
   if (!contains(head, "\"traceEvents\"")) return 0;
@@ -150,5 +148,9 @@ Workload read_tf_timeline(const InputFile& file, const IngestOptions& options) {
                       " kernel events; the host-side enqueue events of GPU ops are not counted");
   return w;
 }
+
+}  // namespace
+
+const FormatReader kTfTimelineFormat{"tf-timeline", detect_tf_timeline, read_tf_timeline};
 
 }  // namespace fomcast::ingest

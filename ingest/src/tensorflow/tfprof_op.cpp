@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cctype>
 
-#include "fomcast/error.hpp"
-#include "common/text_readers.hpp"
+#include "common/readers.hpp"
 #include "decode/text_scan.hpp"
+#include "fomcast/error.hpp"
 #include "tensorflow/tfprof_text.hpp"
 
 namespace fomcast::ingest {
@@ -147,8 +147,6 @@ bool looks_like_row(std::string_view t) {
   return type == CellType::bytes || type == CellType::time;
 }
 
-}  // namespace
-
 int detect_tfprof_op(std::string_view head, std::string_view) {
   for (const auto& line : text::head_lines(head)) {
     const auto t = text::trim(line.text);
@@ -256,5 +254,9 @@ Workload read_tfprof_op(const InputFile& file, const IngestOptions& options) {
   if (stopped_early) w.notes.push_back("only the first tfprof command's output was read");
   return w;
 }
+
+}  // namespace
+
+const FormatReader kTfprofOpFormat{"tfprof-op", detect_tfprof_op, read_tfprof_op};
 
 }  // namespace fomcast::ingest

@@ -2,9 +2,9 @@
 // distinct set of MatMul input shapes. Gives the GEMMs with M, N, K (CANDLE step 4).
 #include <cctype>
 
-#include "fomcast/error.hpp"
-#include "common/text_readers.hpp"
+#include "common/readers.hpp"
 #include "decode/text_scan.hpp"
+#include "fomcast/error.hpp"
 #include "tensorflow/tfprof_text.hpp"
 
 namespace fomcast::ingest {
@@ -18,8 +18,6 @@ bool is_op_heading(std::string_view s) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
   return true;
 }
-
-}  // namespace
 
 int detect_tfprof_shapes(std::string_view head, std::string_view) {
   int rows = 0, other = 0;
@@ -82,5 +80,9 @@ Workload read_tfprof_shapes(const InputFile& file, const IngestOptions& options)
   if (w.ops.empty()) text::fail_at_end(path, lines, "no row ran (every row is run*0): nothing to estimate");
   return w;
 }
+
+}  // namespace
+
+const FormatReader kTfprofShapesFormat{"tfprof-shapes", detect_tfprof_shapes, read_tfprof_shapes};
 
 }  // namespace fomcast::ingest

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <map>
 
-#include "fomcast/error.hpp"
 #include "decode/text_scan.hpp"
+#include "fomcast/error.hpp"
 
 namespace fomcast::ingest::tfprof {
 namespace {

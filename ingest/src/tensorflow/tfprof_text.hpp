@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "fomcast/model.hpp"
 #include "common/ops.hpp"
+#include "fomcast/model.hpp"
 
 namespace fomcast::ingest::tfprof {
 

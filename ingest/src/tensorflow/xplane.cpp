@@ -12,10 +12,10 @@
 #include <numeric>
 #include <unordered_map>
 
-#include "fomcast/error.hpp"
 #include "common/ops.hpp"
-#include "decode/protobuf_wire.hpp"
 #include "common/readers.hpp"
+#include "decode/protobuf_wire.hpp"
+#include "fomcast/error.hpp"
 #include "tensorflow/xla_hlo.hpp"
 
 namespace fomcast::ingest {
@@ -180,8 +180,6 @@ Plane read_plane(const pb::Field& field, const std::string& file) {
 
 bool is_plane_name(std::string_view s) { return s.starts_with("/device:") || s.starts_with("/host:"); }
 
-}  // namespace
-
 int detect_xplane(std::string_view head, std::string_view) {
   // The first field of an XSpace is a plane whose first field is its name ("/host:...",
   // "/device:..."). A plane is often longer than the head, so read what the head holds.
@@ -332,5 +330,9 @@ Workload read_xplane(const InputFile& file, const IngestOptions& options) {
                              : "no repeated module runs found: the capture counts as one pass");
   return w;
 }
+
+}  // namespace
+
+const FormatReader kXplaneFormat{"xplane", detect_xplane, read_xplane};
 
 }  // namespace fomcast::ingest
