@@ -8,15 +8,15 @@
 #include <algorithm>
 #include <cctype>
 
+#include "fomcast/text.hpp"
+
 namespace fomcast::ingest {
 namespace {
-
-bool has(const std::string& s, std::string_view needle) { return s.find(needle) != std::string::npos; }
 
 template <std::size_t N>
 bool has_any(const std::string& s, const std::string_view (&needles)[N]) {
   for (auto n : needles)
-    if (has(s, n)) return true;
+    if (contains(s, n)) return true;
   return false;
 }
 
@@ -88,7 +88,7 @@ constexpr Exact kExact[] = {
 
 // LAMB the optimizer, not a Python <lambda> (cProfile lists many).
 bool optimizer_name(const std::string& s) {
-  return has_any(s, kOptimizer) || (has(s, "lamb") && !has(s, "lambda"));
+  return has_any(s, kOptimizer) || (contains(s, "lamb") && !contains(s, "lambda"));
 }
 
 }  // namespace
@@ -104,7 +104,7 @@ OpKind classify_name(std::string_view raw) {
   if (has_any(s, kPool)) return OpKind::pooling;
   if (has_any(s, kEmbedding)) return OpKind::embedding;
   if (has_any(s, kConv)) return OpKind::conv;
-  if (has(s, "bmm") && !has(s, "addmm")) return OpKind::batched_gemm;
+  if (contains(s, "bmm") && !contains(s, "addmm")) return OpKind::batched_gemm;
   if (has_any(s, kGemm)) return OpKind::gemm;
   if (has_any(s, kReduction)) return OpKind::reduction;
   if (has_any(s, kElementwise)) return OpKind::elementwise;
@@ -113,36 +113,36 @@ OpKind classify_name(std::string_view raw) {
 
 Phase phase_from_name(std::string_view raw) {
   const std::string s = lowercase(raw);
-  if (optimizer_name(s) || has(s, "optimizer.step") || has(s, "zero_grad")) return Phase::optimizer;
-  if (has(s, "backward") || has(s, "grad") || has(s, "bprop") || has(s, "dgrad") || has(s, "wgrad") ||
-      has(s, "autograd::engine"))
+  if (optimizer_name(s) || contains(s, "optimizer.step") || contains(s, "zero_grad")) return Phase::optimizer;
+  if (contains(s, "backward") || contains(s, "grad") || contains(s, "bprop") || contains(s, "dgrad") || contains(s, "wgrad") ||
+      contains(s, "autograd::engine"))
     return Phase::backward;
   return Phase::forward;
 }
 
 CollectiveKind collective_kind_from_name(std::string_view raw) {
   const std::string s = lowercase(raw);
-  if (has(s, "reduce_scatter") || has(s, "reducescatter") || has(s, "reduce-scatter")) return CollectiveKind::reduce_scatter;
-  if (has(s, "allreduce") || has(s, "all_reduce") || has(s, "all-reduce")) return CollectiveKind::allreduce;
-  if (has(s, "allgather") || has(s, "all_gather") || has(s, "all-gather")) return CollectiveKind::allgather;
-  if (has(s, "alltoall") || has(s, "all_to_all") || has(s, "all-to-all")) return CollectiveKind::alltoall;
-  if (has(s, "broadcast") || has(s, "bcast")) return CollectiveKind::broadcast;
-  if (has(s, "barrier")) return CollectiveKind::barrier;
-  if (has(s, "reduce")) return CollectiveKind::reduce;
-  if (has(s, "send") || has(s, "recv") || has(s, "mpi_wait") || has(s, "collective-permute"))
+  if (contains(s, "reduce_scatter") || contains(s, "reducescatter") || contains(s, "reduce-scatter")) return CollectiveKind::reduce_scatter;
+  if (contains(s, "allreduce") || contains(s, "all_reduce") || contains(s, "all-reduce")) return CollectiveKind::allreduce;
+  if (contains(s, "allgather") || contains(s, "all_gather") || contains(s, "all-gather")) return CollectiveKind::allgather;
+  if (contains(s, "alltoall") || contains(s, "all_to_all") || contains(s, "all-to-all")) return CollectiveKind::alltoall;
+  if (contains(s, "broadcast") || contains(s, "bcast")) return CollectiveKind::broadcast;
+  if (contains(s, "barrier")) return CollectiveKind::barrier;
+  if (contains(s, "reduce")) return CollectiveKind::reduce;
+  if (contains(s, "send") || contains(s, "recv") || contains(s, "mpi_wait") || contains(s, "collective-permute"))
     return CollectiveKind::send_recv;
   return CollectiveKind::other;
 }
 
 bool is_step_name(std::string_view raw) {
   const std::string s = lowercase(raw);
-  if (s.rfind("profilerstep", 0) == 0) return true;
+  if (s.starts_with("profilerstep")) return true;
   constexpr std::string_view kSteps[] = {"train_step", "training_step", "train_batch", "train_on_batch",
                                          "trainstep", "train step", "training step"};
   if (has_any(s, kSteps)) return true;
   // "step", "iteration", "Step 12", "iter_3", "iteration#7": the whole name is a step label.
   for (std::string_view word : {"step", "iteration", "iter"}) {
-    if (s.rfind(word, 0) != 0) continue;
+    if (!s.starts_with(word)) continue;
     std::size_t i = word.size();
     if (i < s.size() && (s[i] == ' ' || s[i] == '_' || s[i] == '#' || s[i] == ':' || s[i] == '-')) ++i;
     bool digits_only = true;
@@ -193,7 +193,7 @@ std::vector<Op> OpAggregator::finish(double passes) const {
 }
 
 std::string short_kernel_name(std::string_view n) {
-  if (n.substr(0, 5) == "void ") n.remove_prefix(5);
+  if (n.starts_with("void ")) n.remove_prefix(5);
   std::string out;
   int depth = 0;
   for (char c : n) {
@@ -210,11 +210,11 @@ std::string short_kernel_name(std::string_view n) {
 
 int kernel_direction(std::string_view raw) {
   const std::string s = lowercase(raw);
-  if (has(s, "wgrad") || has(s, "bprop_filter") || has(s, "backward_filter") || has(s, "_wrw") ||
-      has(s, "wrw_") || has(s, "backward_weight") || has(s, "update_image"))
+  if (contains(s, "wgrad") || contains(s, "bprop_filter") || contains(s, "backward_filter") || contains(s, "_wrw") ||
+      contains(s, "wrw_") || contains(s, "backward_weight") || contains(s, "update_image"))
     return 2;
-  if (has(s, "dgrad") || has(s, "bprop_data") || has(s, "backward_data") || has(s, "_bwd") ||
-      has(s, "bwd_") || has(s, "backward_input") || has(s, "xprop_image"))
+  if (contains(s, "dgrad") || contains(s, "bprop_data") || contains(s, "backward_data") || contains(s, "_bwd") ||
+      contains(s, "bwd_") || contains(s, "backward_input") || contains(s, "xprop_image"))
     return 1;
   return 0;
 }
@@ -222,22 +222,22 @@ int kernel_direction(std::string_view raw) {
 DType dtype_from_kernel_name(std::string_view raw) {
   const std::string s = lowercase(raw);
   // Tensile (rocBLAS, hipBLASLt): Cijk_<layout>_<types>_..., input types first.
-  if (has(s, "cijk_")) {
-    if (has(s, "_bbs_") || has(s, "_bb_") || has(s, "_bbh_")) return DType::bf16;
-    if (has(s, "_hhs_") || has(s, "_hh_")) return DType::fp16;
-    if (has(s, "_sb_") || has(s, "_ss_")) return DType::fp32;
-    if (has(s, "_db_") || has(s, "_dd_")) return DType::fp64;
+  if (contains(s, "cijk_")) {
+    if (contains(s, "_bbs_") || contains(s, "_bb_") || contains(s, "_bbh_")) return DType::bf16;
+    if (contains(s, "_hhs_") || contains(s, "_hh_")) return DType::fp16;
+    if (contains(s, "_sb_") || contains(s, "_ss_")) return DType::fp32;
+    if (contains(s, "_db_") || contains(s, "_dd_")) return DType::fp64;
     return DType::unknown;
   }
-  if (has(s, "bf16")) return DType::bf16;
-  if (has(s, "tf32")) return DType::tf32;
-  if (has(s, "e4m3") || has(s, "e5m2") || has(s, "fp8")) return DType::fp8;
-  if (has(s, "fp16") || has(s, "f16") || has(s, "h884") || has(s, "h1688") || has(s, "h16816") || has(s, "hgemm") ||
-      has(s, "hmma"))
+  if (contains(s, "bf16")) return DType::bf16;
+  if (contains(s, "tf32")) return DType::tf32;
+  if (contains(s, "e4m3") || contains(s, "e5m2") || contains(s, "fp8")) return DType::fp8;
+  if (contains(s, "fp16") || contains(s, "f16") || contains(s, "h884") || contains(s, "h1688") || contains(s, "h16816") || contains(s, "hgemm") ||
+      contains(s, "hmma"))
     return DType::fp16;
-  if (has(s, "i8") || has(s, "int8") || has(s, "imma")) return DType::int8;
-  if (has(s, "dgemm") || has(s, "f64") || has(s, "double")) return DType::fp64;
-  if (has(s, "sgemm") || has(s, "scudnn") || has(s, "f32") || has(s, "float")) return DType::fp32;
+  if (contains(s, "i8") || contains(s, "int8") || contains(s, "imma")) return DType::int8;
+  if (contains(s, "dgemm") || contains(s, "f64") || contains(s, "double")) return DType::fp64;
+  if (contains(s, "sgemm") || contains(s, "scudnn") || contains(s, "f32") || contains(s, "float")) return DType::fp32;
   return DType::unknown;
 }
 

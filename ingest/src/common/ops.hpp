@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "fomcast/model.hpp"
-#include "fomcast/text.hpp"
 
 namespace fomcast::ingest {
 
@@ -24,8 +23,6 @@ CollectiveKind collective_kind_from_name(std::string_view name);
 // Whether a timer, range or function marks one training step ("ProfilerStep#5",
 // "train_step", "Iteration 3", "step"), so its calls count passes.
 bool is_step_name(std::string_view name);
-
-// ASCII lower case: the name rules compare names case-blind.
 
 // "void at::native::vectorized_elementwise_kernel<4, ...>(int, ...)" ->
 // "at::native::vectorized_elementwise_kernel": kernel names without their template and

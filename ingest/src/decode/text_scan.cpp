@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "fomcast/error.hpp"
+#include "fomcast/text.hpp"
 
 namespace fomcast::ingest::text {
 namespace {
@@ -49,9 +50,6 @@ std::string_view trim(std::string_view s) {
   while (!s.empty() && space(s.back())) s.remove_suffix(1);
   return s;
 }
-
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-bool contains(std::string_view s, std::string_view needle) { return s.find(needle) != std::string_view::npos; }
 
 std::vector<std::string_view> fields(std::string_view s) {
   std::vector<std::string_view> out;

@@ -24,8 +24,6 @@ std::vector<Line> split_lines(std::string_view all, const std::string& file);
 std::vector<Line> head_lines(std::string_view head, std::size_t max_bytes = 8192);
 
 std::string_view trim(std::string_view);
-bool starts_with(std::string_view s, std::string_view prefix);
-bool contains(std::string_view s, std::string_view needle);
 // Whitespace-separated fields.
 std::vector<std::string_view> fields(std::string_view);
 // The first n whitespace-separated fields, and the trimmed rest of the line after them (a

@@ -269,7 +269,7 @@ int64_t count_rows(const Export& db, const Schema& schema, const std::string& ta
 }
 
 int detect_nsys_sqlite(std::string_view head, std::string_view) {
-  if (head.substr(0, kSqliteMagic.size()) != kSqliteMagic) return 0;
+  if (!head.starts_with(kSqliteMagic)) return 0;
   for (std::string_view marker : {"CUPTI_ACTIVITY_KIND", "NVTX_EVENTS", "TARGET_INFO_", "StringIds"})
     if (head.find(marker) != std::string_view::npos) return 95;
   return 40;  // some SQLite file: the reader says clearly what it is not
@@ -279,7 +279,7 @@ Workload read_nsys_sqlite(const InputFile& file, const IngestOptions& options) {
   const std::string& path = file.path();
   const std::string_view head = file.head();
   if (head.empty()) throw InputError(path, "empty file: not an Nsight Systems SQLite export", 0, 0);
-  if (head.substr(0, kSqliteMagic.size()) != kSqliteMagic)
+  if (!head.starts_with(kSqliteMagic))
     throw InputError(path, "not a SQLite file (an Nsight Systems export starts with 'SQLite format 3')", 0, 0);
   // PRAGMA application_id sits at byte 68 of the header; fomcast's own databases say FOMC.
   if (head.size() >= 72 && head.substr(68, 4) == "FOMC")

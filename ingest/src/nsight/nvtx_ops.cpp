@@ -4,6 +4,7 @@
 
 #include "common/ops.hpp"
 #include "decode/text_scan.hpp"
+#include "fomcast/text.hpp"
 
 namespace fomcast::ingest::nvtx {
 namespace {
@@ -91,8 +92,8 @@ std::optional<GemmShape> gemm_from(std::string_view op, const std::vector<std::v
 
 std::optional<FrameworkOp> parse_framework_op(std::string_view text_) {
   const std::string_view t = text::trim(text_);
-  const bool marked = text::contains(t, ", seq = ") || text::contains(t, ", sizes = ") || text::contains(t, ", op_id = ");
-  const bool aten = text::starts_with(t, "aten::");
+  const bool marked = contains(t, ", seq = ") || contains(t, ", sizes = ") || contains(t, ", op_id = ");
+  const bool aten = t.starts_with("aten::");
   if (!marked && !aten) return std::nullopt;
   FrameworkOp op;
   const std::size_t comma = t.find(", ");

@@ -14,6 +14,7 @@
 #include "common/readers.hpp"
 #include "decode/text_scan.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/text.hpp"
 #include "python/pstats_marshal.hpp"
 
 namespace fomcast::ingest {
@@ -48,10 +49,10 @@ int detect_cprofile(std::string_view head, std::string_view path) {
   if (pstats::looks_like_marshal(head)) return 60;
   for (const auto& line : text::head_lines(head)) {
     const auto t = text::trim(line.text);
-    if (text::starts_with(t, "ncalls") && text::contains(t, "tottime") && text::contains(t, "cumtime")) return 95;
-    if (text::starts_with(t, "Function") && (text::contains(t, "was called by...") || text::contains(t, "called...")))
+    if (t.starts_with("ncalls") && contains(t, "tottime") && contains(t, "cumtime")) return 95;
+    if (t.starts_with("Function") && (contains(t, "was called by...") || contains(t, "called...")))
       return 90;
-    if (text::contains(t, "function calls") && text::contains(t, " in ") && text::contains(t, "seconds")) return 80;
+    if (contains(t, "function calls") && contains(t, " in ") && contains(t, "seconds")) return 80;
   }
   (void)path;
   return 0;
@@ -118,7 +119,7 @@ Listing read_text(const InputFile& file) {
   for (const auto& line : lines) {
     const auto t = text::trim(line.text);
     if (t.empty()) continue;
-    if (text::contains(t, "function calls") && text::contains(t, "seconds")) {
+    if (contains(t, "function calls") && contains(t, "seconds")) {
       // "101204007 function calls (1004007 primitive calls) in 23.045 seconds"
       const std::size_t in = t.rfind(" in ");
       const auto after_in = in == std::string_view::npos ? std::vector<std::string_view>{} : text::fields(t.substr(in + 4));
@@ -127,9 +128,9 @@ Listing read_text(const InputFile& file) {
       if (!total_s) total_s = *secs;
       continue;
     }
-    if (text::starts_with(t, "Ordered by:") || text::starts_with(t, "List reduced from") ||
-        text::starts_with(t, "Random listing order")) continue;
-    if (text::starts_with(t, "ncalls") && text::contains(t, "tottime")) {
+    if (t.starts_with("Ordered by:") || t.starts_with("List reduced from") ||
+        t.starts_with("Random listing order")) continue;
+    if (t.starts_with("ncalls") && contains(t, "tottime")) {
       if (layout == Layout::none) layout = Layout::stats;  // callers/callees keep their own layout
       if (layout == Layout::stats && ++tables > 1) {
         more_tables = true;
@@ -137,11 +138,11 @@ Listing read_text(const InputFile& file) {
       }
       continue;
     }
-    if (text::starts_with(t, "Function") && text::contains(t, "was called by...")) {
+    if (t.starts_with("Function") && contains(t, "was called by...")) {
       layout = Layout::callers;
       continue;
     }
-    if (text::starts_with(t, "Function") && text::contains(t, "called...")) {
+    if (t.starts_with("Function") && contains(t, "called...")) {
       layout = Layout::callees;
       continue;
     }

@@ -20,13 +20,11 @@
 #include "decode/json_fields.hpp"
 #include "decode/json_scan.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/text.hpp"
 
 namespace fomcast::ingest {
 
 namespace {
-
-bool contains(std::string_view s, std::string_view n) { return s.find(n) != std::string_view::npos; }
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 // The top-level elements of a JSON array's text ("[a, [b, c], \"d\"]" -> a, [b, c], "d").
 std::vector<std::string_view> split_array(std::string_view raw) {
@@ -153,8 +151,8 @@ class NodeParser {
 }  // namespace
 
 bool is_et_annotation(std::string_view n) {
-  return starts_with(n, "[") || starts_with(n, "##") || starts_with(n, "ProfilerStep#") ||
-         starts_with(n, "Optimizer.") || starts_with(n, "<");
+  return n.starts_with("[") || n.starts_with("##") || n.starts_with("ProfilerStep#") || n.starts_with("Optimizer.") ||
+         n.starts_with("<");
 }
 
 void EtIndex::add(const EtRawNode& n) {
@@ -320,7 +318,7 @@ Workload read_execution_trace(const InputFile& file, const IngestOptions& option
   std::set<int64_t> step_threads;  // threads whose nodes sit under ProfilerStep nodes
   for (std::size_t i : order) {
     const std::string& name = et.name(nodes[i].proto);
-    work[i] = !is_annotation(name) && !is_free_op_name(name) && !starts_with(name, "autograd::engine") ? 1 : 0;
+    work[i] = !is_annotation(name) && !is_free_op_name(name) && !name.starts_with("autograd::engine") ? 1 : 0;
     collective[i] = work[i] && classify_name(name) == OpKind::collective;
     compute[i] = work[i] && is_compute_op_name(name);
     Phase ph = phase_from_name(name);
@@ -329,7 +327,7 @@ Workload read_execution_trace(const InputFile& file, const IngestOptions& option
       if (phase[*p] != Phase::forward) ph = phase[*p];
       st = step[*p];
     }
-    if (starts_with(name, "ProfilerStep#")) {
+    if (name.starts_with("ProfilerStep#")) {
       try {
         st = std::stoll(name.substr(13));
         steps[st] = 1;
@@ -363,7 +361,7 @@ Workload read_execution_trace(const InputFile& file, const IngestOptions& option
     if (!steps.empty() && step[i] < 0 && step_threads.count(nodes[i].tid)) continue;
     int64_t qualifier = -1;
     const std::string& name = et.name(nodes[i].proto);
-    if (starts_with(name, "nccl:") || starts_with(name, "gloo:"))
+    if (name.starts_with("nccl:") || name.starts_with("gloo:"))
       if (auto p = parent_of(i)) qualifier = nodes[*p].proto;
     counts[{nodes[i].proto, phase[i], qualifier}] += 1;
   }

@@ -29,6 +29,7 @@
 #include "common/self_time.hpp"
 #include "decode/json_scan.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/text.hpp"
 #include "pytorch/execution_trace.hpp"
 #include "pytorch/trace_event.hpp"
 
@@ -86,9 +87,6 @@ struct StepSpan {
   double start = 0, end = 0;
   double dur = 0;  // as recorded (end - start loses digits on large timestamps)
 };
-
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-bool contains(std::string_view s, std::string_view n) { return s.find(n) != std::string_view::npos; }
 
 bool is_launch_name(std::string_view n) {
   return contains(n, "Launch") || contains(n, "Memcpy") || contains(n, "Memset") || contains(n, "memcpy") ||
@@ -152,7 +150,7 @@ class KinetoReader {
   EventKind kind_of(const TraceEvent& e) const {
     if (e.ph != 'X') return EventKind::ignore;
     const std::string_view cat = e.cat;
-    if (starts_with(e.name, "ProfilerStep#") && cat != "gpu_user_annotation") return EventKind::step;
+    if (e.name.starts_with("ProfilerStep#") && cat != "gpu_user_annotation") return EventKind::step;
     if (cat == "cpu_op" || cat == "Operator" || cat == "operator") return EventKind::op;
     if (cat == "user_annotation") {
       // Libraries' own record_function ranges that are operations (gloo:all_reduce).
@@ -214,8 +212,8 @@ class KinetoReader {
     p.comm = e.comm.owned();
     p.name_phase = phase_from_name(p.name);
     p.compute = is_compute_op_name(p.name);
-    p.needs_parent = (p.name == "record_param_comms" && p.comm.collective.empty()) || starts_with(p.name, "nccl:") ||
-                     starts_with(p.name, "gloo:");
+    p.needs_parent = (p.name == "record_param_comms" && p.comm.collective.empty()) ||
+                     p.name.starts_with("nccl:") || p.name.starts_with("gloo:");
     p.et_proto = et_proto;
     return add_proto(std::move(p));
   }
@@ -246,14 +244,14 @@ class KinetoReader {
     // So are complete events of categories fomcast ignores (Python frames are often most
     // of a with_stack trace), when "cat" comes second as Kineto writes it.
     const std::string_view t = element.text;
-    if (t.size() > 10 && t.substr(0, 8) == "{\"ph\": \"" && t[9] == '"') {
+    if (t.size() > 10 && t.starts_with("{\"ph\": \"") && t[9] == '"') {
       if (t[8] == 's' || t[8] == 'f' || t[8] == 't' || t[8] == 'i') return;
       constexpr std::string_view kCat = "{\"ph\": \"X\", \"cat\": \"";
-      if (t[8] == 'X' && t.substr(0, kCat.size()) == kCat) {
+      if (t[8] == 'X' && t.starts_with(kCat)) {
         const std::string_view rest = t.substr(kCat.size());
         for (std::string_view ignored : {"python_function\"", "gpu_user_annotation\"", "Trace\"", "overhead\"",
                                          "cuda_sync\""})
-          if (rest.substr(0, ignored.size()) == ignored) return;
+          if (rest.starts_with(ignored)) return;
       }
     }
     const TraceEvent& e = parser_.parse(element);

@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "common/ops.hpp"
+#include "fomcast/text.hpp"
 
 namespace fomcast::ingest {
 namespace {
@@ -64,8 +65,6 @@ json concrete_value(const json& s) {
   if (!j.is_discarded()) return j;
   return t;
 }
-
-bool contains(std::string_view s, std::string_view needle) { return s.find(needle) != std::string_view::npos; }
 
 double elements(const Dims& d) {
   double e = 1;
@@ -430,8 +429,8 @@ std::optional<ShapedCall> conv(const TorchCall& c, const Reader& r, const ConvHi
 // Collectives and embeddings
 
 bool is_collective_name(const std::string& n) {
-  return n == "record_param_comms" || n.rfind("c10d::", 0) == 0 || n.rfind("nccl:", 0) == 0 ||
-         n.rfind("gloo:", 0) == 0 || contains(n, "all_reduce") || contains(n, "allreduce") ||
+  return n == "record_param_comms" || n.starts_with("c10d::") || n.starts_with("nccl:") ||
+         n.starts_with("gloo:") || contains(n, "all_reduce") || contains(n, "allreduce") ||
          contains(n, "all_gather") || contains(n, "allgather") || contains(n, "reduce_scatter") ||
          contains(n, "all_to_all") || contains(n, "alltoall");
 }
@@ -679,7 +678,7 @@ std::optional<DType> dtype_from_type_string(std::string_view t) {
   if (t.empty()) return std::nullopt;
   // Kineto writes tensor types in C++ spelling ("float", "c10::Half", "long int"); its
   // capitalised words ("Scalar", "Int", "GenericList", "TensorList") are not tensors.
-  if (!(std::islower(static_cast<unsigned char>(t[0])) || t.rfind("c10::", 0) == 0)) return std::nullopt;
+  if (!(std::islower(static_cast<unsigned char>(t[0])) || t.starts_with("c10::"))) return std::nullopt;
   if (t == "bool") return DType::boolean;
   return parse_dtype(t);
 }

@@ -11,6 +11,7 @@
 #include "common/readers.hpp"
 #include "decode/text_scan.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/text.hpp"
 #include "tau/tau_common.hpp"
 
 namespace fomcast::ingest {
@@ -60,9 +61,9 @@ int detect_pprof(std::string_view head, std::string_view) {
   int score = 0;
   for (const auto& line : text::head_lines(head)) {
     const auto t = text::trim(line.text);
-    if (text::starts_with(t, "%Time") && text::contains(t, "Exclusive") && text::contains(t, "Inclusive")) return 95;
-    if (text::starts_with(t, "NODE ") && text::contains(t, ";CONTEXT ") && text::contains(t, ";THREAD ")) score = 80;
-    if (text::starts_with(t, "FUNCTION SUMMARY (")) score = 80;
+    if (t.starts_with("%Time") && contains(t, "Exclusive") && contains(t, "Inclusive")) return 95;
+    if (t.starts_with("NODE ") && contains(t, ";CONTEXT ") && contains(t, ";THREAD ")) score = 80;
+    if (t.starts_with("FUNCTION SUMMARY (")) score = 80;
   }
   return score;
 }
@@ -78,49 +79,49 @@ Workload read_pprof(const InputFile& file, const IngestOptions&) {
   const auto lines = text::split_lines(file.bytes(), path);
   for (const auto& line : lines) {
     const auto t = text::trim(line.text);
-    if (t.empty() || text::starts_with(t, "Reading Profile files")) continue;
+    if (t.empty() || t.starts_with("Reading Profile files")) continue;
     if (is_rule(t)) continue;
     // Section headings.
-    if (text::starts_with(t, "NODE ") && text::contains(t, ";THREAD ")) {
+    if (t.starts_with("NODE ") && contains(t, ";THREAD ")) {
       const auto node = after(t, "NODE ");
       if (!node) text::fail(path, line.number, "malformed section heading " + text::quote(t));
       tables.push_back({Section::thread, {*node, {}}});
       in_rows = false;
       continue;
     }
-    if (text::starts_with(t, "FUNCTION SUMMARY (")) {
-      tables.push_back({text::contains(t, "(mean)") ? Section::summary_mean : Section::summary_total, {}});
+    if (t.starts_with("FUNCTION SUMMARY (")) {
+      tables.push_back({contains(t, "(mean)") ? Section::summary_mean : Section::summary_total, {}});
       in_rows = false;
       continue;
     }
-    if (text::starts_with(t, "USER EVENTS Profile")) {
+    if (t.starts_with("USER EVENTS Profile")) {
       tables.push_back({Section::user_events, {}});
       in_rows = false;
       continue;
     }
-    if (text::starts_with(t, "profile.") && t.find(' ') == std::string_view::npos) {  // pprof -f FILE
+    if (t.starts_with("profile.") && t.find(' ') == std::string_view::npos) {  // pprof -f FILE
       tables.push_back({Section::thread, {after(t, "profile.").value_or(0), {}}});
       in_rows = false;
       continue;
     }
     if (tables.empty()) {
       // A bare table (a pasted excerpt): one thread of node 0.
-      if (!text::starts_with(t, "%Time"))
+      if (!t.starts_with("%Time"))
         text::fail(path, line.number, "expected a pprof section ('NODE 0;CONTEXT 0;THREAD 0:') or the "
                                       "'%Time Exclusive Inclusive ...' header, got " + text::quote(t));
       tables.push_back({Section::thread, {}});
     }
     Table& table = tables.back();
-    if (text::starts_with(t, "%Time")) {
-      if (!text::contains(t, "Exclusive") || !text::contains(t, "Inclusive") || !text::contains(t, "#Call"))
+    if (t.starts_with("%Time")) {
+      if (!contains(t, "Exclusive") || !contains(t, "Inclusive") || !contains(t, "#Call"))
         text::fail(path, line.number, "unexpected column header " + text::quote(t));
-      counters = text::contains(t, "Count/Call");
-      stddev = text::contains(t, "Standard");
+      counters = contains(t, "Count/Call");
+      stddev = contains(t, "Standard");
       in_rows = true;
       continue;
     }
     if (table.kind == Section::user_events) {
-      if (text::starts_with(t, "NumSamples")) {
+      if (t.starts_with("NumSamples")) {
         in_rows = true;
         continue;
       }
@@ -132,8 +133,8 @@ Workload read_pprof(const InputFile& file, const IngestOptions&) {
       tau::add_message_size(sizes, name, *mean);
       continue;
     }
-    if (text::starts_with(t, "msec") || text::starts_with(t, "counts")) {  // the units line
-      if (text::starts_with(t, "counts")) counters = true;
+    if (t.starts_with("msec") || t.starts_with("counts")) {  // the units line
+      if (t.starts_with("counts")) counters = true;
       continue;
     }
     const std::size_t n = stddev ? 7 : 6;

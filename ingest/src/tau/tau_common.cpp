@@ -45,7 +45,7 @@ std::string clean_name(std::string_view raw) {
 void add_message_size(MessageSizes& sizes, std::string_view event, double mean_bytes) {
   event = text::trim(event);
   constexpr std::string_view kPrefix = "Message size for ";
-  if (!text::starts_with(event, kPrefix) || !std::isfinite(mean_bytes) || mean_bytes < 0) return;
+  if (!event.starts_with(kPrefix) || !std::isfinite(mean_bytes) || mean_bytes < 0) return;
   const std::size_t colon = event.rfind(" : ");
   if (colon == std::string_view::npos) {
     const CollectiveKind kind = collective_kind_from_name(event.substr(kPrefix.size()));

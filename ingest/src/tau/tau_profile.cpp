@@ -14,6 +14,7 @@
 #include "common/readers.hpp"
 #include "decode/text_scan.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/text.hpp"
 #include "tau/tau_common.hpp"
 
 namespace fomcast::ingest {
@@ -62,7 +63,7 @@ QuotedLine parse_quoted(std::string_view t, std::size_t expected_min, std::size_
 // "23 templated_functions_MULTI_TIME" -> 23 and the version word.
 bool count_line(std::string_view t, std::string_view word, int64_t& count, std::string& rest) {
   const auto f = text::fields(t);
-  if (f.size() != 2 || !text::starts_with(f[1], word)) return false;
+  if (f.size() != 2 || !f[1].starts_with(word)) return false;
   const auto v = text::parse_number(f[0]);
   if (!v || *v < 0 || *v > 1e8 || !text::to_integer(*v)) return false;
   count = *text::to_integer(*v);
@@ -108,20 +109,20 @@ Workload read_tau(const InputFile& file, const IngestOptions&) {
     text::fail(path, first->number, "not a TAU profile: expected 'N templated_functions...' on the first line, got " +
                                         text::quote(first->text));
   // MULTI_<metric>: one metric per directory; only time metrics are times.
-  if (text::contains(version, "hw_counters") ||
-      (text::contains(version, "MULTI_") && !text::contains(version, "TIME")))
+  if (contains(version, "hw_counters") ||
+      (contains(version, "MULTI_") && !contains(version, "TIME")))
     text::fail(path, first->number, "this profile counts '" +
-                                        (text::contains(version, "MULTI_") ? version.substr(version.find("MULTI_") + 6)
+                                        (contains(version, "MULTI_") ? version.substr(version.find("MULTI_") + 6)
                                                                            : std::string("hardware counters")) +
                                         "', not time: ingest the TIME metric's profile");
 
   const text::Line* header = next();
   bool stats_column = false;
-  if (header && text::starts_with(text::trim(header->text), "#")) {
+  if (header && text::trim(header->text).starts_with("#")) {
     const auto h = text::trim(header->text);
-    if (!text::starts_with(h, "# Name Calls Subrs Excl Incl"))
+    if (!h.starts_with("# Name Calls Subrs Excl Incl"))
       text::fail(path, header->number, "unexpected column header " + text::quote(h));
-    stats_column = text::contains(h.substr(0, h.find('<')), "SumExclSqr");
+    stats_column = contains(h.substr(0, h.find('<')), "SumExclSqr");
   } else if (header) {
     --i;  // an old profile without the header: this is already the first timer
   }
@@ -163,11 +164,11 @@ Workload read_tau(const InputFile& file, const IngestOptions&) {
     if (!count_line(text::trim(ue->text), "userevents", n_events, word))
       text::fail(path, ue->number, "expected 'N userevents' or the end of the file, got " + text::quote(ue->text));
     const text::Line* legend = next();
-    if (legend && !text::starts_with(text::trim(legend->text), "#")) {
+    if (legend && !text::trim(legend->text).starts_with("#")) {
       --i;  // no legend (possible with no events): the line is whatever follows
       legend = nullptr;
     }
-    if (n_events > 0 && (!legend || !text::starts_with(text::trim(legend->text), "# eventname")))
+    if (n_events > 0 && (!legend || !text::trim(legend->text).starts_with("# eventname")))
       throw InputError(path, "expected '# eventname numevents max min mean sumsqr' before the user events",
                        legend ? legend->number : ue->number);
     for (int64_t k = 0; k < n_events; ++k) {

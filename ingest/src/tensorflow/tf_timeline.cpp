@@ -20,12 +20,11 @@
 #include "common/readers.hpp"
 #include "decode/json_scan.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/text.hpp"
 #include "pytorch/trace_event.hpp"
 
 namespace fomcast::ingest {
 namespace {
-
-bool contains(std::string_view s, std::string_view n) { return s.find(n) != std::string_view::npos; }
 
 enum class Lane { ignore, cpu, gpu_host, gpu_all, gpu_stream, memcpy };
 
@@ -45,10 +44,10 @@ struct Record {
 };
 
 Phase tf_phase(std::string_view node, std::string_view type) {
-  if (classify_name(type) == OpKind::optimizer || type.substr(0, 5) == "Apply" || type.substr(0, 13) == "ResourceApply")
+  if (classify_name(type) == OpKind::optimizer || type.starts_with("Apply") || type.starts_with("ResourceApply"))
     return Phase::optimizer;
-  if (node.substr(0, 9) == "gradients" || contains(node, "/gradients/") ||
-      (type.size() > 4 && type.substr(type.size() - 4) == "Grad"))
+  if (node.starts_with("gradients") || contains(node, "/gradients/") ||
+      (type.size() > 4 && type.ends_with("Grad")))
     return Phase::backward;
   return Phase::forward;
 }

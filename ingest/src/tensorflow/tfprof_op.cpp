@@ -8,6 +8,7 @@
 #include "common/readers.hpp"
 #include "decode/text_scan.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/text.hpp"
 #include "tensorflow/tfprof_text.hpp"
 
 namespace fomcast::ingest {
@@ -21,11 +22,11 @@ Column column_from_header(std::string_view h) {
   if (h == "accelerator execution time") return Column::accelerator_time;
   if (h == "cpu execution time") return Column::cpu_time;
   if (h == "occurrence") return Column::occurrence;
-  if (text::contains(h, "bytes")) return Column::other_bytes;
+  if (contains(h, "bytes")) return Column::other_bytes;
   return Column::other;
 }
 
-bool is_header(std::string_view t) { return text::starts_with(t, "node name") && text::contains(t, "|"); }
+bool is_header(std::string_view t) { return t.starts_with("node name") && contains(t, "|"); }
 
 struct Row {
   std::string name;
@@ -124,7 +125,7 @@ Row parse_row(std::string_view t, const std::vector<Column>& cols, int64_t line,
 }
 
 bool is_preamble(std::string_view t) {
-  return t.empty() || text::starts_with(t, "tfprof>") || t == "Doc:" || t == "Profile:" ||
+  return t.empty() || t.starts_with("tfprof>") || t == "Doc:" || t == "Profile:" ||
          (t.find(':') != std::string_view::npos && !tfprof::is_shape_row(t));
 }
 
@@ -151,9 +152,9 @@ int detect_tfprof_op(std::string_view head, std::string_view) {
   for (const auto& line : text::head_lines(head)) {
     const auto t = text::trim(line.text);
     if (is_header(t)) return 95;
-    if (text::starts_with(t, "tfprof> op")) return 85;
-    if (text::contains(t, "MB (") || text::contains(t, "KB (") || text::contains(t, "0B (")) {
-      if (text::contains(t, "ms (") || text::contains(t, "us (") || text::contains(t, "sec (")) return 70;
+    if (t.starts_with("tfprof> op")) return 85;
+    if (contains(t, "MB (") || contains(t, "KB (") || contains(t, "0B (")) {
+      if (contains(t, "ms (") || contains(t, "us (") || contains(t, "sec (")) return 70;
     }
   }
   return 0;
@@ -176,7 +177,7 @@ Workload read_tfprof_op(const InputFile& file, const IngestOptions& options) {
         header_line = line.number;
         continue;
       }
-      if (text::starts_with(t, "tfprof>")) occurrence_selected = text::contains(t, "occurrence");
+      if (t.starts_with("tfprof>")) occurrence_selected = contains(t, "occurrence");
       if (!looks_like_row(t)) {
         if (is_preamble(t)) continue;
         text::fail(path, line.number, "expected the op view's header ('node name | requested bytes | ...') or an op row, got " +
@@ -187,8 +188,8 @@ Workload read_tfprof_op(const InputFile& file, const IngestOptions& options) {
       have_columns = true;
     }
     if (t.empty()) continue;
-    if (text::starts_with(t, "=") || text::starts_with(t, "tfprof>")) {
-      stopped_early = text::starts_with(t, "tfprof>");
+    if (t.starts_with("=") || t.starts_with("tfprof>")) {
+      stopped_early = t.starts_with("tfprof>");
       break;
     }
     if (tfprof::is_shape_row(t)) {

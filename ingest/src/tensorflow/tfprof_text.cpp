@@ -9,6 +9,7 @@
 
 #include "decode/text_scan.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/text.hpp"
 
 namespace fomcast::ingest::tfprof {
 namespace {
@@ -19,7 +20,7 @@ constexpr double kMaxCount = 1e15;
 
 std::string_view strip_prefix(std::string_view s) {
   s = text::trim(s);
-  if (text::starts_with(s, "input_type:")) s = text::trim(s.substr(11));
+  if (s.starts_with("input_type:")) s = text::trim(s.substr(11));
   return s;
 }
 
@@ -40,7 +41,7 @@ bool is_shape_row(std::string_view line) {
   const std::string_view s = strip_prefix(line);
   std::size_t i = 0;
   while (i < s.size() && digit(s[i])) ++i;
-  return i > 0 && i < s.size() && s[i] == ':' && text::contains(s, "(run*") && text::contains(s, "exec_time:");
+  return i > 0 && i < s.size() && s[i] == ':' && contains(s, "(run*") && contains(s, "exec_time:");
 }
 
 ShapeRow parse_shape_row(std::string_view line, int64_t line_number, const std::string& file) {
@@ -85,10 +86,10 @@ ShapeRow parse_shape_row(std::string_view line, int64_t line_number, const std::
   for (char& c : counts)
     if (c == '|') c = ' ';
   for (std::string_view tok : text::fields(counts)) {
-    if (text::starts_with(tok, "run*")) {
+    if (tok.starts_with("run*")) {
       row.run = parse_int(tok.substr(4), 0, kMaxCount, "run count", line_number, file);
       have_run = true;
-    } else if (text::starts_with(tok, "defined*")) {
+    } else if (tok.starts_with("defined*")) {
       row.defined = parse_int(tok.substr(8), 0, kMaxCount, "defined count", line_number, file);
     } else {
       text::fail(file, line_number, "unexpected " + text::quote(tok) + " in the run/defined counts");
@@ -97,7 +98,7 @@ ShapeRow parse_shape_row(std::string_view line, int64_t line_number, const std::
   if (!have_run) text::fail(file, line_number, "no run*N count");
 
   std::string_view rest = text::trim(s.substr(close + 1));
-  if (!text::starts_with(rest, "exec_time:")) text::fail(file, line_number, "expected 'exec_time:' after the counts");
+  if (!rest.starts_with("exec_time:")) text::fail(file, line_number, "expected 'exec_time:' after the counts");
   const auto t = text::parse_duration_s(rest.substr(10));
   if (!t) text::fail(file, line_number, "bad exec_time " + text::quote(rest.substr(10)) + " (expected e.g. 549us, 1.21ms, 2.5sec)");
   row.exec_s = *t;

@@ -15,6 +15,7 @@
 
 #include "common/ops.hpp"
 #include "decode/protobuf_wire.hpp"
+#include "fomcast/text.hpp"
 
 namespace fomcast::ingest {
 namespace {
