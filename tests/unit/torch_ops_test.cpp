@@ -79,7 +79,7 @@ TEST_CASE("torch ops: convolutions") {
                          R"(["c10::BFloat16", "c10::BFloat16", "", "ScalarList", "ScalarList", "ScalarList", "Scalar", "ScalarList", "Scalar"])",
                          R"(["", "", "", "[2, 2]", "[1, 1]", "[1, 1]", "False", "[0, 0]", "1"])");
   const auto& c = std::get<ConvShape>(fwd.shape);
-  CHECK(fwd.conv_params == "recorded");
+  CHECK(to_string(fwd.conv_params) == "recorded");
   CHECK(c.n == 10);
   CHECK(c.c == 256);
   CHECK(c.k == 512);
@@ -101,7 +101,7 @@ TEST_CASE("torch ops: convolutions") {
   const auto first = shape("aten::cudnn_convolution", "[[32, 3, 224, 224], [64, 3, 7, 7], [], [], [], [], [], [], []]",
                            R"(["float", "float", "GenericList", "GenericList", "GenericList", "Int", "Bool", "Bool", "Bool"])",
                            "", "", hints);
-  CHECK(first.conv_params == "output shape");
+  CHECK(to_string(first.conv_params) == "output shape");
   CHECK(std::get<ConvShape>(first.shape).stride[1] == 2);
   CHECK(std::get<ConvShape>(first.shape).pad[1] == 3);
   // Its backward_input [[], grad_output, weight] gets the input from the same hint.
@@ -112,7 +112,7 @@ TEST_CASE("torch ops: convolutions") {
   CHECK(std::get<ConvShape>(bi.shape).input[2] == 224);
   // Nothing recorded, nothing learned: PyTorch's defaults (stride 1, no padding).
   const auto bare = shape("aten::cudnn_convolution", "[[8, 16, 32, 32], [32, 16, 3, 3], [], [], [], [], [], [], []]");
-  CHECK(bare.conv_params == "defaults");
+  CHECK(to_string(bare.conv_params) == "defaults");
   CHECK(std::get<ConvShape>(bare.shape).output()[2] == 30);
   // Grouped and 1-d: [N, C, L] with weight [K, C/groups, R].
   const auto g1 = shape("aten::conv1d", "[[4, 64, 100], [64, 16, 5], [], [], [], [], []]");

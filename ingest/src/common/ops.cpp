@@ -208,15 +208,15 @@ std::string short_kernel_name(std::string_view n) {
   return out;
 }
 
-int kernel_direction(std::string_view raw) {
+KernelDirection kernel_direction(std::string_view raw) {
   const std::string s = lowercase(raw);
   if (contains(s, "wgrad") || contains(s, "bprop_filter") || contains(s, "backward_filter") || contains(s, "_wrw") ||
       contains(s, "wrw_") || contains(s, "backward_weight") || contains(s, "update_image"))
-    return 2;
+    return KernelDirection::backward_filter;
   if (contains(s, "dgrad") || contains(s, "bprop_data") || contains(s, "backward_data") || contains(s, "_bwd") ||
       contains(s, "bwd_") || contains(s, "backward_input") || contains(s, "xprop_image"))
-    return 1;
-  return 0;
+    return KernelDirection::backward_data;
+  return KernelDirection::unknown;
 }
 
 DType dtype_from_kernel_name(std::string_view raw) {

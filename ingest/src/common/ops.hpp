@@ -2,6 +2,7 @@
 // gives no shape, and folding individual events into distinct operations per pass.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,9 +30,13 @@ bool is_step_name(std::string_view name);
 // argument lists, which make every instantiation look different.
 std::string short_kernel_name(std::string_view name);
 
-// Which half of a convolution's backward pass a GPU kernel computes, by its name: 0 not
-// known, 1 the data gradient (dgrad), 2 the filter gradient (wgrad).
-int kernel_direction(std::string_view name);
+// Which half of a convolution's backward pass a GPU kernel computes, by its name.
+enum class KernelDirection : uint8_t {
+  unknown,          // the name does not say (forward and non-conv kernels among them)
+  backward_data,    // the data gradient: dgrad, bprop_data, backward_data/_input, MIOpen bwd
+  backward_filter,  // the filter gradient: wgrad, bprop_filter, backward_filter/_weight, MIOpen wrw
+};
+KernelDirection kernel_direction(std::string_view name);
 
 // The element type a GPU GEMM / convolution kernel computes in, by its name where the
 // library spells it (cuBLAS/CUTLASS "bf16", "h1688", "sgemm"; rocBLAS/Tensile "_BBS_",

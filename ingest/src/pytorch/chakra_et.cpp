@@ -332,9 +332,9 @@ Workload read_chakra_et(const InputFile& file, const IngestOptions& options) {
     Call& c = calls[static_cast<std::size_t>(launcher)];
     c.gpu_us += us;
     ++c.kernels;
-    const int dir = kernel_direction(n.name);
-    if (dir == 1) c.data_us += us;
-    if (dir == 2) c.filter_us += us;
+    const KernelDirection dir = kernel_direction(n.name);
+    if (dir == KernelDirection::backward_data) c.data_us += us;
+    if (dir == KernelDirection::backward_filter) c.filter_us += us;
   }
 
   // Phases: by name, inherited from the enclosing op, and backward for the autograd

@@ -21,6 +21,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -53,7 +54,7 @@ struct Proto {
   bool gpu = false;           // a GPU activity name (kernel, copy)
   EventKind gpu_kind = EventKind::kernel;
   int64_t et_proto = -1;      // shapes lent by the execution trace
-  int8_t kernel_direction = -1;  // conv kernels: 0 unknown, 1 data, 2 filter (lazy)
+  std::optional<KernelDirection> kernel_direction;  // GPU kernels: set when first attributed
 };
 
 struct Slot {
@@ -425,11 +426,11 @@ class KinetoReader {
     if (kernel && li && li->slot != kNone) {
       Slot& s = slots_[li->slot];
       Proto& gp = protos_[g.proto];
-      if (gp.kernel_direction < 0) gp.kernel_direction = static_cast<int8_t>(kernel_direction(gp.name));
+      if (!gp.kernel_direction) gp.kernel_direction = kernel_direction(gp.name);
       for (int i = 0; i < upto; ++i) {
         s.gpu_us[i] += g.dur;
-        if (gp.kernel_direction == 1) s.data_us[i] += g.dur;
-        if (gp.kernel_direction == 2) s.filter_us[i] += g.dur;
+        if (gp.kernel_direction == KernelDirection::backward_data) s.data_us[i] += g.dur;
+        if (gp.kernel_direction == KernelDirection::backward_filter) s.filter_us[i] += g.dur;
       }
       return;
     }

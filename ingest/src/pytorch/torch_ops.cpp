@@ -269,14 +269,26 @@ std::optional<ShapedCall> attention(const TorchCall& c, const Reader& r) {
 // ---------------------------------------------------------------------------------------
 // Convolutions
 
+// What one conv schema computes.
+enum class LayoutDirection : uint8_t {
+  forward,          // the convolution itself
+  backward,         // both gradients (the output_mask argument, where there is one, may drop one)
+  backward_data,    // the data (input) gradient only
+  backward_filter,  // the filter (weight) gradient only
+};
+
 struct ConvLayout {
   std::string_view name;
   int input, weight, output;       // argument positions of the tensors (-1: not an argument)
   int stride, pad, dilation, groups;
   int transposed = -1;             // bool argument saying the conv is transposed
   int mask = -1;                   // backward: output_mask [grad_input, grad_weight, grad_bias]
-  int direction = 0;               // 0 forward, 1 backward (both), 2 backward data only, 3 backward filter only
+  LayoutDirection direction = LayoutDirection::forward;
 };
+
+constexpr auto kBackward = LayoutDirection::backward;
+constexpr auto kBackwardData = LayoutDirection::backward_data;
+constexpr auto kBackwardFilter = LayoutDirection::backward_filter;
 
 // Positions per aten schema. cudnn_convolution lost its bias argument in PyTorch 1.8; the
 // "-bias" variant is chosen when argument 2 is recorded as a tensor.
@@ -298,16 +310,16 @@ constexpr ConvLayout kConvLayouts[] = {
     {"aten::thnn_conv2d", 0, 1, -1, 4, 5, -1, -1},
     {"aten::slow_conv_dilated2d", 0, 1, -1, 4, 5, 6, -1},
     {"aten::slow_conv3d_forward", 0, 1, -1, 4, 5, -1, -1},
-    {"aten::convolution_backward", 1, 2, 0, 4, 5, 6, 9, 7, 10, 1},
-    {"aten::cudnn_convolution_backward", 0, 2, 1, 4, 3, 5, 6, -1, 10, 1},
-    {"aten::miopen_convolution_backward", 0, 2, 1, 4, 3, 5, 6, -1, 9, 1},
-    {"aten::mkldnn_convolution_backward", 0, 2, 1, 4, 3, 5, 6, -1, 7, 1},
-    {"aten::cudnn_convolution_backward_input", -1, 2, 1, 4, 3, 5, 6, -1, -1, 2},
-    {"aten::miopen_convolution_backward_input", -1, 2, 1, 4, 3, 5, 6, -1, -1, 2},
-    {"aten::mkldnn_convolution_backward_input", -1, 2, 1, 4, 3, 5, 6, -1, -1, 2},
-    {"aten::cudnn_convolution_backward_weight", 2, -1, 1, 4, 3, 5, 6, -1, -1, 3},
-    {"aten::miopen_convolution_backward_weight", 2, -1, 1, 4, 3, 5, 6, -1, -1, 3},
-    {"aten::mkldnn_convolution_backward_weights", 2, -1, 1, 4, 3, 5, 6, -1, -1, 3},
+    {"aten::convolution_backward", 1, 2, 0, 4, 5, 6, 9, 7, 10, kBackward},
+    {"aten::cudnn_convolution_backward", 0, 2, 1, 4, 3, 5, 6, -1, 10, kBackward},
+    {"aten::miopen_convolution_backward", 0, 2, 1, 4, 3, 5, 6, -1, 9, kBackward},
+    {"aten::mkldnn_convolution_backward", 0, 2, 1, 4, 3, 5, 6, -1, 7, kBackward},
+    {"aten::cudnn_convolution_backward_input", -1, 2, 1, 4, 3, 5, 6, -1, -1, kBackwardData},
+    {"aten::miopen_convolution_backward_input", -1, 2, 1, 4, 3, 5, 6, -1, -1, kBackwardData},
+    {"aten::mkldnn_convolution_backward_input", -1, 2, 1, 4, 3, 5, 6, -1, -1, kBackwardData},
+    {"aten::cudnn_convolution_backward_weight", 2, -1, 1, 4, 3, 5, 6, -1, -1, kBackwardFilter},
+    {"aten::miopen_convolution_backward_weight", 2, -1, 1, 4, 3, 5, 6, -1, -1, kBackwardFilter},
+    {"aten::mkldnn_convolution_backward_weights", 2, -1, 1, 4, 3, 5, 6, -1, -1, kBackwardFilter},
 };
 
 const ConvLayout* conv_layout(const TorchCall& c, const Reader& r) {
@@ -351,10 +363,11 @@ std::optional<ShapedCall> conv(const TorchCall& c, const Reader& r, const ConvHi
   if (pin) in = *pin;
   if (pw) w = *pw;
   if (pout) out = *pout;
-  if (!out && l->direction == 0 && !c.outputs.empty() && !c.outputs[0].empty()) out = c.outputs[0];
+  if (!out && l->direction == LayoutDirection::forward && !c.outputs.empty() && !c.outputs[0].empty())
+    out = c.outputs[0];
   // backward_input / backward_weight receive the size they produce as an int list.
-  if (!in && l->direction == 2) in = r.ints(0);
-  if (!w && l->direction == 3) w = r.ints(0);
+  if (!in && l->direction == LayoutDirection::backward_data) in = r.ints(0);
+  if (!w && l->direction == LayoutDirection::backward_filter) w = r.ints(0);
   if (!in && w && out) in = hints.input_for(*out, *w);
   if (!w && in && out) w = hints.weight_for(*in, *out);
   if (!out && in && w) out = hints.output_for(*in, *w);
@@ -392,7 +405,7 @@ std::optional<ShapedCall> conv(const TorchCall& c, const Reader& r, const ConvHi
     }
   }
   if (have_stride && have_pad) {
-    s.conv_params = "recorded";
+    s.conv_params = ConvParams::recorded;
   } else if (out && out->size() == in->size()) {
     bool ok = true;
     for (int i = 0; i < spatial && ok; ++i) {
@@ -404,16 +417,16 @@ std::optional<ShapedCall> conv(const TorchCall& c, const Reader& r, const ConvHi
         cs.pad[first + i] = sp->second;
       }
     }
-    s.conv_params = ok ? "output shape" : "defaults";
+    s.conv_params = ok ? ConvParams::from_output : ConvParams::defaults;
     if (!ok) cs.stride = cs.pad = {0, 0, 0};
   } else {
-    s.conv_params = "defaults";
+    s.conv_params = ConvParams::defaults;
   }
   for (auto& v : cs.stride) v = std::max<int64_t>(v, 1);
-  if (l->direction != 0) {
+  if (l->direction != LayoutDirection::forward) {
     s.conv_backward = true;
-    s.grad_input = l->direction != 3;
-    s.grad_weight = l->direction != 2;
+    s.grad_input = l->direction != LayoutDirection::backward_filter;
+    s.grad_weight = l->direction != LayoutDirection::backward_data;
     if (l->mask >= 0)
       if (auto m = r.bools(static_cast<std::size_t>(l->mask)); m && m->size() >= 2) {
         s.grad_input = (*m)[0];
@@ -484,6 +497,16 @@ std::optional<ShapedCall> embedding(const TorchCall& c, const Reader& r) {
 
 // ---------------------------------------------------------------------------------------
 
+std::string_view to_string(ConvParams p) {
+  switch (p) {
+    case ConvParams::none: return "";
+    case ConvParams::recorded: return "recorded";
+    case ConvParams::from_output: return "output shape";
+    case ConvParams::defaults: return "defaults";
+  }
+  return "";
+}
+
 void CommMeta::fill_from(const CommMeta& p) {
   if (collective.empty()) collective = p.collective;
   if (dtype.empty()) dtype = p.dtype;
@@ -539,7 +562,8 @@ void ConvHints::learn(const TorchCall& c) {
   const Dims* in = tensor(r, l->input);
   const Dims* w = tensor(r, l->weight);
   const Dims* out = tensor(r, l->output);
-  const Dims* o = out ? out : (l->direction == 0 && !c.outputs.empty() ? &c.outputs[0] : nullptr);
+  const bool forward = l->direction == LayoutDirection::forward;
+  const Dims* o = out ? out : (forward && !c.outputs.empty() ? &c.outputs[0] : nullptr);
   if (!in || !w || !o || in->size() != w->size() || o->size() != in->size()) return;
   auto t = std::make_tuple(*in, *w, *o);
   if (std::find(triples_.begin(), triples_.end(), t) == triples_.end()) triples_.push_back(std::move(t));
@@ -617,8 +641,8 @@ std::vector<OpShare> ops_of_call(const std::string& name, const ShapedCall& sc, 
 
 void ConvNotes::count(const ShapedCall& sc, std::optional<double> time_s, double data_s, double filter_s) {
   if (sc.kind != OpKind::conv || !std::holds_alternative<ConvShape>(sc.shape)) return;
-  if (sc.conv_params == "recorded") ++recorded;
-  else if (sc.conv_params == "output shape") ++from_output;
+  if (sc.conv_params == ConvParams::recorded) ++recorded;
+  else if (sc.conv_params == ConvParams::from_output) ++from_output;
   else ++defaults;
   if (time_s && sc.conv_backward && sc.grad_input && sc.grad_weight && *time_s - data_s - filter_s > 0.05 * *time_s)
     ++even_split;

@@ -77,6 +77,16 @@ class ConvHints {
   std::vector<std::tuple<Dims, Dims, Dims>> triples_;  // input, weight, output
 };
 
+// Where a convolution's stride and padding came from.
+enum class ConvParams : uint8_t {
+  none,         // not a convolution with geometry
+  recorded,     // the call's own arguments (stride, padding, or a "same" / "valid" mode)
+  from_output,  // derived from the output shape: the smallest stride, then padding, that fits
+  defaults,     // assumed: PyTorch's defaults, stride 1 and no padding
+};
+// "", "recorded", "output shape", "defaults".
+std::string_view to_string(ConvParams);
+
 struct ShapedCall {
   OpKind kind = OpKind::other;
   OpShape shape;
@@ -85,8 +95,7 @@ struct ShapedCall {
   // Convolution backward: which gradients the call computes (one op per direction).
   bool conv_backward = false;
   bool grad_input = true, grad_weight = true;
-  // Where stride/padding/dilation came from, for conv: "recorded", "output shape", "defaults".
-  std::string conv_params;
+  ConvParams conv_params = ConvParams::none;
 };
 
 // Kind, shape and element type of a call; kind from the name alone when the inputs say
