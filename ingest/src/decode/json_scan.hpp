@@ -9,10 +9,10 @@
 // commas, the array and the document are closed, nothing follows the document, nesting
 // stays under a limit); the element's content is checked by whoever parses it.
 //
-// Files over 8 MB of JSON (a .gz over about 0.8 MB) are read on a second thread: it
-// reads, decompresses, scans and copies the elements into 1 MiB batches while the
-// caller's thread handles them; on_element and progress are always called on the
-// caller's thread, in file order.
+// Files over 8 MB of JSON (a .gz over about 0.8 MB) are read on a second thread
+// (decode/json_reading_thread.hpp): it reads, decompresses, scans and copies the elements
+// into 1 MiB batches while the caller's thread handles them; on_element and progress are
+// always called on the caller's thread, in file order.
 #pragma once
 
 #include <cstdint>
@@ -63,6 +63,13 @@ struct JsonStreamInfo {
 JsonStreamInfo stream_json_array(const InputFile& file, const JsonStreamSpec& spec,
                                  const std::function<void(const JsonElement&)>& on_element,
                                  const ProgressFn& progress = {});
+
+// The scan alone, on the caller's thread, with errors as they are found (no line added).
+// stream_json_array runs it directly for small files and on its reading thread
+// (decode/json_reading_thread.hpp) for big ones.
+JsonStreamInfo scan_json_array(const InputFile& file, const JsonStreamSpec& spec,
+                               const std::function<void(const JsonElement&)>& on_element,
+                               const ProgressFn& progress = {});
 
 // 1-based line of a decompressed byte offset, by reading the file up to it.
 int64_t line_at_offset(const InputFile& file, int64_t offset);
