@@ -268,14 +268,15 @@ int64_t count_rows(const Export& db, const Schema& schema, const std::string& ta
   return n;
 }
 
-int detect_nsys_sqlite(std::string_view head, std::string_view) {
-  if (!head.starts_with(kSqliteMagic)) return 0;
-  for (std::string_view marker : {"CUPTI_ACTIVITY_KIND", "NVTX_EVENTS", "TARGET_INFO_", "StringIds"})
-    if (head.find(marker) != std::string_view::npos) return 95;
-  return 40;  // some SQLite file: the reader says clearly what it is not
-}
+// ---------------------------------------------------------------------------------------
+// The stages of read_nsys_sqlite, in the order it runs them.
 
-Workload read_nsys_sqlite(const InputFile& file, const IngestOptions& options) {
+const std::string kKernel = "CUPTI_ACTIVITY_KIND_KERNEL", kMemcpy = "CUPTI_ACTIVITY_KIND_MEMCPY",
+                  kMemset = "CUPTI_ACTIVITY_KIND_MEMSET", kRuntime = "CUPTI_ACTIVITY_KIND_RUNTIME",
+                  kNvtx = "NVTX_EVENTS";
+
+// The header: a SQLite file, and not a fomcast database.
+void check_header(const InputFile& file) {
   const std::string& path = file.path();
   const std::string_view head = file.head();
   if (head.empty()) throw InputError(path, "empty file: not an Nsight Systems SQLite export", 0, 0);
@@ -284,12 +285,15 @@ Workload read_nsys_sqlite(const InputFile& file, const IngestOptions& options) {
   // PRAGMA application_id sits at byte 68 of the header; fomcast's own databases say FOMC.
   if (head.size() >= 72 && head.substr(68, 4) == "FOMC")
     throw InputError(path, "this is a fomcast database, not a profile to ingest", 0, 68);
+}
 
-  const Export db(file);
-  const Schema schema = read_schema(db);
-  const std::string kKernel = "CUPTI_ACTIVITY_KIND_KERNEL", kMemcpy = "CUPTI_ACTIVITY_KIND_MEMCPY",
-                    kMemset = "CUPTI_ACTIVITY_KIND_MEMSET", kRuntime = "CUPTI_ACTIVITY_KIND_RUNTIME",
-                    kNvtx = "NVTX_EVENTS";
+// Which of the tables read here the export has. A database with none of the activity and
+// NVTX tables is not an nsys export; a table lacking a column read here is an unknown schema.
+struct Tables {
+  bool kernels = false, memcpy = false, memset = false, nvtx = false, runtime = false;
+};
+
+Tables find_tables(const std::string& path, const Schema& schema) {
   if (!schema.has(kKernel) && !schema.has(kMemcpy) && !schema.has(kMemset) && !schema.has(kNvtx)) {
     if (schema.columns.empty())
       throw InputError(path, "an empty SQLite database (no tables): not an Nsight Systems export", 0, -1, "sqlite_master");
@@ -305,18 +309,24 @@ Workload read_nsys_sqlite(const InputFile& file, const IngestOptions& options) {
                          0, -1, table + "." + c);
     return true;
   };
-  const bool have_kernels = need(kKernel, {"start", "end"});
-  const bool have_memcpy = need(kMemcpy, {"start", "end", "bytes"});
-  const bool have_memset = need(kMemset, {"start", "end", "bytes"});
-  const bool have_nvtx = need(kNvtx, {"start", "end", "eventType", "globalTid"});
-  const bool have_runtime = need(kRuntime, {"start", "correlationId", "globalTid"});
+  Tables t;
+  t.kernels = need(kKernel, {"start", "end"});
+  t.memcpy = need(kMemcpy, {"start", "end", "bytes"});
+  t.memset = need(kMemset, {"start", "end", "bytes"});
+  t.nvtx = need(kNvtx, {"start", "end", "eventType", "globalTid"});
+  t.runtime = need(kRuntime, {"start", "correlationId", "globalTid"});
+  return t;
+}
 
+Names read_string_ids(const Export& db, const Schema& schema) {
   Names names;
   if (schema.has("StringIds", "id") && schema.has("StringIds", "value"))
     db.each("SELECT id, value FROM StringIds", [&](sqlite3_stmt* st) { names.ids[sqlite3_column_int64(st, 0)] = text_at(st, 1); });
+  return names;
+}
 
-  Workload w;
-  w.origin = "nsys-sqlite";
+// The first note: which nsys wrote the export, its schema, the GPUs.
+std::string export_note(const Export& db, const Schema& schema) {
   const std::string version = metadata(db, schema, "EXPORT_SCHEMA_VERSION");
   const std::string product = metadata(db, schema, "EXPORT_PRODUCT_VERSION");
   std::string gpu;
@@ -324,59 +334,79 @@ Workload read_nsys_sqlite(const InputFile& file, const IngestOptions& options) {
     db.each("SELECT DISTINCT name FROM TARGET_INFO_GPU", [&](sqlite3_stmt* st) {
       gpu += (gpu.empty() ? "" : ", ") + text_at(st, 0);
     });
-  w.notes.push_back("Nsight Systems export" + (product.empty() ? std::string() : " from nsys " + product) +
-                    (version.empty() ? std::string() : ", schema " + version) + (gpu.empty() ? "" : "; GPU: " + gpu));
+  return "Nsight Systems export" + (product.empty() ? std::string() : " from nsys " + product) +
+         (version.empty() ? std::string() : ", schema " + version) + (gpu.empty() ? "" : "; GPU: " + gpu);
+}
 
-  // NVTX: ranges (push/pop 59, start/end 60) with an end; domains (75) by id.
+// NVTX: ranges (push/pop 59, start/end 60) with an end; domains (75) by id.
+struct Nvtx {
   std::vector<Range> ranges;
   std::map<int64_t, std::string> domains;
-  if (have_nvtx) {
-    const bool text_col = schema.has(kNvtx, "text"), text_id = schema.has(kNvtx, "textId"),
-               domain_col = schema.has(kNvtx, "domainId");
-    const std::string sql = std::string("SELECT start, end, eventType, globalTid, ") + (text_col ? "text" : "NULL") +
-                            ", " + (text_id ? "textId" : "NULL") + ", " + (domain_col ? "domainId" : "0") + " FROM " +
-                            kNvtx;
-    db.each(sql, [&](sqlite3_stmt* st) {
-      const int64_t type = sqlite3_column_int64(st, 2);
-      std::string label = sqlite3_column_type(st, 4) == SQLITE_TEXT ? text_at(st, 4)
-                          : sqlite3_column_type(st, 5) != SQLITE_NULL ? names.at(st, 5)
-                                                                      : std::string();
-      if (type == 75) {
-        domains[sqlite3_column_int64(st, 6)] = label;
-        return;
-      }
-      if (type != 59 && type != 60) return;
-      Range r;
-      if (!interval(st, 0, r.start, r.end, db, kNvtx)) return;
-      r.tid = sqlite3_column_int64(st, 3);
-      r.text = std::move(label);
-      r.domain = sqlite3_column_int64(st, 6);
-      ranges.push_back(std::move(r));
-    }, kNvtx);
-  }
+};
 
+Nvtx read_nvtx(const Export& db, const Schema& schema, Names& names) {
+  Nvtx out;
+  const bool text_col = schema.has(kNvtx, "text"), text_id = schema.has(kNvtx, "textId"),
+             domain_col = schema.has(kNvtx, "domainId");
+  const std::string sql = std::string("SELECT start, end, eventType, globalTid, ") + (text_col ? "text" : "NULL") +
+                          ", " + (text_id ? "textId" : "NULL") + ", " + (domain_col ? "domainId" : "0") + " FROM " +
+                          kNvtx;
+  db.each(sql, [&](sqlite3_stmt* st) {
+    const int64_t type = sqlite3_column_int64(st, 2);
+    std::string label = sqlite3_column_type(st, 4) == SQLITE_TEXT ? text_at(st, 4)
+                        : sqlite3_column_type(st, 5) != SQLITE_NULL ? names.at(st, 5)
+                                                                    : std::string();
+    if (type == 75) {
+      out.domains[sqlite3_column_int64(st, 6)] = label;
+      return;
+    }
+    if (type != 59 && type != 60) return;
+    Range r;
+    if (!interval(st, 0, r.start, r.end, db, kNvtx)) return;
+    r.tid = sqlite3_column_int64(st, 3);
+    r.text = std::move(label);
+    r.domain = sqlite3_column_int64(st, 6);
+    out.ranges.push_back(std::move(r));
+  }, kNvtx);
+  return out;
+}
+
+// What each NVTX range is: a step, a framework op (PyTorch emit_nvtx), an MPI call, or
+// none of these.
+struct RangeRoles {
   Steps steps;
   RangeIndex op_ranges;
-  std::vector<std::optional<nvtx::FrameworkOp>> framework(ranges.size());
-  std::vector<std::size_t> mpi;
+  std::vector<std::optional<nvtx::FrameworkOp>> framework;  // per range
+  std::vector<std::size_t> mpi;                             // MPI communication ranges
   int64_t other_mpi = 0;
-  for (std::size_t i = 0; i < ranges.size(); ++i) {
-    const Range& r = ranges[i];
+};
+
+RangeRoles sort_ranges(const Nvtx& nvtx) {
+  RangeRoles roles;
+  roles.framework.resize(nvtx.ranges.size());
+  for (std::size_t i = 0; i < nvtx.ranges.size(); ++i) {
+    const Range& r = nvtx.ranges[i];
     if (is_step_name(r.text)) {
-      steps.spans.emplace_back(r.start, r.end);
-    } else if ((framework[i] = nvtx::parse_framework_op(r.text))) {
-      op_ranges.add(r.tid, i, r);
-    } else if (auto d = domains.find(r.domain); d != domains.end() && d->second == "MPI") {
-      if (classify_name(r.text) == OpKind::collective) mpi.push_back(i);
-      else ++other_mpi;
+      roles.steps.spans.emplace_back(r.start, r.end);
+    } else if ((roles.framework[i] = nvtx::parse_framework_op(r.text))) {
+      roles.op_ranges.add(r.tid, i, r);
+    } else if (auto d = nvtx.domains.find(r.domain); d != nvtx.domains.end() && d->second == "MPI") {
+      if (classify_name(r.text) == OpKind::collective) roles.mpi.push_back(i);
+      else ++roles.other_mpi;
     }
   }
-  std::sort(steps.spans.begin(), steps.spans.end());
-  op_ranges.finish();
+  std::sort(roles.steps.spans.begin(), roles.steps.spans.end());
+  roles.op_ranges.finish();
+  return roles;
+}
 
-  // Which thread launched each GPU activity, and when: the runtime call with its correlation id.
-  std::unordered_map<int64_t, Launch> launches;
-  const bool need_launches = have_runtime && (!steps.spans.empty() || !op_ranges.empty());
+// Which thread launched each GPU activity, and when: the runtime call with its correlation
+// id. Needed only to place activities in steps or in framework op ranges.
+using Launches = std::unordered_map<int64_t, Launch>;
+
+Launches read_launches(const Export& db, const Tables& tables, const RangeRoles& roles) {
+  Launches launches;
+  const bool need_launches = tables.runtime && (!roles.steps.spans.empty() || !roles.op_ranges.empty());
   if (need_launches)
     db.each("SELECT correlationId, start, globalTid FROM " + kRuntime, [&](sqlite3_stmt* st) {
       const int64_t id = sqlite3_column_int64(st, 0);
@@ -384,143 +414,165 @@ Workload read_nsys_sqlite(const InputFile& file, const IngestOptions& options) {
       auto [it, inserted] = launches.emplace(id, l);
       if (!inserted && l.time < it->second.time) it->second = l;  // nested API calls: the outer one
     }, kRuntime);
+  return launches;
+}
 
-  OpAggregator agg;
-  int64_t gpu_first = INT64_MAX, gpu_last = INT64_MIN, outside_steps = 0, kernels = 0, copies = 0;
-  auto gpu_span = [&](int64_t s, int64_t e) {
-    gpu_first = std::min(gpu_first, s);
-    gpu_last = std::max(gpu_last, e);
-  };
-  auto launch_of = [&](sqlite3_stmt* st, int corr_col, int64_t start) -> Launch {
-    if (corr_col >= 0 && sqlite3_column_type(st, corr_col) != SQLITE_NULL) {
-      auto it = launches.find(sqlite3_column_int64(st, corr_col));
-      if (it != launches.end()) return it->second;
-    }
-    return {start, -1};
-  };
-
-  if (have_kernels) {
-    std::string name_col;
-    for (const char* c : {"demangledName", "shortName", "mangledName", "name"})
-      if (name_col.empty() && schema.has(kKernel, c)) name_col = c;
-    if (name_col.empty()) throw InputError(path, "the kernel table has no name column", 0, -1, kKernel);
-    const bool corr = schema.has(kKernel, "correlationId");
-    struct Kernel {
-      std::string name;
-      double dur_s;
-    };
-    std::vector<Kernel> in_ops;  // kernels a framework op launched, matched below
-    std::vector<std::tuple<int64_t, int64_t, std::size_t>> queries;
-    db.each("SELECT start, end, " + name_col + ", " + (corr ? "correlationId" : "NULL") + " FROM " + kKernel,
-            [&](sqlite3_stmt* st) {
-              int64_t s, e;
-              if (!interval(st, 0, s, e, db, kKernel)) return;
-              ++kernels;
-              gpu_span(s, e);
-              const Launch l = launch_of(st, corr ? 3 : -1, s);
-              if (!steps.contains(l.time)) {
-                ++outside_steps;
-                return;
-              }
-              if (!op_ranges.empty() && l.tid != -1) {
-                queries.emplace_back(l.tid, l.time, in_ops.size());
-                in_ops.push_back({names.at(st, 2), static_cast<double>(e - s) * kNs});
-                return;
-              }
-              Op op;
-              op.name = names.at(st, 2);
-              op.kind = classify_name(op.name);
-              op.phase = phase_from_name(op.name);
-              agg.add(op, 1, static_cast<double>(e - s) * kNs);
-            }, kKernel);
-    // Kernels inside emit_nvtx op ranges: the op's time is the sum of its kernels.
-    std::map<std::size_t, double> op_time;  // range -> kernel seconds
-    std::vector<bool> matched(in_ops.size(), false);
-    op_ranges.sweep(queries, [&](std::size_t k, std::size_t range) {
-      op_time[range] += in_ops[k].dur_s;
-      matched[k] = true;
-    });
-    for (std::size_t k = 0; k < in_ops.size(); ++k) {
-      if (matched[k]) continue;
-      Op op;
-      op.name = in_ops[k].name;
-      op.kind = classify_name(op.name);
-      op.phase = phase_from_name(op.name);
-      agg.add(op, 1, in_ops[k].dur_s);
-    }
-    // Phase from the enclosing ranges too: emit_nvtx nests aten::mm inside MmBackward0.
-    RangeIndex all_ranges;
-    for (std::size_t i = 0; i < ranges.size(); ++i)
-      if (framework[i] && phase_from_name(framework[i]->name) == Phase::backward) all_ranges.add(ranges[i].tid, i, ranges[i]);
-    all_ranges.finish();
-    std::vector<std::tuple<int64_t, int64_t, std::size_t>> phase_queries;
-    for (const auto& [range, t] : op_time) phase_queries.emplace_back(ranges[range].tid, ranges[range].start, range);
-    std::set<std::size_t> backward;
-    all_ranges.sweep(phase_queries, [&](std::size_t range, std::size_t) { backward.insert(range); });
-    int64_t shaped = 0;
-    for (const auto& [range, t] : op_time) {
-      const auto& fw = *framework[range];
-      const auto s = nvtx::shape_from_sizes(fw.name, fw.sizes);
-      Op op;
-      op.name = fw.name;
-      op.kind = s.kind;
-      op.shape = s.shape;
-      op.phase = backward.count(range) ? Phase::backward : phase_from_name(fw.name);
-      if (!std::holds_alternative<std::monostate>(op.shape)) ++shaped;
-      agg.add(op, 1, t);
-    }
-    if (!op_time.empty())
-      w.notes.push_back(std::to_string(op_time.size()) + " emit_nvtx op range(s) launched kernels: each op's time is "
-                        "the sum of its kernels (" + std::to_string(shaped) + " with shapes from 'sizes = ')");
+// The launch of the activity in this row (its correlation id in column corr_col, -1 none);
+// an activity without one counts as launched at its own start, by no known thread.
+Launch launch_of(const Launches& launches, sqlite3_stmt* st, int corr_col, int64_t start) {
+  if (corr_col >= 0 && sqlite3_column_type(st, corr_col) != SQLITE_NULL) {
+    auto it = launches.find(sqlite3_column_int64(st, corr_col));
+    if (it != launches.end()) return it->second;
   }
+  return {start, -1};
+}
 
+// What the kernel, copy and MPI stages add up.
+struct Activity {
   struct CopyBytes {
     double bytes = 0, calls = 0;
   };
-  std::map<std::string, CopyBytes> copy_bytes;
-  auto read_copies = [&](const std::string& table, bool is_memset) {
-    const bool corr = schema.has(table, "correlationId"), kind = schema.has(table, "copyKind");
-    db.each("SELECT start, end, bytes, " + std::string(kind ? "copyKind" : "0") + ", " +
-                (corr ? "correlationId" : "NULL") + " FROM " + table,
-            [&](sqlite3_stmt* st) {
-              int64_t s, e;
-              if (!interval(st, 0, s, e, db, table)) return;
-              const int64_t bytes = sqlite3_column_int64(st, 2);
-              if (bytes < 0) throw InputError(path, "negative byte count " + std::to_string(bytes), 0, -1, table + ".bytes");
-              ++copies;
-              gpu_span(s, e);
-              if (!steps.contains(launch_of(st, corr ? 4 : -1, s).time)) {
-                ++outside_steps;
-                return;
-              }
-              Op op;
-              op.name = is_memset ? "Memset" : memcpy_direction(sqlite3_column_int64(st, 3));
-              op.kind = OpKind::memcpy;
-              agg.add(op, 1, static_cast<double>(e - s) * kNs);
-              auto& cb = copy_bytes[op.name];
-              cb.bytes += static_cast<double>(bytes);
-              cb.calls += 1;
-            }, table);
-  };
-  if (have_memcpy) read_copies(kMemcpy, false);
-  if (have_memset) read_copies(kMemset, true);
+  OpAggregator agg;
+  int64_t gpu_first = INT64_MAX, gpu_last = INT64_MIN, outside_steps = 0, kernels = 0, copies = 0;
+  std::map<std::string, CopyBytes> copy_bytes;  // copies: summed bytes per op name
+  void gpu_span(int64_t s, int64_t e) {
+    gpu_first = std::min(gpu_first, s);
+    gpu_last = std::max(gpu_last, e);
+  }
+};
 
-  for (std::size_t i : mpi) {
-    const Range& r = ranges[i];
-    if (!steps.contains(r.start)) {
-      ++outside_steps;
+// Kernels: by kernel name, or, inside emit_nvtx op ranges, as the op that launched them
+// (its time the sum of its kernels, its shape from the range's 'sizes = ').
+void read_kernels(const Export& db, const Schema& schema, const Nvtx& nvtx, const RangeRoles& roles,
+                  const Launches& launches, Names& names, Activity& a, Workload& w) {
+  std::string name_col;
+  for (const char* c : {"demangledName", "shortName", "mangledName", "name"})
+    if (name_col.empty() && schema.has(kKernel, c)) name_col = c;
+  if (name_col.empty()) throw InputError(db.path(), "the kernel table has no name column", 0, -1, kKernel);
+  const bool corr = schema.has(kKernel, "correlationId");
+  struct Kernel {
+    std::string name;
+    double dur_s;
+  };
+  std::vector<Kernel> in_ops;  // kernels a framework op launched, matched below
+  std::vector<std::tuple<int64_t, int64_t, std::size_t>> queries;
+  db.each("SELECT start, end, " + name_col + ", " + (corr ? "correlationId" : "NULL") + " FROM " + kKernel,
+          [&](sqlite3_stmt* st) {
+            int64_t s, e;
+            if (!interval(st, 0, s, e, db, kKernel)) return;
+            ++a.kernels;
+            a.gpu_span(s, e);
+            const Launch l = launch_of(launches, st, corr ? 3 : -1, s);
+            if (!roles.steps.contains(l.time)) {
+              ++a.outside_steps;
+              return;
+            }
+            if (!roles.op_ranges.empty() && l.tid != -1) {
+              queries.emplace_back(l.tid, l.time, in_ops.size());
+              in_ops.push_back({names.at(st, 2), static_cast<double>(e - s) * kNs});
+              return;
+            }
+            Op op;
+            op.name = names.at(st, 2);
+            op.kind = classify_name(op.name);
+            op.phase = phase_from_name(op.name);
+            a.agg.add(op, 1, static_cast<double>(e - s) * kNs);
+          }, kKernel);
+  // Kernels inside emit_nvtx op ranges: the op's time is the sum of its kernels.
+  std::map<std::size_t, double> op_time;  // range -> kernel seconds
+  std::vector<bool> matched(in_ops.size(), false);
+  roles.op_ranges.sweep(queries, [&](std::size_t k, std::size_t range) {
+    op_time[range] += in_ops[k].dur_s;
+    matched[k] = true;
+  });
+  for (std::size_t k = 0; k < in_ops.size(); ++k) {
+    if (matched[k]) continue;
+    Op op;
+    op.name = in_ops[k].name;
+    op.kind = classify_name(op.name);
+    op.phase = phase_from_name(op.name);
+    a.agg.add(op, 1, in_ops[k].dur_s);
+  }
+  // Phase from the enclosing ranges too: emit_nvtx nests aten::mm inside MmBackward0.
+  const auto& ranges = nvtx.ranges;
+  RangeIndex all_ranges;
+  for (std::size_t i = 0; i < ranges.size(); ++i)
+    if (roles.framework[i] && phase_from_name(roles.framework[i]->name) == Phase::backward)
+      all_ranges.add(ranges[i].tid, i, ranges[i]);
+  all_ranges.finish();
+  std::vector<std::tuple<int64_t, int64_t, std::size_t>> phase_queries;
+  for (const auto& [range, t] : op_time) phase_queries.emplace_back(ranges[range].tid, ranges[range].start, range);
+  std::set<std::size_t> backward;
+  all_ranges.sweep(phase_queries, [&](std::size_t range, std::size_t) { backward.insert(range); });
+  int64_t shaped = 0;
+  for (const auto& [range, t] : op_time) {
+    const auto& fw = *roles.framework[range];
+    const auto s = nvtx::shape_from_sizes(fw.name, fw.sizes);
+    Op op;
+    op.name = fw.name;
+    op.kind = s.kind;
+    op.shape = s.shape;
+    op.phase = backward.count(range) ? Phase::backward : phase_from_name(fw.name);
+    if (!std::holds_alternative<std::monostate>(op.shape)) ++shaped;
+    a.agg.add(op, 1, t);
+  }
+  if (!op_time.empty())
+    w.notes.push_back(std::to_string(op_time.size()) + " emit_nvtx op range(s) launched kernels: each op's time is "
+                      "the sum of its kernels (" + std::to_string(shaped) + " with shapes from 'sizes = ')");
+}
+
+// Memory copies (by direction) or sets: one op per kind, with its mean byte count.
+void read_copies(const Export& db, const Schema& schema, const std::string& table, bool is_memset,
+                 const RangeRoles& roles, const Launches& launches, Activity& a) {
+  const bool corr = schema.has(table, "correlationId"), kind = schema.has(table, "copyKind");
+  db.each("SELECT start, end, bytes, " + std::string(kind ? "copyKind" : "0") + ", " +
+              (corr ? "correlationId" : "NULL") + " FROM " + table,
+          [&](sqlite3_stmt* st) {
+            int64_t s, e;
+            if (!interval(st, 0, s, e, db, table)) return;
+            const int64_t bytes = sqlite3_column_int64(st, 2);
+            if (bytes < 0)
+              throw InputError(db.path(), "negative byte count " + std::to_string(bytes), 0, -1, table + ".bytes");
+            ++a.copies;
+            a.gpu_span(s, e);
+            if (!roles.steps.contains(launch_of(launches, st, corr ? 4 : -1, s).time)) {
+              ++a.outside_steps;
+              return;
+            }
+            Op op;
+            op.name = is_memset ? "Memset" : memcpy_direction(sqlite3_column_int64(st, 3));
+            op.kind = OpKind::memcpy;
+            a.agg.add(op, 1, static_cast<double>(e - s) * kNs);
+            auto& cb = a.copy_bytes[op.name];
+            cb.bytes += static_cast<double>(bytes);
+            cb.calls += 1;
+          }, table);
+}
+
+// MPI communication ranges: collective ops with their CPU time and no shape.
+void add_mpi_ranges(const Nvtx& nvtx, const RangeRoles& roles, Activity& a) {
+  for (std::size_t i : roles.mpi) {
+    const Range& r = nvtx.ranges[i];
+    if (!roles.steps.contains(r.start)) {
+      ++a.outside_steps;
       continue;
     }
     Op op;
     op.name = r.text;
     op.kind = OpKind::collective;  // no payload in the range: no shape
-    agg.add(op, 1, static_cast<double>(r.end - r.start) * kNs);
+    a.agg.add(op, 1, static_cast<double>(r.end - r.start) * kNs);
   }
+}
 
+// Passes and the pass time (NVTX steps, else the GPU activity's span), the ops per pass,
+// the event count and the closing notes.
+void finish_workload(Workload& w, const Export& db, const Schema& schema, const RangeRoles& roles,
+                     const Activity& a, const Names& names) {
+  const Steps& steps = roles.steps;
   const double passes = steps.spans.empty() ? 1.0 : static_cast<double>(steps.spans.size());
-  w.ops = agg.finish(passes);
+  w.ops = a.agg.finish(passes);
   for (auto& op : w.ops)
-    if (auto it = copy_bytes.find(op.name); op.kind == OpKind::memcpy && it != copy_bytes.end())
+    if (auto it = a.copy_bytes.find(op.name); op.kind == OpKind::memcpy && it != a.copy_bytes.end())
       op.bytes = it->second.bytes / it->second.calls;
   w.passes = static_cast<int64_t>(passes);
   if (!steps.spans.empty()) {
@@ -528,21 +580,51 @@ Workload read_nsys_sqlite(const InputFile& file, const IngestOptions& options) {
     for (const auto& [s, e] : steps.spans) total += static_cast<double>(e - s) * kNs;
     w.pass_s = total / passes;
     w.notes.push_back(std::to_string(steps.spans.size()) + " NVTX step range(s): passes counted from them; pass time = "
-                      "their mean length; GPU work launched outside them left out (" + std::to_string(outside_steps) +
+                      "their mean length; GPU work launched outside them left out (" + std::to_string(a.outside_steps) +
                       " activities)");
   } else {
-    if (gpu_last > gpu_first) w.pass_s = static_cast<double>(gpu_last - gpu_first) * kNs;
+    if (a.gpu_last > a.gpu_first) w.pass_s = static_cast<double>(a.gpu_last - a.gpu_first) * kNs;
     w.notes.push_back("one pass: no NVTX step ranges; pass time = span of the GPU activity (first start to last end)");
   }
   w.events = count_rows(db, schema, kKernel) + count_rows(db, schema, kMemcpy) + count_rows(db, schema, kMemset) +
              count_rows(db, schema, kRuntime) + count_rows(db, schema, kNvtx);
-  w.notes.push_back(std::to_string(kernels) + " kernels, " + std::to_string(copies) +
+  w.notes.push_back(std::to_string(a.kernels) + " kernels, " + std::to_string(a.copies) +
                     " memory copies/sets; CUDA runtime calls are not ops (their time overlaps the GPU work)");
-  if (!mpi.empty() || other_mpi > 0)
-    w.notes.push_back(std::to_string(mpi.size()) + " MPI communication range(s) kept as collective ops (CPU time); " +
-                      std::to_string(other_mpi) + " other MPI range(s) (MPI_Init, ...) left out");
+  if (!roles.mpi.empty() || roles.other_mpi > 0)
+    w.notes.push_back(std::to_string(roles.mpi.size()) + " MPI communication range(s) kept as collective ops (CPU time); " +
+                      std::to_string(roles.other_mpi) + " other MPI range(s) (MPI_Init, ...) left out");
   if (names.unresolved > 0)
     w.notes.push_back(std::to_string(names.unresolved) + " name(s) missing from StringIds, shown as <unnamed>");
+}
+
+// ---------------------------------------------------------------------------------------
+
+int detect_nsys_sqlite(std::string_view head, std::string_view) {
+  if (!head.starts_with(kSqliteMagic)) return 0;
+  for (std::string_view marker : {"CUPTI_ACTIVITY_KIND", "NVTX_EVENTS", "TARGET_INFO_", "StringIds"})
+    if (head.find(marker) != std::string_view::npos) return 95;
+  return 40;  // some SQLite file: the reader says clearly what it is not
+}
+
+Workload read_nsys_sqlite(const InputFile& file, const IngestOptions& options) {
+  check_header(file);
+  const Export db(file);
+  const Schema schema = read_schema(db);
+  const Tables tables = find_tables(file.path(), schema);
+  Names names = read_string_ids(db, schema);
+
+  Workload w;
+  w.origin = "nsys-sqlite";
+  w.notes.push_back(export_note(db, schema));
+  const Nvtx nvtx = tables.nvtx ? read_nvtx(db, schema, names) : Nvtx{};
+  const RangeRoles roles = sort_ranges(nvtx);
+  const Launches launches = read_launches(db, tables, roles);
+  Activity activity;
+  if (tables.kernels) read_kernels(db, schema, nvtx, roles, launches, names, activity, w);
+  if (tables.memcpy) read_copies(db, schema, kMemcpy, false, roles, launches, activity);
+  if (tables.memset) read_copies(db, schema, kMemset, true, roles, launches, activity);
+  add_mpi_ranges(nvtx, roles, activity);
+  finish_workload(w, db, schema, roles, activity, names);
   if (options.progress) options.progress(1, 1, "nsys export read");
   return w;
 }
