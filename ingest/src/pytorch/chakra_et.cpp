@@ -228,164 +228,209 @@ int detect_chakra_et(std::string_view head, std::string_view path) {
   }
 }
 
-Workload read_chakra_et(const InputFile& file, const IngestOptions& options) {
-  const std::string& path = file.path();
+// ---------------------------------------------------------------------------------------
+// The stages of read_chakra_et, in the order it runs them. Each fills in more of the trace.
+
+struct Orphan {
+  double us = 0;
+  int count = 0;
+  DType dtype = DType::unknown;
+};
+
+struct ChakraTrace {
+  std::string path;
+  std::string schema;
+  int64_t messages = 0;
+  std::vector<ChakraNode> nodes;
+  std::unordered_map<uint64_t, std::size_t> at;  // node id -> index
+  bool split = false;           // written by pytorch2chakra (ops in numbered pieces)
+  std::size_t gpu_nodes = 0;
+  std::vector<Call> calls;
+  std::vector<int64_t> call_of;      // per node: its call, -1 for GPU nodes
+  std::vector<int64_t> launcher_of;  // per GPU node: the call that launched it, -1 none
+  std::map<std::string, Orphan> orphans;  // short kernel name -> kernels with no launching call
+  int64_t steps = 0;                 // ProfilerStep calls
+  std::optional<double> pass_s;
+
+  // The call a node id belongs to, -1 when none.
+  int64_t cpu_call(uint64_t id) const {
+    auto it = at.find(id);
+    return it == at.end() ? -1 : call_of[it->second];
+  }
+};
+
+// The messages: the GlobalMetadata (its schema) and the nodes, with unique ids.
+ChakraTrace read_nodes(const InputFile& file, const IngestOptions& options) {
+  ChakraTrace t;
+  t.path = file.path();
+  const std::string& path = t.path;
   const std::string& data = file.bytes();
   pb::DelimitedStream stream(data, path);
   std::string_view message;
   int64_t offset = 0;
-  std::string schema;
-  std::vector<ChakraNode> nodes;
-  std::unordered_map<uint64_t, std::size_t> at;
   bool first = true;
-  int64_t messages = 0;
   while (stream.next(message, offset)) {
-    ++messages;
-    if (first && read_metadata(message, path, offset, schema)) {
+    ++t.messages;
+    if (first && read_metadata(message, path, offset, t.schema)) {
       first = false;
       continue;
     }
     first = false;
     ChakraNode n = read_node(message, path, offset);
-    if (!at.emplace(n.id, nodes.size()).second)
+    if (!t.at.emplace(n.id, t.nodes.size()).second)
       throw InputError(path, "node id " + std::to_string(n.id) + " appears twice", 0, offset);
-    nodes.push_back(std::move(n));
-    if (options.progress && nodes.size() % 4096 == 0)
+    t.nodes.push_back(std::move(n));
+    if (options.progress && t.nodes.size() % 4096 == 0)
       options.progress(static_cast<double>(offset), static_cast<double>(data.size()), "Chakra nodes");
   }
-  if (nodes.empty()) throw InputError(path, "no Chakra nodes: not a Chakra execution trace", 0, 0);
+  if (t.nodes.empty()) throw InputError(path, "no Chakra nodes: not a Chakra execution trace", 0, 0);
+  return t;
+}
 
-  // Which converter wrote it: piece-numbered CPU op names mean the 2023 one.
-  std::vector<int64_t> piece(nodes.size(), -1);
-  std::size_t cpu_nodes = 0, pieces = 0, gpu_nodes = 0;
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    if (!nodes[i].cpu) {
-      ++gpu_nodes;
+// Which converter wrote it: piece-numbered CPU op names mean the 2023 one. Returns each
+// node's piece number (names lose their "(k)"), -1 where there is none.
+std::vector<int64_t> find_converter(ChakraTrace& t) {
+  std::vector<int64_t> piece(t.nodes.size(), -1);
+  std::size_t cpu_nodes = 0, pieces = 0;
+  for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+    if (!t.nodes[i].cpu) {
+      ++t.gpu_nodes;
       continue;
     }
     ++cpu_nodes;
-    piece[i] = piece_of(nodes[i].name);
+    piece[i] = piece_of(t.nodes[i].name);
     if (piece[i] >= 0) ++pieces;
   }
-  const bool split = pieces * 2 > cpu_nodes;
+  t.split = pieces * 2 > cpu_nodes;
+  return piece;
+}
 
-  // CPU nodes -> calls (pieces of one op merged: "op(0)" starts a call, "op(k)" joins the
-  // latest call of that name).
-  std::vector<Call> calls;
-  std::vector<int64_t> call_of(nodes.size(), -1);
+// CPU nodes -> calls (pieces of one op merged: "op(0)" starts a call, "op(k)" joins the
+// latest call of that name), each with its enclosing call (current converter: ctrl_deps).
+void group_calls(ChakraTrace& t, const std::vector<int64_t>& piece) {
+  const auto& nodes = t.nodes;
+  t.call_of.assign(nodes.size(), -1);
   std::unordered_map<std::string, std::size_t> open_call;  // name and thread -> latest call
   auto call_key = [&](std::size_t i) { return nodes[i].name + '\x1f' + std::to_string(nodes[i].tid); };
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     if (!nodes[i].cpu) continue;
-    if (split && piece[i] > 0) {
+    if (t.split && piece[i] > 0) {
       if (auto it = open_call.find(call_key(i)); it != open_call.end()) {
-        call_of[i] = static_cast<int64_t>(it->second);
-        calls[it->second].cpu_us += static_cast<double>(nodes[i].duration_us);
+        t.call_of[i] = static_cast<int64_t>(it->second);
+        t.calls[it->second].cpu_us += static_cast<double>(nodes[i].duration_us);
         continue;
       }
     }
-    call_of[i] = static_cast<int64_t>(calls.size());
-    if (split) open_call[call_key(i)] = calls.size();
+    t.call_of[i] = static_cast<int64_t>(t.calls.size());
+    if (t.split) open_call[call_key(i)] = t.calls.size();
     Call c;
     c.node = i;
     c.cpu_us = static_cast<double>(nodes[i].duration_us);
-    calls.push_back(c);
+    t.calls.push_back(c);
   }
-  if (calls.empty()) throw InputError(path, "no CPU op nodes: nothing to name the kernels by", 0, 0);
-  auto cpu_call = [&](uint64_t id) -> int64_t {
-    auto it = at.find(id);
-    return it == at.end() ? -1 : call_of[it->second];
-  };
-  if (!split)
-    for (std::size_t i = 0; i < calls.size(); ++i) {
-      const auto& deps = nodes[calls[i].node].ctrl_deps;
-      const int64_t p = deps.empty() ? -1 : cpu_call(deps.front());
-      if (p >= 0 && static_cast<std::size_t>(p) != i) calls[i].parent = p;
+  if (t.calls.empty()) throw InputError(t.path, "no CPU op nodes: nothing to name the kernels by", 0, 0);
+  if (!t.split)
+    for (std::size_t i = 0; i < t.calls.size(); ++i) {
+      const auto& deps = nodes[t.calls[i].node].ctrl_deps;
+      const int64_t p = deps.empty() ? -1 : t.cpu_call(deps.front());
+      if (p >= 0 && static_cast<std::size_t>(p) != i) t.calls[i].parent = p;
     }
+}
 
-  // Kernels to the calls that launched them.
-  struct Orphan {
-    double us = 0;
-    int count = 0;
-    DType dtype = DType::unknown;
-  };
-  std::map<std::string, Orphan> orphans;  // short kernel name -> its kernels
-  std::vector<int64_t> launcher_of(nodes.size(), -1);
-  for (std::size_t ni = 0; ni < nodes.size(); ++ni) {
-    const ChakraNode& n = nodes[ni];
+// Kernels to the calls that launched them (their time, and per conv direction); kernels
+// no call launched are kept by short kernel name.
+void attribute_kernels(ChakraTrace& t) {
+  t.launcher_of.assign(t.nodes.size(), -1);
+  for (std::size_t ni = 0; ni < t.nodes.size(); ++ni) {
+    const ChakraNode& n = t.nodes[ni];
     if (n.cpu) continue;
     int64_t launcher = -1;
-    const auto& first_deps = split ? n.data_deps : n.ctrl_deps;
-    const auto& then_deps = split ? n.ctrl_deps : n.data_deps;
+    const auto& first_deps = t.split ? n.data_deps : n.ctrl_deps;
+    const auto& then_deps = t.split ? n.ctrl_deps : n.data_deps;
     for (const auto* deps : {&first_deps, &then_deps})
       for (uint64_t d : *deps)
-        if (launcher < 0) launcher = cpu_call(d);
+        if (launcher < 0) launcher = t.cpu_call(d);
     const auto us = static_cast<double>(n.duration_us);
     if (launcher < 0) {
-      auto& o = orphans[short_kernel_name(n.name)];
+      auto& o = t.orphans[short_kernel_name(n.name)];
       o.us += us;
       o.count += 1;
       if (o.dtype == DType::unknown) o.dtype = dtype_from_kernel_name(n.name);
       continue;
     }
-    launcher_of[ni] = launcher;
-    Call& c = calls[static_cast<std::size_t>(launcher)];
+    t.launcher_of[ni] = launcher;
+    Call& c = t.calls[static_cast<std::size_t>(launcher)];
     c.gpu_us += us;
     ++c.kernels;
     const KernelDirection dir = kernel_direction(n.name);
     if (dir == KernelDirection::backward_data) c.data_us += us;
     if (dir == KernelDirection::backward_filter) c.filter_us += us;
   }
+}
 
-  // Phases: by name, inherited from the enclosing op, and backward for the autograd
-  // thread (the thread other than the first op's that runs *_backward ops).
-  const int64_t main_tid = nodes[calls.front().node].tid;
+// Phases: by name, inherited from the enclosing op, and backward for the autograd
+// thread (the thread other than the first op's that runs *_backward ops). Steps counted.
+void assign_phases(ChakraTrace& t) {
+  const auto& nodes = t.nodes;
+  const int64_t main_tid = nodes[t.calls.front().node].tid;
   std::set<int64_t> backward_threads;
-  for (const auto& c : calls) {
+  for (const auto& c : t.calls) {
     const ChakraNode& n = nodes[c.node];
     if (n.tid != main_tid && phase_from_name(n.name) == Phase::backward) backward_threads.insert(n.tid);
   }
-  int64_t steps = 0;
-  for (auto& c : calls) {  // parents come first: ids grow as ops start
+  for (auto& c : t.calls) {  // parents come first: ids grow as ops start
     const ChakraNode& n = nodes[c.node];
     Phase ph = phase_from_name(n.name);
-    if (ph == Phase::forward && c.parent >= 0) ph = calls[static_cast<std::size_t>(c.parent)].phase;
+    if (ph == Phase::forward && c.parent >= 0) ph = t.calls[static_cast<std::size_t>(c.parent)].phase;
     if (ph == Phase::forward && backward_threads.count(n.tid)) ph = Phase::backward;
     c.phase = ph;
-    if (n.name.starts_with("ProfilerStep#")) ++steps;
+    if (n.name.starts_with("ProfilerStep#")) ++t.steps;
   }
+}
 
-  // The pass time, where the trace has steps and start times: each ProfilerStep node's span
-  // from its start to the end of the last op or kernel under it, averaged.
-  std::optional<double> pass_s;
-  if (steps > 0) {
-    std::vector<int64_t> step_of(calls.size(), -1);
-    for (std::size_t i = 0; i < calls.size(); ++i) {
-      if (nodes[calls[i].node].name.starts_with("ProfilerStep#")) step_of[i] = static_cast<int64_t>(i);
-      else if (calls[i].parent >= 0 && static_cast<std::size_t>(calls[i].parent) < i)
-        step_of[i] = step_of[static_cast<std::size_t>(calls[i].parent)];
-    }
-    std::map<int64_t, uint64_t> step_end;
-    bool timed = true;
-    auto reach = [&](int64_t step, const ChakraNode& n) {
-      if (step < 0) return;
-      if (!n.start_us) timed = false;
-      else step_end[step] = std::max(step_end[step], *n.start_us + n.duration_us);
-    };
-    for (std::size_t i = 0; i < calls.size(); ++i) reach(step_of[i], nodes[calls[i].node]);
-    for (std::size_t ni = 0; ni < nodes.size(); ++ni)
-      if (launcher_of[ni] >= 0) reach(step_of[static_cast<std::size_t>(launcher_of[ni])], nodes[ni]);
-    double sum = 0;
-    for (const auto& [step, end] : step_end) {
-      const ChakraNode& n = nodes[calls[static_cast<std::size_t>(step)].node];
-      if (!n.start_us || end <= *n.start_us) timed = false;
-      else sum += static_cast<double>(end - *n.start_us);
-    }
-    if (timed && static_cast<int64_t>(step_end.size()) == steps) pass_s = sum / static_cast<double>(steps) * 1e-6;
+// The pass time, where the trace has steps and start times: each ProfilerStep node's span
+// from its start to the end of the last op or kernel under it, averaged.
+void measure_pass(ChakraTrace& t) {
+  if (t.steps == 0) return;
+  const auto& nodes = t.nodes;
+  const auto& calls = t.calls;
+  std::vector<int64_t> step_of(calls.size(), -1);
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    if (nodes[calls[i].node].name.starts_with("ProfilerStep#")) step_of[i] = static_cast<int64_t>(i);
+    else if (calls[i].parent >= 0 && static_cast<std::size_t>(calls[i].parent) < i)
+      step_of[i] = step_of[static_cast<std::size_t>(calls[i].parent)];
   }
+  std::map<int64_t, uint64_t> step_end;
+  bool timed = true;
+  auto reach = [&](int64_t step, const ChakraNode& n) {
+    if (step < 0) return;
+    if (!n.start_us) timed = false;
+    else step_end[step] = std::max(step_end[step], *n.start_us + n.duration_us);
+  };
+  for (std::size_t i = 0; i < calls.size(); ++i) reach(step_of[i], nodes[calls[i].node]);
+  for (std::size_t ni = 0; ni < nodes.size(); ++ni)
+    if (t.launcher_of[ni] >= 0) reach(step_of[static_cast<std::size_t>(t.launcher_of[ni])], nodes[ni]);
+  double sum = 0;
+  for (const auto& [step, end] : step_end) {
+    const ChakraNode& n = nodes[calls[static_cast<std::size_t>(step)].node];
+    if (!n.start_us || end <= *n.start_us) timed = false;
+    else sum += static_cast<double>(end - *n.start_us);
+  }
+  if (timed && static_cast<int64_t>(step_end.size()) == t.steps) t.pass_s = sum / static_cast<double>(t.steps) * 1e-6;
+}
 
-  // What counts: with kernels, the calls that launched some; without, the innermost calls
-  // doing work (a wrapper's time is its own host time).
+// The calls that count, as nodes of an ET index (which gives them prototypes and shapes).
+struct Counted {
+  EtIndex et;
+  std::vector<std::size_t> calls;  // the counted calls, in the index's node order
+  int64_t host_only = 0;           // calls doing work that launched no kernel
+};
+
+// What counts: with kernels, the calls that launched some; without, the innermost calls
+// doing work (a wrapper's time is its own host time).
+Counted count_calls(const ChakraTrace& t) {
+  const auto& nodes = t.nodes;
+  const auto& calls = t.calls;
   std::vector<uint8_t> work_below(calls.size(), 0);
   auto does_work = [&](const Call& c) {
     const std::string& name = nodes[c.node].name;
@@ -394,16 +439,14 @@ Workload read_chakra_et(const InputFile& file, const IngestOptions& options) {
   for (std::size_t i = calls.size(); i-- > 0;)
     if (calls[i].parent >= 0 && (does_work(calls[i]) || work_below[i]))
       work_below[static_cast<std::size_t>(calls[i].parent)] = 1;
-  EtIndex et;
-  et.set_schema(schema);
-  et.set_elements(messages);
-  std::vector<std::size_t> counted;
-  int64_t host_only = 0;
+  Counted out;
+  out.et.set_schema(t.schema);
+  out.et.set_elements(t.messages);
   for (std::size_t i = 0; i < calls.size(); ++i) {
     const Call& c = calls[i];
-    const bool counts = gpu_nodes ? c.kernels > 0 : does_work(c) && !work_below[i];
+    const bool counts = t.gpu_nodes ? c.kernels > 0 : does_work(c) && !work_below[i];
     if (!counts) {
-      if (gpu_nodes && does_work(c)) ++host_only;
+      if (t.gpu_nodes && does_work(c)) ++out.host_only;
       continue;
     }
     const ChakraNode& n = nodes[c.node];
@@ -416,27 +459,32 @@ Workload read_chakra_et(const InputFile& file, const IngestOptions& options) {
     raw.id = static_cast<int64_t>(n.id);
     raw.rf_id = n.rf_id;
     raw.tid = n.tid;
-    et.add(raw);
-    counted.push_back(i);
+    out.et.add(raw);
+    out.calls.push_back(i);
   }
-  if (counted.empty() && orphans.empty()) throw InputError(path, "no op in the trace did any work", 0, 0);
+  if (out.calls.empty() && t.orphans.empty()) throw InputError(t.path, "no op in the trace did any work", 0, 0);
+  return out;
+}
 
+// Counted calls summed per (prototype, phase), shaped by the torch rules; orphan kernels
+// by name. Largest first.
+std::vector<Op> aggregate_ops(const ChakraTrace& t, const Counted& counted, double passes, ConvNotes& conv_notes) {
   struct Sum {
     double calls = 0, us = 0, data_us = 0, filter_us = 0;
   };
+  const EtIndex& et = counted.et;
   std::map<std::pair<uint32_t, Phase>, Sum> by_proto;
-  for (std::size_t k = 0; k < counted.size(); ++k) {
-    const Call& c = calls[counted[k]];
+  for (std::size_t k = 0; k < counted.calls.size(); ++k) {
+    const Call& c = t.calls[counted.calls[k]];
     Sum& s = by_proto[{et.nodes()[k].proto, c.phase}];
     s.calls += 1;
-    s.us += gpu_nodes ? c.gpu_us : c.cpu_us;
+    s.us += t.gpu_nodes ? c.gpu_us : c.cpu_us;
     s.data_us += c.data_us;
     s.filter_us += c.filter_us;
   }
   ConvHints hints;
   for (uint32_t p = 0; p < et.protos(); ++p) hints.learn(et.call(p));
   OpAggregator agg;
-  ConvNotes conv_notes;
   for (const auto& [key, s] : by_proto) {
     const TorchCall call = et.call(key.first);
     const ShapedCall sc = shape_torch_call(call, hints);
@@ -444,47 +492,67 @@ Workload read_chakra_et(const InputFile& file, const IngestOptions& options) {
     for (const auto& share : ops_of_call(call.name, sc, key.second, s.us * 1e-6, s.data_us * 1e-6, s.filter_us * 1e-6))
       agg.add(share.op, s.calls, share.time_s);
   }
-  for (const auto& [name, o] : orphans) {
+  for (const auto& [name, o] : t.orphans) {
     Op op;
     op.name = name;
     op.kind = classify_name(name);
     op.dtype = o.dtype;
     agg.add(op, o.count, o.us * 1e-6);
   }
-
-  Workload w;
-  w.origin = "chakra-et";
-  w.events = messages;
-  w.passes = steps > 0 ? steps : 1;
-  w.pass_s = pass_s;
-  w.ops = agg.finish(static_cast<double>(w.passes));
-  std::stable_sort(w.ops.begin(), w.ops.end(), [](const Op& a, const Op& b) {
+  std::vector<Op> ops = agg.finish(passes);
+  std::stable_sort(ops.begin(), ops.end(), [](const Op& a, const Op& b) {
     return a.count * a.self_time_s.value_or(0) > b.count * b.self_time_s.value_or(0);
   });
-  w.notes.push_back("Chakra protobuf execution trace (schema " + (schema.empty() ? std::string("not given") : schema) +
-                    ", " + std::to_string(nodes.size()) + " nodes, " +
-                    (split ? "ops split into numbered pieces (pytorch2chakra, 2023)"
-                           : "one node per op call, nested by ctrl_deps") + ")");
-  if (gpu_nodes) {
-    w.notes.push_back("an op's time is the summed duration of the " + std::to_string(gpu_nodes) +
-                      " GPU kernel nodes it launched (joined by " + (split ? "data_deps" : "ctrl_deps") + ")");
-    if (host_only > 0)
-      w.notes.push_back(std::to_string(host_only) +
+  return ops;
+}
+
+void add_notes(Workload& w, const ChakraTrace& t, const Counted& counted, const ConvNotes& conv_notes) {
+  const std::string schema = t.schema.empty() ? std::string("not given") : t.schema;
+  w.notes.push_back("Chakra protobuf execution trace (schema " + schema + ", " + std::to_string(t.nodes.size()) +
+                    " nodes, " +
+                    (t.split ? "ops split into numbered pieces (pytorch2chakra, 2023)"
+                             : "one node per op call, nested by ctrl_deps") + ")");
+  if (t.gpu_nodes) {
+    w.notes.push_back("an op's time is the summed duration of the " + std::to_string(t.gpu_nodes) +
+                      " GPU kernel nodes it launched (joined by " + (t.split ? "data_deps" : "ctrl_deps") + ")");
+    if (counted.host_only > 0)
+      w.notes.push_back(std::to_string(counted.host_only) +
                         " CPU op calls launched no kernel: host time, left to the pass's overhead line");
   } else {
     w.notes.push_back("no GPU nodes: an op's time is its own CPU duration; wrappers are represented by the ops "
                       "inside them");
   }
-  if (!orphans.empty())
-    w.notes.push_back(std::to_string(orphans.size()) +
+  if (!t.orphans.empty())
+    w.notes.push_back(std::to_string(t.orphans.size()) +
                       " kernel name(s) with no launching CPU op in the trace: listed by kernel name");
-  if (steps == 0) w.notes.push_back("no ProfilerStep#N nodes: the trace counts as one pass");
-  if (pass_s)
-    w.notes.push_back("pass time: the mean span of the " + std::to_string(steps) +
+  if (t.steps == 0) w.notes.push_back("no ProfilerStep#N nodes: the trace counts as one pass");
+  if (t.pass_s)
+    w.notes.push_back("pass time: the mean span of the " + std::to_string(t.steps) +
                       " ProfilerStep nodes, from each one's start to the end of the last op or kernel under it");
-  else if (steps > 0)
+  else if (t.steps > 0)
     w.notes.push_back("no pass time: the steps' nodes carry no start times");
   conv_notes.add_to(w.notes);
+}
+
+// ---------------------------------------------------------------------------------------
+
+Workload read_chakra_et(const InputFile& file, const IngestOptions& options) {
+  ChakraTrace t = read_nodes(file, options);
+  const std::vector<int64_t> piece = find_converter(t);
+  group_calls(t, piece);
+  attribute_kernels(t);
+  assign_phases(t);
+  measure_pass(t);
+  const Counted counted = count_calls(t);
+
+  Workload w;
+  w.origin = "chakra-et";
+  w.events = t.messages;
+  w.passes = t.steps > 0 ? t.steps : 1;
+  w.pass_s = t.pass_s;
+  ConvNotes conv_notes;
+  w.ops = aggregate_ops(t, counted, static_cast<double>(w.passes), conv_notes);
+  add_notes(w, t, counted, conv_notes);
   if (options.progress) options.progress(1, 1, "Chakra trace read");
   return w;
 }
