@@ -1,12 +1,12 @@
-// The structural scan behind stream_json_array (the reading thread that big files get is
-// in json_reading_thread.cpp). Inside the streamed array the bytes are
-// looked at 64 at a time: bit masks of quotes, backslashes and brackets; a
-// quote preceded by an odd run of backslashes is escaped; a prefix XOR of the real quotes
-// gives the bytes inside strings; the brackets left over are walked bit by bit to follow
-// the nesting depth. Only the few bytes between elements are looked at one by one, to
-// check they are whitespace and one comma. The rest of the document (a few small
-// top-level values) is read with a plain byte loop. The masks use AVX2 where the CPU has
-// it (checked at run time) and SSE2 otherwise.
+// The structural scan behind stream_json_array (big files get it on a reading thread:
+// json_reading_thread.cpp). Inside the streamed array the bytes are looked at 64 at a
+// time: bit masks of quotes, backslashes and brackets; a quote preceded by an odd run of
+// backslashes is escaped; a prefix XOR of the real quotes gives the bytes inside strings;
+// the brackets left over are walked bit by bit to follow the nesting depth. Only the few
+// bytes between elements are looked at one by one, to check they are whitespace and one
+// comma. The rest of the document (a few small top-level values) is read with a plain
+// byte loop. The masks use AVX2 where the CPU has it (checked at run time) and SSE2
+// otherwise.
 #include "decode/json_scan.hpp"
 
 #include <algorithm>

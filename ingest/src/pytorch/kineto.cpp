@@ -5,8 +5,8 @@
 //
 // The rules (docs/ingest.md has them in full):
 // - Ops are the CPU op events; annotations (ProfilerStep#N, Optimizer.step#..., ## x ##)
-//   only give scope. Nesting per thread (self_time.hpp) gives each op its phase: under
-//   autograd::engine / *Backward* -> backward, under an optimizer step -> optimizer.
+//   only give scope. Nesting per thread (common/self_time.hpp) gives each op its phase:
+//   under autograd::engine / *Backward* -> backward, under an optimizer step -> optimizer.
 // - GPU traces: an op's time is the summed duration of the GPU kernels it launched. A
 //   kernel carries the correlation id of the runtime call that launched it; that call sits
 //   inside its launching op on the CPU thread. Kernels without such an op are listed by
@@ -15,8 +15,8 @@
 // - Steps from ProfilerStep#N: counts per pass = calls within steps / steps, pass time =
 //   mean step span. No markers: one pass (or the Optimizer.step markers), said in a note.
 //
-// Memory: events are reduced to 32-byte records while streaming (self_time.hpp bounds
-// how many are kept); ops are aggregated per distinct (name, recorded inputs).
+// Memory: events are reduced to 32-byte records while streaming (common/self_time.hpp
+// bounds how many are kept); ops are aggregated per distinct (name, recorded inputs).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -348,7 +348,7 @@ class KinetoReader {
   }
 
   // -------------------------------------------------------------------------------------
-  // Nesting (self_time.hpp callbacks)
+  // Nesting (common/self_time.hpp callbacks)
 
   uint32_t slot_for(uint32_t proto, Phase phase, uint32_t qualifier) {
     const uint64_t key = static_cast<uint64_t>(proto) | static_cast<uint64_t>(phase) << 32 |
