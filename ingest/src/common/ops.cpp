@@ -114,18 +114,22 @@ OpKind classify_name(std::string_view raw) {
 Phase phase_from_name(std::string_view raw) {
   const std::string s = lowercase(raw);
   if (optimizer_name(s) || contains(s, "optimizer.step") || contains(s, "zero_grad")) return Phase::optimizer;
-  if (contains(s, "backward") || contains(s, "grad") || contains(s, "bprop") || contains(s, "dgrad") || contains(s, "wgrad") ||
-      contains(s, "autograd::engine"))
+  if (contains(s, "backward") || contains(s, "grad") || contains(s, "bprop") || contains(s, "dgrad") ||
+      contains(s, "wgrad") || contains(s, "autograd::engine"))
     return Phase::backward;
   return Phase::forward;
 }
 
 CollectiveKind collective_kind_from_name(std::string_view raw) {
   const std::string s = lowercase(raw);
-  if (contains(s, "reduce_scatter") || contains(s, "reducescatter") || contains(s, "reduce-scatter")) return CollectiveKind::reduce_scatter;
-  if (contains(s, "allreduce") || contains(s, "all_reduce") || contains(s, "all-reduce")) return CollectiveKind::allreduce;
-  if (contains(s, "allgather") || contains(s, "all_gather") || contains(s, "all-gather")) return CollectiveKind::allgather;
-  if (contains(s, "alltoall") || contains(s, "all_to_all") || contains(s, "all-to-all")) return CollectiveKind::alltoall;
+  if (contains(s, "reduce_scatter") || contains(s, "reducescatter") || contains(s, "reduce-scatter"))
+    return CollectiveKind::reduce_scatter;
+  if (contains(s, "allreduce") || contains(s, "all_reduce") || contains(s, "all-reduce"))
+    return CollectiveKind::allreduce;
+  if (contains(s, "allgather") || contains(s, "all_gather") || contains(s, "all-gather"))
+    return CollectiveKind::allgather;
+  if (contains(s, "alltoall") || contains(s, "all_to_all") || contains(s, "all-to-all"))
+    return CollectiveKind::alltoall;
   if (contains(s, "broadcast") || contains(s, "bcast")) return CollectiveKind::broadcast;
   if (contains(s, "barrier")) return CollectiveKind::barrier;
   if (contains(s, "reduce")) return CollectiveKind::reduce;
@@ -232,8 +236,8 @@ DType dtype_from_kernel_name(std::string_view raw) {
   if (contains(s, "bf16")) return DType::bf16;
   if (contains(s, "tf32")) return DType::tf32;
   if (contains(s, "e4m3") || contains(s, "e5m2") || contains(s, "fp8")) return DType::fp8;
-  if (contains(s, "fp16") || contains(s, "f16") || contains(s, "h884") || contains(s, "h1688") || contains(s, "h16816") || contains(s, "hgemm") ||
-      contains(s, "hmma"))
+  if (contains(s, "fp16") || contains(s, "f16") || contains(s, "h884") || contains(s, "h1688") ||
+      contains(s, "h16816") || contains(s, "hgemm") || contains(s, "hmma"))
     return DType::fp16;
   if (contains(s, "i8") || contains(s, "int8") || contains(s, "imma")) return DType::int8;
   if (contains(s, "dgemm") || contains(s, "f64") || contains(s, "double")) return DType::fp64;
