@@ -84,7 +84,7 @@ void print_text(const bench::BenchResult& r, const std::string& platform, std::s
                         is_memory_bound(m.entry.kind) || m.flops <= 0
                             ? gb(m.bytes / m.timing.median_s)
                             : format_number(m.flops / m.timing.median_s / 1e9, 1) + " GFLOP/s",
-                        format_number(100 * m.timing.spread, 1) + "%", std::to_string(m.timing.reps)});
+                        format_percent(m.timing.spread, 1), std::to_string(m.timing.reps)});
     std::cout << t.render() << "\n";
   }
   for (const auto& s : r.skipped)

@@ -10,7 +10,7 @@
 #include "fomcast/calibrate.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/estimator.hpp"
-#include "fomcast/report.hpp"
+#include "fomcast/format.hpp"
 
 namespace fomcast {
 
@@ -88,19 +88,16 @@ SideRate estimated_side(const StudySide& side, const RunEstimate& run) {
   return r;
 }
 
-std::string pct(double v) { return std::to_string(static_cast<int>(std::lround(100 * v))) + "%"; }
-
-
 std::string run_note(const std::string& workload, const RunEstimate& r) {
   std::string s = workload + " on " + r.pass.platform + ": " + std::to_string(r.passes_per_epoch) + " passes/epoch x " +
                   std::to_string(r.epochs) + " epoch(s), pass " + format_significant(r.pass.pass_s * 1e3) + " ms +/- " +
-                  pct(r.pass.uncertainty) + ", " + pct(r.pass.table_coverage) + " of the " +
+                  format_whole_percent(r.pass.uncertainty) + ", " + format_whole_percent(r.pass.table_coverage) + " of the " +
                   (r.pass.coverage_of_baseline ? "baseline" : "predicted") + " time from its own tables";
   std::string methods;
   for (const auto& [m, share] : r.pass.by_method)
     if (share.predicted_s > 0)
       methods += (methods.empty() ? "" : ", ") + std::string(to_string(m)) + " " +
-                 pct(r.pass.ops_s > 0 ? share.predicted_s / r.pass.ops_s : 0);
+                 format_whole_percent(r.pass.ops_s > 0 ? share.predicted_s / r.pass.ops_s : 0);
   if (!methods.empty()) s += " (" + methods + ")";
   return s;
 }
@@ -202,7 +199,7 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
       if (c.calibrated && c.measured.platform != side->pass.platform)
         p.notes.push_back(side->pass.platform + ": residual " + c.carry_detail);
       if (side->pass.host_bound)
-        p.notes.push_back("host-bound on " + side->pass.platform + ": " + pct(side->pass.residual_share) +
+        p.notes.push_back("host-bound on " + side->pass.platform + ": " + format_whole_percent(side->pass.residual_share) +
                           " of the time is the residual (host, framework, input pipeline), not modelled operations");
     }
     problems.push_back(std::move(p));

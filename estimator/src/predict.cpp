@@ -9,7 +9,7 @@
 
 #include "catalog.hpp"
 #include "fomcast/bench_import.hpp"
-#include "fomcast/report.hpp"
+#include "fomcast/format.hpp"
 #include "similarity.hpp"
 
 namespace fomcast::est {
@@ -26,8 +26,6 @@ constexpr double kAssumedBandwidthBand = 0.5;
 constexpr double kRooflineBand = 0.6;
 constexpr double kUnknownRateBand = 0.5;
 
-
-std::string pct(double u) { return format_significant(100 * u) + "%"; }
 
 DType normalized(DType d) { return d == DType::unknown ? DType::fp32 : d; }
 
@@ -142,7 +140,7 @@ std::optional<Quote> in_group(const TableGroup& g, OpKind kind, const OpShape& s
   q.source = platform;
   q.detail = std::string(to_string(g.interpolator)) + " in " + group_name(platform, g) + " (" +
              std::to_string(g.entries.size()) + " entries; nearest " + describe(g.entries[best->nearest]->shape) +
-             " at log-distance " + format_significant(best->nearest_distance) + "; leave-one-out band " + pct(g.band) + ")";
+             " at log-distance " + format_significant(best->nearest_distance) + "; leave-one-out band " + format_percent_significant(g.band) + ")";
   return q;
 }
 

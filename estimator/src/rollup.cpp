@@ -9,7 +9,7 @@
 
 #include "catalog.hpp"
 #include "fomcast/error.hpp"
-#include "fomcast/report.hpp"
+#include "fomcast/format.hpp"
 #include "fomcast/estimator.hpp"
 #include "predict.hpp"
 #include "residual.hpp"

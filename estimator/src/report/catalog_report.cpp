@@ -132,8 +132,8 @@ std::string workload_to_text(const Workload& w, std::size_t max_rows) {
                       shape, format_number(op.count, op.count == static_cast<int64_t>(op.count) ? 0 : 2),
                       op.flops > 0 ? gflop(op.count * op.flops) : "-",
                       op.self_time_s ? format_duration(r.time_s) : "-",
-                      op.self_time_s ? format_number(100 * r.share, 1) + "%" : "-",
-                      op.self_time_s ? format_number(100 * r.cumulative_share, 1) + "%" : "-"});
+                      op.self_time_s ? format_percent(r.share, 1) : "-",
+                      op.self_time_s ? format_percent(r.cumulative_share, 1) : "-"});
     t.rows.back().resize(columns);
   }
   out += t.render();

@@ -16,8 +16,6 @@ namespace {
 
 json optional_number(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
-std::string pct(double v) { return format_number(100 * v, v < 0.1 ? 1 : 0) + "%"; }
-
 // Ops by predicted time per pass, largest first.
 std::vector<std::size_t> ranked(const RunEstimate& r, const Workload& w) {
   std::vector<std::size_t> order(r.pass.ops.size());
@@ -104,9 +102,9 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
   out += p.baseline_platform.empty() ? " (no measured op times: predicted from shapes)\n"
                                      : " (baseline: measured on " + p.baseline_platform + ")\n\n";
   if (p.baseline_platform.empty()) out += "\n";
-  out += "pass   " + format_duration(p.pass_s) + " +/- " + pct(p.uncertainty) + " = modelled " +
-         format_duration(p.modelled_s) + " (" + pct(p.pass_s > 0 ? p.modelled_s / p.pass_s : 0) + ") + residual " +
-         format_duration(p.residual_s) + " (" + pct(p.residual_share) + ")\n";
+  out += "pass   " + format_duration(p.pass_s) + " +/- " + format_share(p.uncertainty) + " = modelled " +
+         format_duration(p.modelled_s) + " (" + format_share(p.pass_s > 0 ? p.modelled_s / p.pass_s : 0) + ") + residual " +
+         format_duration(p.residual_s) + " (" + format_share(p.residual_share) + ")\n";
   const CalibrationLine& c = p.calibration;
   if (c.calibrated) {
     const std::string there = c.measured.platform.empty() ? std::string("an unnamed platform") : c.measured.platform;
@@ -119,7 +117,7 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
            "(`fomcast calibrate`)\n";
   }
   if (p.host_bound)
-    out += "WARNING host-bound: " + pct(p.residual_share) + " of the pass is residual (host, framework, input pipeline)" +
+    out += "WARNING host-bound: " + format_share(p.residual_share) + " of the pass is residual (host, framework, input pipeline)" +
            (c.measured.platform == p.platform ? std::string(" measured on ") + p.platform
                                               : " carried from " + c.measured.platform) +
            ", not modelled operations: the projection says more about the host than about the device\n";
@@ -127,13 +125,13 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
          format_duration(r.epoch_s) + "\n";
   out += "run    " + std::to_string(r.epochs) + " epoch(s) = " + format_duration(r.run_s) + "\n";
   out += "rate   " + format_number(r.units_per_day, 2) + " runs/day on " + format_number(r.nodes, 0) + " node(s)\n";
-  out += "coverage: " + pct(p.table_coverage) + " of the " + (p.coverage_of_baseline ? "baseline" : "predicted") +
-         " time predicted from measurements (measured, table, interpolated, implicit-gemm, rnn-as-gemm), " + pct(1 - p.table_coverage) +
+  out += "coverage: " + format_share(p.table_coverage) + " of the " + (p.coverage_of_baseline ? "baseline" : "predicted") +
+         " time predicted from measurements (measured, table, interpolated, implicit-gemm, rnn-as-gemm), " + format_share(1 - p.table_coverage) +
          " by fallbacks\n";
   std::string methods;
   for (const auto& [m, s] : p.by_method)
     methods += (methods.empty() ? "" : ", ") + std::string(to_string(m)) + " " +
-               pct(p.ops_s > 0 ? s.predicted_s / p.ops_s : 0) + " (" + std::to_string(s.ops) + " ops)";
+               format_share(p.ops_s > 0 ? s.predicted_s / p.ops_s : 0) + " (" + std::to_string(s.ops) + " ops)";
   out += "methods: " + methods + "\n\n";
 
   TextTable t;
@@ -149,7 +147,7 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
     t.rows.push_back({name, std::string(to_string(op.kind)), shape,
                       format_number(op.count, op.count == static_cast<int64_t>(op.count) ? 0 : 2),
                       e.baseline_s ? format_duration(*e.baseline_s) : "-", format_duration(e.predicted_s),
-                      pct(e.uncertainty), std::string(to_string(e.method)), e.source_platform});
+                      format_share(e.uncertainty), std::string(to_string(e.method)), e.source_platform});
   }
   out += "top operations by predicted time per pass (times per call):\n" + t.render();
   if (order.size() > top) out += "... " + std::to_string(order.size() - top) + " more ops (--json lists all)\n";

@@ -58,7 +58,7 @@ namespace {
 std::string residual(const ProblemResult& p) {
   auto one = [](const SideRate& s) {
     return s.method == "measured" && s.calibration.empty() ? std::string("-")
-                                                            : format_number(100 * s.residual_share, 0) + "%";
+                                                            : format_percent(s.residual_share, 0);
   };
   return one(p.baseline) + " / " + one(p.target);
 }
@@ -100,7 +100,7 @@ std::string fom_to_text(const FomResult& r, const Study& study) {
       for (const auto* s : {&p.baseline, &p.target})
         if (s->host_bound)
           out += "WARNING host-bound (" + p.name + " on " + s->platform + "): " +
-                 format_number(100 * s->residual_share, 0) + "% of the time is residual, not modelled operations\n";
+                 format_percent(s->residual_share, 0) + " of the time is residual, not modelled operations\n";
   }
   for (const auto& p : r.problems)
     for (const auto& n : p.notes) out += "note (" + p.name + "): " + n + "\n";

@@ -90,8 +90,6 @@ footer { margin-top: 40px; border-top: 1px solid var(--rule); padding-top: 8px; 
 
 std::string esc(std::string_view s) { return html_escape(s); }
 
-std::string pct(double v) { return format_number(100 * v, std::fabs(v) < 0.1 ? 1 : 0) + "%"; }
-
 // Hours per unit as `fom` prints them: three decimals from an hour up, three significant
 // digits below.
 std::string hours(double seconds) {
@@ -105,7 +103,7 @@ std::string three_digits(double v) {
   return format_number(v, std::clamp(2 - magnitude, 0, 6));
 }
 
-std::string plus_minus(double u) { return u > 0 ? "\u00b1" + pct(u) : "\u2013"; }
+std::string plus_minus(double u) { return u > 0 ? "\u00b1" + format_share(u) : "\u2013"; }
 
 // A word for a shell command line: quoted when it holds anything but the safe characters.
 std::string shell_word(const std::string& s) {
@@ -415,7 +413,7 @@ std::vector<double> time_by_kind(const RunEstimate& r, const Workload& w) {
   return t;
 }
 
-std::string share(double part, double whole) { return whole > 0 ? pct(part / whole) : "\u2013"; }
+std::string share(double part, double whole) { return whole > 0 ? format_share(part / whole) : "\u2013"; }
 
 std::string summary_table(const std::vector<SideView>& sides) {
   HtmlTable t;
@@ -433,7 +431,7 @@ std::string summary_table(const std::vector<SideView>& sides) {
                       std::to_string(r.epochs), format_duration(r.run_s),
                       format_number(r.units_per_day, 1) + "<div class=\"src\">on " + format_number(r.nodes, 0) +
                           " node" + (r.nodes == 1 ? "" : "s") + "</div>",
-                      pct(r.pass.table_coverage) + "<div class=\"src\">of the " +
+                      format_share(r.pass.table_coverage) + "<div class=\"src\">of the " +
                           (r.pass.coverage_of_baseline ? "measured" : "predicted") + " time</div>"});
   }
   return t.render();
@@ -504,7 +502,7 @@ std::string coverage(const std::vector<SideView>& sides, const std::string& prob
   std::vector<chart::StackedRow> rows;
   for (const auto& s : sides) {
     const PassEstimate& p = s.run->pass;
-    chart::StackedRow row{s.role + ": " + p.platform, {}, pct(p.table_coverage) + " from own tables"};
+    chart::StackedRow row{s.role + ": " + p.platform, {}, format_share(p.table_coverage) + " from own tables"};
     for (Method m : order) {
       auto it = p.by_method.find(m);
       row.values.push_back(it != p.by_method.end() && p.ops_s > 0 ? it->second.predicted_s / p.ops_s : 0);
@@ -514,7 +512,7 @@ std::string coverage(const std::vector<SideView>& sides, const std::string& prob
   std::string out = "<h4>Coverage: where each side's operation times came from</h4>\n";
   out += figure(chart::stacked_bars(series, rows, "Share of the predicted operation time by method, " + problem,
                                     "share of summed operation time per pass",
-                                    [](double v) { return format_number(100 * v, 0) + "%"; }),
+                                    [](double v) { return format_percent(v, 0); }),
                 "Share of each side's summed operation time per pass by the method that predicted it. Blues: from the "
                 "platform's own measurements (measured, table, interpolated, implicit-gemm, rnn-as-gemm); oranges and "
                 "reds: fallbacks (another platform's table scaled, bandwidth, network, roofline, scaled). The label "
