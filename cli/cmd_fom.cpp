@@ -7,7 +7,7 @@
 
 #include "context.hpp"
 #include "fomcast/error.hpp"
-#include "fomcast/estimator.hpp"
+#include "fomcast/fom.hpp"
 #include "fomcast/report.hpp"
 
 namespace fomcast::cli {

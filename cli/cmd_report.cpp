@@ -14,7 +14,7 @@
 
 #include "context.hpp"
 #include "fomcast/error.hpp"
-#include "fomcast/estimator.hpp"
+#include "fomcast/fom.hpp"
 #include "fomcast/html_report.hpp"
 
 namespace fomcast::cli {

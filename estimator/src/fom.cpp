@@ -9,7 +9,7 @@
 
 #include "fomcast/calibrate.hpp"
 #include "fomcast/error.hpp"
-#include "fomcast/estimator.hpp"
+#include "fomcast/fom.hpp"
 #include "fomcast/format.hpp"
 
 namespace fomcast {

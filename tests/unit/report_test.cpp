@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fomcast/estimator.hpp"
+#include "fomcast/fom.hpp"
 #include "fomcast/html_report.hpp"
 #include "test_support.hpp"
 

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fomcast/error.hpp"
-#include "fomcast/estimator.hpp"
+#include "fomcast/fom.hpp"
 #include "fomcast/store.hpp"
 #include "test_support.hpp"
 

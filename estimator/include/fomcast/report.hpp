@@ -7,7 +7,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "fomcast/estimator.hpp"
+#include "fomcast/fom.hpp"
 #include "fomcast/format.hpp"
 
 namespace fomcast {
