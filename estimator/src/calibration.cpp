@@ -103,7 +103,7 @@ void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog,
   if (!m) {
     pe.calibration = CalibrationLine{};
     pe.modelled_s = pe.ops_s;
-    pe.residual_s = pe.overhead_s = 0;
+    pe.residual_s = 0;
     pe.pass_s = pe.ops_s;
     pe.residual_share = 0;
     pe.host_bound = false;
@@ -150,12 +150,6 @@ void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog,
   pe.pass_s = pe.modelled_s + pe.residual_s;
   pe.residual_share = pe.pass_s > 0 ? pe.residual_s / pe.pass_s : 0;
   pe.host_bound = pe.residual_share > kHostBoundShare;
-  // The names the overhead line had before calibration generalised it.
-  pe.baseline_pass_s = m->pass_s;
-  pe.baseline_ops_s = modelled_there;
-  pe.baseline_overhead_s = c.residual_there_s;
-  pe.overhead_factor = c.carry;
-  pe.overhead_s = pe.residual_s;
 
   if (on_target) {
     pe.uncertainty = 0;  // the pass is the measurement; the split says what the model explains of it

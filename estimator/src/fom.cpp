@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
+#include <utility>
 
 #include "fomcast/calibrate.hpp"
 #include "fomcast/error.hpp"
@@ -13,6 +14,22 @@
 #include "fomcast/format.hpp"
 
 namespace fomcast {
+
+namespace {
+
+constexpr std::pair<SideMethod, const char*> kSideMethods[] = {
+    {SideMethod::measured, "measured"},
+    {SideMethod::calibrated, "calibrated"},
+    {SideMethod::estimated, "estimated"},
+};
+
+}  // namespace
+
+std::string_view to_string(SideMethod m) {
+  for (const auto& [value, name] : kSideMethods)
+    if (value == m) return name;
+  return "?";
+}
 
 double units_per_day(double seconds_per_unit, double nodes, double nodes_per_unit) {
   if (!(seconds_per_unit > 0) || !(nodes > 0) || !(nodes_per_unit > 0))
@@ -62,7 +79,7 @@ SideRate measured_side(const StudySide& side, double seconds, double nodes_per_u
   r.nodes = side.nodes;
   r.seconds_per_unit = seconds;
   r.units_per_day = units_per_day(seconds, side.nodes, nodes_per_unit);
-  r.method = "measured";
+  r.method = SideMethod::measured;
   return r;
 }
 
@@ -79,10 +96,10 @@ SideRate estimated_side(const StudySide& side, const RunEstimate& run) {
   r.residual_share = p.residual_share;
   r.host_bound = p.host_bound;
   if (!p.calibration.calibrated) {
-    r.method = "estimated";
+    r.method = SideMethod::estimated;
   } else {
     const auto& m = p.calibration.measured;
-    r.method = m.platform == side.platform ? "measured" : "calibrated";
+    r.method = m.platform == side.platform ? SideMethod::measured : SideMethod::calibrated;
     r.calibration = m.source + " on " + (m.platform.empty() ? std::string("an unnamed platform") : m.platform);
   }
   return r;

@@ -7,7 +7,7 @@ namespace {
 
 nlohmann::json timing_json(const Timing& t) {
   return {{"median_s", t.median_s}, {"min_s", t.min_s},     {"p10_s", t.p10_s},   {"p90_s", t.p90_s},
-          {"spread", t.spread},     {"reps", t.reps},       {"warmup", t.warmup}, {"stopped", t.stopped}};
+          {"spread", t.spread},     {"reps", t.reps},       {"warmup", t.warmup}, {"stopped", to_string(t.stopped)}};
 }
 
 nlohmann::json kernel_json(const BenchKernel& k) {

@@ -45,6 +45,7 @@ json calibration_json(const CalibrationLine& c) {
 
 json estimate_to_json(const RunEstimate& r, const Workload& w) {
   const PassEstimate& p = r.pass;
+  const CalibrationLine& c = p.calibration;
   json ops = json::array();
   for (std::size_t i : ranked(r, w)) {
     const OpEstimate& e = p.ops[i];
@@ -76,11 +77,12 @@ json estimate_to_json(const RunEstimate& r, const Workload& w) {
               {"epochs", r.epochs},
               {"uncertainty", p.uncertainty},
               {"ops_s", p.ops_s},
-              {"overhead_s", p.overhead_s},
-              {"baseline_pass_s", optional_number(p.baseline_pass_s)},
-              {"baseline_ops_s", p.baseline_ops_s},
-              {"baseline_overhead_s", p.baseline_overhead_s},
-              {"overhead_factor", p.overhead_factor},
+              // The overhead line's names from before calibration generalised it.
+              {"overhead_s", p.residual_s},
+              {"baseline_pass_s", c.calibrated ? json(c.measured.pass_s) : json(nullptr)},
+              {"baseline_ops_s", c.modelled_there_s},
+              {"baseline_overhead_s", c.residual_there_s},
+              {"overhead_factor", c.carry},
               {"modelled_s", p.modelled_s},
               {"residual_s", p.residual_s},
               {"modelled_share", p.pass_s > 0 ? p.modelled_s / p.pass_s : 0.0},

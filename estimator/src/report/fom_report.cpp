@@ -26,7 +26,7 @@ json fom_to_json(const FomResult& r) {
                   {"seconds_per_unit", s.seconds_per_unit},
                   {"hours_per_unit", s.seconds_per_unit / 3600.0},
                   {"units_per_day", s.units_per_day},
-                  {"method", s.method},
+                  {"method", to_string(s.method)},
                   {"uncertainty", s.uncertainty},
                   {"residual_share", s.residual_share},
                   {"host_bound", s.host_bound},
@@ -57,7 +57,7 @@ namespace {
 // "77% / 3.2%": the residual shares of the two sides, "-" for sides given as hours.
 std::string residual(const ProblemResult& p) {
   auto one = [](const SideRate& s) {
-    return s.method == "measured" && s.calibration.empty() ? std::string("-")
+    return s.method == SideMethod::measured && s.calibration.empty() ? std::string("-")
                                                             : format_percent(s.residual_share, 0);
   };
   return one(p.baseline) + " / " + one(p.target);
@@ -80,7 +80,7 @@ std::string fom_to_text(const FomResult& r, const Study& study) {
     t.rows.push_back({p.name, format_duration(p.baseline.seconds_per_unit), format_number(p.baseline.units_per_day, 1),
                       format_duration(p.target.seconds_per_unit),
                       format_number(p.target.units_per_day, 1), format_number(p.ratio, 2),
-                      p.baseline.method + " / " + p.target.method});
+                      std::string(to_string(p.baseline.method)) + " / " + std::string(to_string(p.target.method))});
     if (any_workload) t.rows.back().push_back(residual(p));
   }
   out += t.render();

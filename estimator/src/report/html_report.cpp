@@ -127,7 +127,7 @@ std::string tag(std::string_view method) {
 
 // How one side of a problem was obtained, with its uncertainty where it has one.
 std::string how(const SideRate& s) {
-  return tag(s.method) + (s.uncertainty > 0 ? " " + plus_minus(s.uncertainty) : "");
+  return tag(to_string(s.method)) + (s.uncertainty > 0 ? " " + plus_minus(s.uncertainty) : "");
 }
 
 // A table whose cells are HTML already (escaped by whoever built them).
@@ -422,7 +422,7 @@ std::string summary_table(const std::vector<SideView>& sides) {
   t.numeric = {false, false, true, true, true, true, true, true, true, true, true};
   for (const auto& s : sides) {
     const RunEstimate& r = *s.run;
-    std::string overhead = format_duration(r.pass.overhead_s);
+    std::string overhead = format_duration(r.pass.residual_s);
     t.rows.push_back({esc(s.role), esc(r.pass.platform),
                       format_duration(r.pass.pass_s) +
                           (r.pass.uncertainty > 0 ? " <span class=\"muted\">" + plus_minus(r.pass.uncertainty) + "</span>" : ""),
@@ -446,8 +446,8 @@ std::string kind_breakdown(const std::vector<SideView>& sides, const Workload& w
   bool overhead = false;
   for (const auto& s : sides) {
     auto v = time_by_kind(*s.run, w);
-    v.push_back(s.run->pass.overhead_s);
-    overhead = overhead || s.run->pass.overhead_s > 0;
+    v.push_back(s.run->pass.residual_s);
+    overhead = overhead || s.run->pass.residual_s > 0;
     rows.push_back({s.role + ": " + s.run->pass.platform, v, format_duration(s.run->pass.pass_s)});
     by_side.push_back(std::move(v));
   }
@@ -623,8 +623,8 @@ std::string workload_section(const ProblemResult& p, std::size_t index) {
   if (!w.recorded_on.empty()) about += "; times measured on " + w.recorded_on;
   out += "<p>" + esc(std::to_string(w.ops.size()) + " distinct operations per pass" + (about.empty() ? "" : ", " + about) +
                      ".") +
-         " The FOM uses: baseline " + tag(p.baseline.method) + " " + esc(hours(p.baseline.seconds_per_unit)) +
-         " h/unit, target " + tag(p.target.method) + " " + esc(hours(p.target.seconds_per_unit)) +
+         " The FOM uses: baseline " + tag(to_string(p.baseline.method)) + " " + esc(hours(p.baseline.seconds_per_unit)) +
+         " h/unit, target " + tag(to_string(p.target.method)) + " " + esc(hours(p.target.seconds_per_unit)) +
          " h/unit (ratio " + format_number(p.ratio, 2) + "). The estimates below are before any calibration.</p>\n";
   out += summary_table(sides);
   // Each block keeps its heading, chart and table on one printed page.

@@ -14,6 +14,11 @@ using nlohmann::json;
 
 namespace {
 
+// The interpolated rows' interpolator; the through-GEMM rows name the table they go through.
+std::string interpolator(const LooGroup& g) {
+  return g.method == Method::interpolated ? g.interpolator : "via the " + g.precision + " GEMM table";
+}
+
 json stats_json(const ErrorStats& s) {
   return json{{"n", s.n}, {"median", s.median}, {"p68", s.p68}, {"p90", s.p90}, {"mean_log_ratio", s.mean_log_ratio}};
 }
@@ -32,8 +37,8 @@ json validation_to_json(const LooReport& loo, const std::vector<PlatformTransfer
                       {"precision", g.precision},
                       {"mode", g.mode},
                       {"variant", g.variant},
-                      {"method", g.method},
-                      {"interpolator", g.interpolator},
+                      {"method", to_string(g.method)},
+                      {"interpolator", interpolator(g)},
                       {"exact_other_transposes", g.exact_other_transposes},
                       {"error", stats_json(g.stats)}});
   for (const auto& p : loo.platforms)
@@ -89,8 +94,8 @@ std::string validation_to_text(const LooReport& loo, const std::vector<PlatformT
       std::vector<double> ig_med, rg_med;
       for (const auto& g : loo.groups) {
         if (g.platform != p.platform) continue;
-        if (g.method == "implicit-gemm") ig_med.push_back(g.stats.median);
-        if (g.method == "rnn-as-gemm") rg_med.push_back(g.stats.median);
+        if (g.method == Method::implicit_gemm) ig_med.push_back(g.stats.median);
+        if (g.method == Method::rnn_as_gemm) rg_med.push_back(g.stats.median);
       }
       auto med = [](std::vector<double> v) {
         if (v.empty()) return std::string("-");
@@ -108,7 +113,7 @@ std::string validation_to_text(const LooReport& loo, const std::vector<PlatformT
                 "p90", "bias"};
     d.right_align = {false, false, false, false, false, false, false, true, true, true, true, true};
     for (const auto& g : loo.groups)
-      d.rows.push_back({g.platform, g.kind, g.precision, g.mode, g.variant, g.method, g.interpolator,
+      d.rows.push_back({g.platform, g.kind, g.precision, g.mode, g.variant, std::string(to_string(g.method)), interpolator(g),
                         std::to_string(g.stats.n), median_error(g.stats),
                         g.stats.n ? format_percent(g.stats.p68, 1) : "-",
                         g.stats.n ? format_percent(g.stats.p90, 1) : "-",

@@ -43,13 +43,21 @@ struct RunnerOptions {
   int stable_reps = 3;      // ... for this many repetitions in a row
 };
 
+// Why the timed repetitions ended.
+enum class StopReason {
+  stable,    // the median moved by less than the tolerance for stable_reps repetitions
+  time_cap,  // the repetitions took max_s
+  max_reps,  // max_reps repetitions
+};
+std::string_view to_string(StopReason);  // "stable", "time cap", "max reps"
+
 struct Timing {
   double median_s = 0, min_s = 0, p10_s = 0, p90_s = 0;
   double spread = 0;  // relative_spread of the repetitions
   double total_s = 0; // summed time of the timed repetitions
   int reps = 0, warmup = 0;
   int calls_per_rep = 1;  // kernels too short for the clock run several calls per repetition
-  std::string stopped;    // "stable", "time cap" or "max reps"
+  StopReason stopped = StopReason::stable;
 };
 
 // `call` runs the kernel once and returns the seconds it took (the runner never reads a
