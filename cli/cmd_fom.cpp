@@ -8,7 +8,9 @@
 #include "context.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/fom.hpp"
-#include "fomcast/report.hpp"
+#include "fomcast/format.hpp"
+#include "fomcast/report/fom.hpp"
+#include "fomcast/report/text_table.hpp"
 
 namespace fomcast::cli {
 

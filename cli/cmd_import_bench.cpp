@@ -7,7 +7,6 @@
 #include "context.hpp"
 #include "fomcast/bench_import.hpp"
 #include "fomcast/error.hpp"
-#include "fomcast/report.hpp"
 
 namespace fomcast::cli {
 

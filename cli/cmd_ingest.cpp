@@ -5,8 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include "context.hpp"
+#include "fomcast/format.hpp"
 #include "fomcast/ingest.hpp"
-#include "fomcast/report.hpp"
+#include "fomcast/report/catalog.hpp"
 
 namespace fomcast::cli {
 

@@ -15,7 +15,7 @@
 #include "context.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/fom.hpp"
-#include "fomcast/html_report.hpp"
+#include "fomcast/report/html.hpp"
 
 namespace fomcast::cli {
 

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fomcast/fom.hpp"
-#include "fomcast/html_report.hpp"
+#include "fomcast/report/html.hpp"
 #include "test_support.hpp"
 
 using namespace fomcast;

@@ -12,8 +12,6 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
 #include "fomcast/estimate.hpp"
 #include "fomcast/model.hpp"
 #include "fomcast/store.hpp"

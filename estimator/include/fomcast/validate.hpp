@@ -13,8 +13,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
 #include "fomcast/estimate.hpp"
 
 namespace fomcast {
@@ -83,10 +81,5 @@ struct CrossHardware {
   double implied_carry = 0;
 };
 CrossHardware validate_cross_hardware(const Workload& from, const Workload& to, const Catalog&);
-
-nlohmann::json validation_to_json(const LooReport&, const std::vector<PlatformTransfer>&,
-                                  const std::vector<CrossHardware>&);
-std::string validation_to_text(const LooReport&, const std::vector<PlatformTransfer>&,
-                               const std::vector<CrossHardware>&);
 
 }  // namespace fomcast

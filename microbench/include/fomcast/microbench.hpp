@@ -5,7 +5,8 @@
 //
 // This is the library's one public header. It never speaks SQL: the CLI stores what
 // run_bench() returns. The runner (warm-up, repetitions, when to stop), the kernels and
-// the printing are separate, as in Google Benchmark; docs/microbench.md gives the methods.
+// the printing (report/'s bench reports) are separate, as in Google Benchmark;
+// docs/microbench.md gives the methods.
 #pragma once
 
 #include <cstdint>
@@ -195,10 +196,6 @@ Platform measured_platform(const BenchResult&, Platform base);
 
 // "blas: OpenBLAS 0.3.21, 1 thread"
 std::string describe(const BackendInfo&);
-
-// The `bench --json` form: {"platform", "entries" (the number stored), "peak_gemm_gflops",
-// "mem_bw_gbs", ...} with the ceilings, every measured kernel and every skipped one.
-nlohmann::json bench_to_json(const BenchResult&, std::string_view platform);
 
 // ---------------------------------------------------------------------------------------
 // Host speed: a short single-thread scalar benchmark (branchy integer work, small

@@ -6,7 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fomcast/report.hpp"
+#include "fomcast/report/estimate.hpp"
+#include "fomcast/report/text_table.hpp"
 
 namespace fomcast {
 

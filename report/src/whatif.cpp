@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fomcast/report.hpp"
-#include "fomcast/whatif.hpp"
+#include "fomcast/report/text_table.hpp"
+#include "fomcast/report/whatif.hpp"
 
 namespace fomcast {
 

@@ -4,7 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fomcast/report.hpp"
+#include "fomcast/report/catalog.hpp"
+#include "fomcast/report/text_table.hpp"
 
 namespace fomcast {
 

@@ -2,8 +2,8 @@
 // modelled operations and the residual that estimates elsewhere carry.
 #include <nlohmann/json.hpp>
 
-#include "fomcast/calibrate.hpp"
-#include "fomcast/report.hpp"
+#include "fomcast/report/calibration.hpp"
+#include "fomcast/report/text_table.hpp"
 
 namespace fomcast {
 

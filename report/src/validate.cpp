@@ -5,8 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fomcast/report.hpp"
-#include "fomcast/validate.hpp"
+#include "fomcast/report/text_table.hpp"
+#include "fomcast/report/validate.hpp"
 
 namespace fomcast {
 

@@ -2,7 +2,8 @@
 // and how each side's time was obtained.
 #include <nlohmann/json.hpp>
 
-#include "fomcast/report.hpp"
+#include "fomcast/report/fom.hpp"
+#include "fomcast/report/text_table.hpp"
 
 namespace fomcast {
 

@@ -9,84 +9,16 @@
 #include <functional>
 #include <set>
 
+#include "assets.hpp"
 #include "charts.hpp"
-#include "fomcast/html_report.hpp"
-#include "fomcast/report.hpp"
+#include "fomcast/format.hpp"
+#include "fomcast/report/html.hpp"
 
 namespace fomcast {
 
 namespace {
 
 using chart::html_escape;
-
-const char* const kStyle = R"css(
-:root { --ink: #1a1a1a; --muted: #585858; --rule: #d4d4d4; --accent: #0072B2; --warn: #D55E00; }
-* { box-sizing: border-box; }
-html { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
-body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Liberation Sans",
-       "DejaVu Sans", sans-serif; color: var(--ink); max-width: 1120px; margin: 0 auto; padding: 24px 32px 48px; }
-h1 { font-size: 28px; margin: 2px 0 8px; }
-h2 { font-size: 20px; border-bottom: 2px solid var(--ink); padding-bottom: 3px; margin: 38px 0 12px; }
-h3 { font-size: 16.5px; margin: 30px 0 8px; border-bottom: 1px solid var(--rule); padding-bottom: 2px; }
-h4 { font-size: 14px; margin: 18px 0 6px; }
-p { margin: 6px 0 10px; max-width: 900px; }
-code { font-family: ui-monospace, "DejaVu Sans Mono", "Liberation Mono", monospace; font-size: 12.5px; }
-.kicker { text-transform: uppercase; letter-spacing: .08em; color: var(--muted); font-size: 12px; margin: 0; }
-.muted, .src { color: var(--muted); }
-.src { font-size: 11.5px; line-height: 1.3; margin-top: 2px; }
-dl.provenance { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; font-size: 13px; margin: 12px 0; }
-dl.provenance dt { color: var(--muted); } dl.provenance dd { margin: 0; overflow-wrap: anywhere; }
-nav ol { margin: 6px 0; font-size: 13px; }
-nav a { color: var(--accent); text-decoration: none; }
-table { border-collapse: collapse; margin: 8px 0 16px; font-variant-numeric: tabular-nums; font-size: 13px; }
-th, td { padding: 4px 9px; border-bottom: 1px solid var(--rule); text-align: left; vertical-align: top; }
-thead th { border-bottom: 2px solid #888; font-weight: 600; background: #f3f3f3; }
-thead tr.groups th { border-bottom: 1px solid #bbb; text-align: center; background: #e8e8e8; }
-tfoot td:first-child { white-space: nowrap; }
-th.num, td.num { text-align: right; } td.num { white-space: nowrap; }
-td.name { min-width: 11em; max-width: 20em; overflow-wrap: anywhere; }
-td.shape { min-width: 7em; max-width: 15em; font-size: 12px; }
-td.method { white-space: nowrap; }
-tfoot td { border-top: 2px solid #888; border-bottom: none; font-weight: 600; }
-.fom-box { display: flex; flex-wrap: wrap; gap: 8px 34px; align-items: center; border: 2px solid var(--accent);
-           border-radius: 6px; padding: 14px 22px; margin: 10px 0 14px; }
-.fom-value { font-size: 46px; font-weight: 700; color: var(--accent); line-height: 1.1; }
-.fom-value small { display: block; font-size: 13px; font-weight: 400; color: var(--muted); }
-.not-fom { border-left: 4px solid #E69F00; background: #fff7e3; padding: 6px 14px; margin: 10px 0; }
-.not-fom strong { color: #8a5a00; }
-.tag { display: inline-block; padding: 0 6px; border-radius: 3px; font-size: 12px; border: 1px solid #bbb;
-       white-space: nowrap; }
-.swatch { display: inline-block; width: 11px; height: 11px; margin-right: 5px; vertical-align: -1px; }
-.tag.measured { background: #e3f1e9; border-color: #8fc1a2; }
-.tag.estimated { background: #e6f0f8; border-color: #8fb4d3; }
-.tag.calibrated { background: #f3e8f6; border-color: #c49ccf; }
-.tag.fallback { background: #fbeee4; border-color: #e0ad88; }
-figure { margin: 10px 0 16px; break-inside: avoid; }
-figcaption { color: var(--muted); font-size: 12.5px; margin-top: 2px; max-width: 900px; }
-ul.notes { font-size: 12.5px; padding-left: 20px; }
-ul.notes li { margin: 2px 0; overflow-wrap: anywhere; }
-.two { display: flex; flex-wrap: wrap; gap: 0 28px; align-items: flex-start; }
-svg.chart { max-width: 100%; height: auto; display: block;
-            font: 12px system-ui, -apple-system, "Segoe UI", Roboto, Arial, "Liberation Sans", "DejaVu Sans", sans-serif; }
-svg .grid { stroke: #dcdcdc; } svg .grid.minor { stroke: #eeeeee; }
-svg .axis { stroke: #444; } svg .tick { fill: #444; font-size: 11px; } svg .axis-label { fill: #444; }
-svg .label, svg .value, svg .legend { fill: #222; }
-svg .value, svg .marker-label { font-size: 11px; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
-svg .bar { fill: var(--accent); } svg .whisker { stroke: #222; stroke-width: 1.3; fill: none; }
-svg .marker { stroke: var(--warn); stroke-width: 2; stroke-dasharray: 6 3; }
-svg .marker-label { fill: var(--warn); font-weight: 600; }
-svg .line { fill: none; stroke: var(--accent); stroke-width: 2; } svg .point { fill: var(--accent); }
-footer { margin-top: 40px; border-top: 1px solid var(--rule); padding-top: 8px; font-size: 12px; color: var(--muted); }
-@page { size: A4; margin: 14mm 12mm; }
-@media print {
-  body { max-width: none; padding: 0; font-size: 10.5pt; }
-  table { font-size: 9pt; } th, td { padding: 2px 6px; }
-  h2, h3, h4 { break-after: avoid; }
-  table, figure, .fom-box, .not-fom, dl, .block, #machines { break-inside: avoid; }
-  section.workload { break-before: page; }
-  nav { display: none; }
-}
-)css";
 
 std::string esc(std::string_view s) { return html_escape(s); }
 
@@ -741,7 +673,8 @@ std::string report_to_html(const HtmlReportInput& in) {
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                     "<meta name=\"generator\" content=\"" + esc(in.version) + "\">\n<title>FOM report: " +
-                    esc(in.study->name) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
+                    esc(in.study->name) + "</title>\n<style>\n" + std::string(report_asset("report.css")) +
+                    "</style>\n</head>\n<body>\n";
   out += header(in);
   out += contents(in);
   out += fom_section(in);
