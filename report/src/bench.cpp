@@ -1,6 +1,6 @@
 // `fomcast bench`: the JSON form (the contract's fields first, then everything a reader
 // needs to judge the figures) and the text form (the ceilings, then every kernel measured,
-// skipped or not measurable).
+// skipped or not measurable); `fomcast import-bench`: what a kernel-table file gave.
 #include "fomcast/report/bench.hpp"
 
 #include <nlohmann/json.hpp>
@@ -122,6 +122,30 @@ std::string bench_to_text(const BenchResult& r, std::string_view platform, std::
     out += "skipped: " + std::string(to_string(s.kernel.kind)) + " " + describe(s.kernel.shape) + ": " + s.reason +
            "\n";
   for (const auto& n : r.not_measured) out += "not measured: " + n + "\n";
+  return out;
+}
+
+nlohmann::json bench_import_to_json(const BenchImport& imported, std::string_view file, std::string_view format) {
+  nlohmann::json platforms = nlohmann::json::array();
+  for (const auto& [name, entries] : imported.by_platform)
+    platforms.push_back({{"platform", name}, {"entries", entries.size()}});
+  return {{"file", file},
+          {"format", format},
+          {"rows", imported.rows},
+          {"entries", imported.entries()},
+          {"merged", imported.merged},
+          {"platforms", platforms}};
+}
+
+std::string bench_import_to_text(const BenchImport& imported, std::string_view file, std::string_view format) {
+  std::string out = "Imported " + std::to_string(imported.entries()) + " kernel entries from " +
+                    std::to_string(imported.rows) + " rows of " + std::string(file) + " (" + std::string(format) +
+                    ")";
+  if (imported.merged)
+    out += "; " + std::to_string(imported.merged) + " entries merge rows that time the same kernel";
+  out += "\n";
+  for (const auto& [name, entries] : imported.by_platform)
+    out += "  " + name + ": " + std::to_string(entries.size()) + " entries\n";
   return out;
 }
 

@@ -177,4 +177,22 @@ std::string platforms_to_text(const std::vector<Platform>& ps, const std::vector
   return t.render();
 }
 
+json ingest_to_json(const Workload& w) {
+  return json{{"workload", w.name},
+              {"format", w.origin},
+              {"ops", w.ops.size()},
+              {"passes", w.passes},
+              {"pass_s", optional_number(w.pass_s)},
+              {"events", w.events},
+              {"source", w.source},
+              {"recorded_on", w.recorded_on},
+              {"notes", w.notes}};
+}
+
+std::string ingest_to_text(const Workload& w) {
+  return "Ingested " + std::to_string(w.ops.size()) + " distinct operations from " +
+         format_number(double(w.events), 0) + " events as workload '" + w.name + "' (" + w.origin + ")\n\n" +
+         workload_to_text(w, 15);
+}
+
 }  // namespace fomcast

@@ -1,5 +1,7 @@
 // The FOM table: one row per problem, both sides' time per unit and units/day, the ratio,
 // and how each side's time was obtained.
+#include <map>
+
 #include <nlohmann/json.hpp>
 
 #include "fomcast/report/fom.hpp"
@@ -106,6 +108,36 @@ std::string fom_to_text(const FomResult& r, const Study& study) {
   for (const auto& p : r.problems)
     for (const auto& n : p.notes) out += "note (" + p.name + "): " + n + "\n";
   return out;
+}
+
+json fom_history_to_json(const std::vector<FomRecord>& records) {
+  json out = json::array();
+  for (const auto& r : records)
+    out.push_back({{"id", r.id},
+                   {"recorded_at", r.recorded_at},
+                   {"label", r.label},
+                   {"commit", r.git_commit},
+                   {"study", r.study_name},
+                   {"fom", r.fom},
+                   {"problems", json::parse(r.problems_json, nullptr, false)}});
+  return out;
+}
+
+std::string fom_history_to_text(const std::vector<FomRecord>& records) {
+  if (records.empty()) return "No FOM recorded yet: run `fomcast fom STUDY.json --record`.\n";
+  TextTable t;
+  t.header = {"id", "recorded at", "study", "label", "commit", "FOM", "change"};
+  t.right_align = {true, false, false, false, false, true, true};
+  std::map<std::string, double> previous;
+  for (const auto& r : records) {
+    std::string change = "-";
+    if (auto it = previous.find(r.study_name); it != previous.end())
+      change = format_number(100.0 * (r.fom - it->second) / it->second, 2) + "%";
+    previous[r.study_name] = r.fom;
+    t.rows.push_back({std::to_string(r.id), r.recorded_at, r.study_name, r.label, r.git_commit,
+                      format_number(r.fom, 3), change});
+  }
+  return t.render();
 }
 
 }  // namespace fomcast

@@ -1,6 +1,6 @@
 // What the store holds: `fomcast workloads`, `fomcast show` (one workload's operations
-// ranked by time, the CANDLE 95% top set marked) and `fomcast platforms` (figures with
-// their sources).
+// ranked by time, the CANDLE 95% top set marked), `fomcast platforms` (figures with their
+// sources), and what `fomcast ingest` just stored.
 #pragma once
 
 #include <cstddef>
@@ -21,5 +21,8 @@ nlohmann::json workload_to_json(const Workload&);
 std::string workload_to_text(const Workload&, std::size_t max_rows = 40);
 nlohmann::json platforms_to_json(const std::vector<Platform>&, const std::vector<int64_t>& entry_counts);
 std::string platforms_to_text(const std::vector<Platform>&, const std::vector<int64_t>& entry_counts);
+// `fomcast ingest`: what was read into the workload, then its top operations as `show` lists them.
+nlohmann::json ingest_to_json(const Workload&);
+std::string ingest_to_text(const Workload&);
 
 }  // namespace fomcast
