@@ -10,7 +10,7 @@
 #include "context.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/microbench.hpp"
-#include "fomcast/report.hpp"
+#include "fomcast/report/bench.hpp"
 
 namespace fomcast::cli {
 namespace {
@@ -46,50 +46,6 @@ std::optional<bench::BenchSuite> parse_suite(const std::string& suite) {
     return std::nullopt;
   }
   throw UsageError("unknown suite '" + suite + "' (" + kSuites + ")");
-}
-
-std::string gb(double bytes_per_s) { return format_number(bytes_per_s / 1e9, 1) + " GB/s"; }
-
-void print_text(const bench::BenchResult& r, const std::string& platform, std::size_t stored) {
-  const auto& c = r.ceilings;
-  std::cout << "Measured platform '" << platform << "' with " << bench::describe(r.backend) << " in "
-            << format_duration(r.elapsed_s) << "\n\n";
-  TextTable ceilings{{"ceiling", "value", "how"}, {false, true, false}, {}};
-  auto gemm_row = [&](const char* name, double rate, int64_t n, const bench::Timing& t) {
-    if (rate > 0)
-      ceilings.rows.push_back({name, format_number(rate / 1e9, 1) + " GFLOP/s",
-                               std::to_string(n) + "^3, " + bench::describe(t)});
-  };
-  gemm_row("fp32 GEMM", c.gemm_fp32_flop_per_s, c.gemm_fp32_n, c.gemm_fp32);
-  gemm_row("fp64 GEMM", c.gemm_fp64_flop_per_s, c.gemm_fp64_n, c.gemm_fp64);
-  const std::string arrays = std::to_string(c.stream_elements) + " elements, ";
-  ceilings.rows.push_back({"copy", gb(c.copy_bytes_per_s), arrays + "16 B each, " + bench::describe(c.copy)});
-  ceilings.rows.push_back({"triad (bandwidth)", gb(c.triad_bytes_per_s), arrays + "24 B each, " + bench::describe(c.triad)});
-  if (c.adam_bytes_per_s > 0)
-    ceilings.rows.push_back({"Adam update", gb(c.adam_bytes_per_s), arrays + "fp32, 28 B each, " + bench::describe(c.adam)});
-  ceilings.rows.push_back({"host speed", format_number(c.host_speed, 2),
-                           format_duration(c.host.median_s) + " vs " + format_duration(bench::host_reference_s()) +
-                               " on the reference host"});
-  std::cout << ceilings.render() << "\n";
-
-  std::cout << "Suite " << r.suite << ": " << r.measured.size() << " kernel(s) measured, " << r.skipped.size()
-            << " skipped; " << stored << " entries stored for '" << platform << "'\n\n";
-  if (!r.measured.empty()) {
-    TextTable t{{"kind", "shape", "dtype", "time", "rate", "spread", "reps"},
-                {false, false, false, true, true, true, true},
-                {}};
-    for (const auto& m : r.measured)
-      t.rows.push_back({std::string(to_string(m.entry.kind)), describe(m.entry.shape), m.entry.precision,
-                        format_duration(m.timing.median_s),
-                        is_memory_bound(m.entry.kind) || m.flops <= 0
-                            ? gb(m.bytes / m.timing.median_s)
-                            : format_number(m.flops / m.timing.median_s / 1e9, 1) + " GFLOP/s",
-                        format_number(100 * m.timing.spread, 1) + "%", std::to_string(m.timing.reps)});
-    std::cout << t.render() << "\n";
-  }
-  for (const auto& s : r.skipped)
-    std::cout << "skipped: " << to_string(s.kernel.kind) << " " << describe(s.kernel.shape) << ": " << s.reason << "\n";
-  for (const auto& n : r.not_measured) std::cout << "not measured: " << n << "\n";
 }
 
 }  // namespace
@@ -156,9 +112,9 @@ void add_bench_command(CLI::App& app, Globals& g) {
       if (!entries.empty()) store.put_kernel_entries(o->platform, entries, "measured");
     });
     if (o->json)
-      print_json(bench::bench_to_json(result, o->platform));
+      print_json(bench_to_json(result, o->platform));
     else
-      print_text(result, o->platform, entries.size());
+      std::cout << bench_to_text(result, o->platform, entries.size());
   });
 }
 

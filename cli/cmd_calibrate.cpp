@@ -7,7 +7,8 @@
 #include "context.hpp"
 #include "fomcast/calibrate.hpp"
 #include "fomcast/error.hpp"
-#include "fomcast/report.hpp"
+#include "fomcast/report/calibration.hpp"
+#include "fomcast/report/whatif.hpp"
 #include "fomcast/whatif.hpp"
 
 namespace fomcast::cli {

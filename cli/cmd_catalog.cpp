@@ -5,7 +5,7 @@
 
 #include "context.hpp"
 #include "fomcast/error.hpp"
-#include "fomcast/report.hpp"
+#include "fomcast/report/catalog.hpp"
 
 namespace fomcast::cli {
 

@@ -7,7 +7,7 @@
 #include "fomcast/calibrate.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/estimate.hpp"
-#include "fomcast/report.hpp"
+#include "fomcast/report/estimate.hpp"
 
 namespace fomcast::cli {
 

@@ -7,8 +7,9 @@
 
 #include "context.hpp"
 #include "fomcast/error.hpp"
-#include "fomcast/estimator.hpp"
-#include "fomcast/report.hpp"
+#include "fomcast/fom.hpp"
+#include "fomcast/format.hpp"
+#include "fomcast/report/fom.hpp"
 
 namespace fomcast::cli {
 
@@ -54,36 +55,10 @@ void add_fom_commands(CLI::App& app, Globals& g) {
     cmd->callback([&g, json_out] {
       Store store = open_store(g);
       const auto records = store.fom_records();
-      if (*json_out) {
-        nlohmann::json out = nlohmann::json::array();
-        for (const auto& r : records)
-          out.push_back({{"id", r.id},
-                         {"recorded_at", r.recorded_at},
-                         {"label", r.label},
-                         {"commit", r.git_commit},
-                         {"study", r.study_name},
-                         {"fom", r.fom},
-                         {"problems", nlohmann::json::parse(r.problems_json, nullptr, false)}});
-        print_json(out);
-        return;
-      }
-      if (records.empty()) {
-        std::cout << "No FOM recorded yet: run `fomcast fom STUDY.json --record`.\n";
-        return;
-      }
-      TextTable t;
-      t.header = {"id", "recorded at", "study", "label", "commit", "FOM", "change"};
-      t.right_align = {true, false, false, false, false, true, true};
-      std::map<std::string, double> previous;
-      for (const auto& r : records) {
-        std::string change = "-";
-        if (auto it = previous.find(r.study_name); it != previous.end())
-          change = format_number(100.0 * (r.fom - it->second) / it->second, 2) + "%";
-        previous[r.study_name] = r.fom;
-        t.rows.push_back({std::to_string(r.id), r.recorded_at, r.study_name, r.label, r.git_commit,
-                          format_number(r.fom, 3), change});
-      }
-      std::cout << t.render();
+      if (*json_out)
+        print_json(fom_history_to_json(records));
+      else
+        std::cout << fom_history_to_text(records);
     });
   }
   {

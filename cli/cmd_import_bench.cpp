@@ -7,7 +7,7 @@
 #include "context.hpp"
 #include "fomcast/bench_import.hpp"
 #include "fomcast/error.hpp"
-#include "fomcast/report.hpp"
+#include "fomcast/report/bench.hpp"
 
 namespace fomcast::cli {
 
@@ -48,24 +48,10 @@ void add_import_bench_command(CLI::App& app, Globals& g) {
         store.put_kernel_entries(name, entries, "imported");
       }
     });
-    nlohmann::json platforms = nlohmann::json::array();
-    for (const auto& [name, entries] : imported.by_platform)
-      platforms.push_back({{"platform", name}, {"entries", entries.size()}});
-    if (o->json) {
-      print_json({{"file", o->file},
-                  {"format", o->format},
-                  {"rows", imported.rows},
-                  {"entries", imported.entries()},
-                  {"merged", imported.merged},
-                  {"platforms", platforms}});
-      return;
-    }
-    std::cout << "Imported " << imported.entries() << " kernel entries from " << imported.rows << " rows of " << o->file
-              << " (" << o->format << ")";
-    if (imported.merged) std::cout << "; " << imported.merged << " entries merge rows that time the same kernel";
-    std::cout << "\n";
-    for (const auto& [name, entries] : imported.by_platform)
-      std::cout << "  " << name << ": " << entries.size() << " entries\n";
+    if (o->json)
+      print_json(bench_import_to_json(imported, o->file, o->format));
+    else
+      std::cout << bench_import_to_text(imported, o->file, o->format);
   });
 }
 

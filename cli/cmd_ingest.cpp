@@ -6,7 +6,7 @@
 
 #include "context.hpp"
 #include "fomcast/ingest.hpp"
-#include "fomcast/report.hpp"
+#include "fomcast/report/catalog.hpp"
 
 namespace fomcast::cli {
 
@@ -42,21 +42,10 @@ void add_ingest_command(CLI::App& app, Globals& g) {
       if (!o->platform.empty()) store.ensure_platform(o->platform);
       store.put_workload(w);
     });
-    if (o->json) {
-      print_json({{"workload", w.name},
-                  {"format", w.origin},
-                  {"ops", w.ops.size()},
-                  {"passes", w.passes},
-                  {"pass_s", w.pass_s ? nlohmann::json(*w.pass_s) : nlohmann::json(nullptr)},
-                  {"events", w.events},
-                  {"source", w.source},
-                  {"recorded_on", w.recorded_on},
-                  {"notes", w.notes}});
-      return;
-    }
-    std::cout << "Ingested " << w.ops.size() << " distinct operations from " << format_number(double(w.events), 0)
-              << " events as workload '" << w.name << "' (" << w.origin << ")\n\n";
-    std::cout << workload_to_text(w, 15);
+    if (o->json)
+      print_json(ingest_to_json(w));
+    else
+      std::cout << ingest_to_text(w);
   });
 }
 

@@ -14,8 +14,8 @@
 
 #include "context.hpp"
 #include "fomcast/error.hpp"
-#include "fomcast/estimator.hpp"
-#include "fomcast/html_report.hpp"
+#include "fomcast/fom.hpp"
+#include "fomcast/report/html.hpp"
 
 namespace fomcast::cli {
 

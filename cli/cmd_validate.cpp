@@ -6,7 +6,7 @@
 
 #include "context.hpp"
 #include "fomcast/error.hpp"
-#include "fomcast/report.hpp"
+#include "fomcast/report/validate.hpp"
 #include "fomcast/validate.hpp"
 
 namespace fomcast::cli {

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <limits>
 
-#include "fomcast/report.hpp"
+#include "fomcast/format.hpp"
 #include "residual.hpp"
 #include "similarity.hpp"
 
@@ -19,8 +19,6 @@ namespace {
 // the host benchmark or spec figure explains part of the change, not all of it.
 constexpr double kUnscaledResidualBand = 0.3;
 constexpr double kScaledResidualBand = 0.15;
-
-std::string pct(double v) { return format_significant(100 * v, 3) + "%"; }
 
 // The measurement that calibrates an estimate on `target`: the target's own, then the
 // recording platform's (where the workload's op times come from), then the most alike
@@ -105,7 +103,7 @@ void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog,
   if (!m) {
     pe.calibration = CalibrationLine{};
     pe.modelled_s = pe.ops_s;
-    pe.residual_s = pe.overhead_s = 0;
+    pe.residual_s = 0;
     pe.pass_s = pe.ops_s;
     pe.residual_share = 0;
     pe.host_bound = false;
@@ -152,12 +150,6 @@ void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog,
   pe.pass_s = pe.modelled_s + pe.residual_s;
   pe.residual_share = pe.pass_s > 0 ? pe.residual_s / pe.pass_s : 0;
   pe.host_bound = pe.residual_share > kHostBoundShare;
-  // The names the overhead line had before calibration generalised it.
-  pe.baseline_pass_s = m->pass_s;
-  pe.baseline_ops_s = modelled_there;
-  pe.baseline_overhead_s = c.residual_there_s;
-  pe.overhead_factor = c.carry;
-  pe.overhead_s = pe.residual_s;
 
   if (on_target) {
     pe.uncertainty = 0;  // the pass is the measurement; the split says what the model explains of it
@@ -170,7 +162,7 @@ void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog,
   const std::string where = m->platform.empty() ? std::string("an unnamed platform") : m->platform;
   pe.notes.push_back("calibrated by " + m->source + " on " + where + ": " + seconds(m->pass_s) + " per pass = modelled " +
                      seconds(std::min(modelled_there, m->pass_s)) + " + residual " + seconds(c.residual_there_s) + " (" +
-                     pct(m->pass_s > 0 ? c.residual_there_s / m->pass_s : 0) + ")");
+                     format_percent_significant(m->pass_s > 0 ? c.residual_there_s / m->pass_s : 0, 3) + ")");
   for (const auto& n : m->notes) pe.notes.push_back("calibration: " + n);
   if (c.ops_scale < 1)
     pe.notes.push_back("the measurement on " + where + " is shorter than the modelled operations there (" +
@@ -183,7 +175,7 @@ void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog,
                          (other.platform.empty() ? std::string("an unnamed platform") : other.platform) + " (" +
                          other.source + ")");
   if (pe.host_bound)
-    pe.notes.push_back("host-bound: " + pct(pe.residual_share) + " of the pass on " + pe.platform +
+    pe.notes.push_back("host-bound: " + format_percent_significant(pe.residual_share, 3) + " of the pass on " + pe.platform +
                        " is the residual carried from the measurement, not modelled operations");
 }
 

@@ -6,13 +6,30 @@
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
+#include <utility>
 
 #include "fomcast/calibrate.hpp"
 #include "fomcast/error.hpp"
-#include "fomcast/estimator.hpp"
-#include "fomcast/report.hpp"
+#include "fomcast/fom.hpp"
+#include "fomcast/format.hpp"
 
 namespace fomcast {
+
+namespace {
+
+constexpr std::pair<SideMethod, const char*> kSideMethods[] = {
+    {SideMethod::measured, "measured"},
+    {SideMethod::calibrated, "calibrated"},
+    {SideMethod::estimated, "estimated"},
+};
+
+}  // namespace
+
+std::string_view to_string(SideMethod m) {
+  for (const auto& [value, name] : kSideMethods)
+    if (value == m) return name;
+  return "?";
+}
 
 double units_per_day(double seconds_per_unit, double nodes, double nodes_per_unit) {
   if (!(seconds_per_unit > 0) || !(nodes > 0) || !(nodes_per_unit > 0))
@@ -62,7 +79,7 @@ SideRate measured_side(const StudySide& side, double seconds, double nodes_per_u
   r.nodes = side.nodes;
   r.seconds_per_unit = seconds;
   r.units_per_day = units_per_day(seconds, side.nodes, nodes_per_unit);
-  r.method = "measured";
+  r.method = SideMethod::measured;
   return r;
 }
 
@@ -79,28 +96,25 @@ SideRate estimated_side(const StudySide& side, const RunEstimate& run) {
   r.residual_share = p.residual_share;
   r.host_bound = p.host_bound;
   if (!p.calibration.calibrated) {
-    r.method = "estimated";
+    r.method = SideMethod::estimated;
   } else {
     const auto& m = p.calibration.measured;
-    r.method = m.platform == side.platform ? "measured" : "calibrated";
+    r.method = m.platform == side.platform ? SideMethod::measured : SideMethod::calibrated;
     r.calibration = m.source + " on " + (m.platform.empty() ? std::string("an unnamed platform") : m.platform);
   }
   return r;
 }
 
-std::string pct(double v) { return std::to_string(static_cast<int>(std::lround(100 * v))) + "%"; }
-
-
 std::string run_note(const std::string& workload, const RunEstimate& r) {
   std::string s = workload + " on " + r.pass.platform + ": " + std::to_string(r.passes_per_epoch) + " passes/epoch x " +
                   std::to_string(r.epochs) + " epoch(s), pass " + format_significant(r.pass.pass_s * 1e3) + " ms +/- " +
-                  pct(r.pass.uncertainty) + ", " + pct(r.pass.table_coverage) + " of the " +
+                  format_whole_percent(r.pass.uncertainty) + ", " + format_whole_percent(r.pass.table_coverage) + " of the " +
                   (r.pass.coverage_of_baseline ? "baseline" : "predicted") + " time from its own tables";
   std::string methods;
   for (const auto& [m, share] : r.pass.by_method)
     if (share.predicted_s > 0)
       methods += (methods.empty() ? "" : ", ") + std::string(to_string(m)) + " " +
-                 pct(r.pass.ops_s > 0 ? share.predicted_s / r.pass.ops_s : 0);
+                 format_whole_percent(r.pass.ops_s > 0 ? share.predicted_s / r.pass.ops_s : 0);
   if (!methods.empty()) s += " (" + methods + ")";
   return s;
 }
@@ -202,7 +216,7 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
       if (c.calibrated && c.measured.platform != side->pass.platform)
         p.notes.push_back(side->pass.platform + ": residual " + c.carry_detail);
       if (side->pass.host_bound)
-        p.notes.push_back("host-bound on " + side->pass.platform + ": " + pct(side->pass.residual_share) +
+        p.notes.push_back("host-bound on " + side->pass.platform + ": " + format_whole_percent(side->pass.residual_share) +
                           " of the time is the residual (host, framework, input pipeline), not modelled operations");
     }
     problems.push_back(std::move(p));

@@ -5,7 +5,7 @@
 // way. First order: good while the uncertainties are well below 1, said as such in reports.
 #include <cmath>
 
-#include "fomcast/estimator.hpp"
+#include "fomcast/fom.hpp"
 
 namespace fomcast {
 

@@ -5,7 +5,7 @@
 
 #include "fomcast/calibrate.hpp"
 #include "fomcast/error.hpp"
-#include "fomcast/report.hpp"
+#include "fomcast/format.hpp"
 #include "residual.hpp"
 
 namespace fomcast {

@@ -1,5 +1,6 @@
-// Predicting one operation on one platform: the method chain of estimate.hpp. Private to
-// estimator/.
+// Predicting one operation on one platform: the method chain of estimate.hpp. predict.cpp
+// chooses the order; the table lookups are table_lookup.cpp's (table_lookup.hpp), the
+// fallback models fallback_models.cpp's (fallback_models.hpp). Private to estimator/.
 #pragma once
 
 #include <functional>
@@ -32,8 +33,8 @@ struct Quote {
 };
 
 // Steps 1-3 on one platform (table, interpolated, implicit-gemm / rnn-as-gemm) for a
-// compute-bound shape of element type dtype; nullopt when the platform's tables cannot
-// time it. `exclude` leaves one entry out (leave-one-out validation).
+// compute-bound shape of element type dtype (table_lookup.cpp); nullopt when the
+// platform's tables cannot time it. `exclude` leaves one entry out (leave-one-out validation).
 std::optional<Quote> quote_from_tables(const PlatformTables&, const Platform&, OpKind, const OpShape&, DType,
                                        const KernelEntry* exclude = nullptr);
 
@@ -46,7 +47,8 @@ std::optional<Quote> quote_through_gemm(const PlatformTables&, const Platform&, 
                                         const KernelEntry* exclude = nullptr);
 
 // Tabulated platforms other than `target` that can time `kind` at `dtype`, most alike
-// first (similarity.hpp's distance; a table of the kind itself beats a way through GEMMs).
+// first (similarity.hpp's distance; a table of the kind itself beats a way through GEMMs):
+// the sources fallback_models.cpp carries a time from.
 struct Proxy {
   const Platform* platform = nullptr;
   const PlatformTables* tables = nullptr;

@@ -9,8 +9,8 @@
 
 #include "catalog.hpp"
 #include "fomcast/error.hpp"
-#include "fomcast/report.hpp"
-#include "fomcast/estimator.hpp"
+#include "fomcast/fom.hpp"
+#include "fomcast/format.hpp"
 #include "predict.hpp"
 #include "residual.hpp"
 #include "similarity.hpp"

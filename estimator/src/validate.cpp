@@ -79,7 +79,7 @@ LooReport validate_leave_one_out(const Catalog& catalog, const std::vector<std::
     Pairs gemm, conv, rnn;
     for (const auto& g : t->groups) {
       if (g.kind != OpKind::gemm && g.kind != OpKind::conv && g.kind != OpKind::rnn) continue;
-      LooGroup lg{name, std::string(to_string(g.kind)), g.precision, g.mode, variant_name(g), "interpolated",
+      LooGroup lg{name, std::string(to_string(g.kind)), g.precision, g.mode, variant_name(g), Method::interpolated,
                   std::string(est::to_string(g.interpolator)), {}, 0};
       Pairs pairs, through;
       for (const auto* e : g.entries) {
@@ -96,8 +96,8 @@ LooReport validate_leave_one_out(const Catalog& catalog, const std::vector<std::
       report.groups.push_back(lg);
       if (!through.measured.empty()) {
         LooGroup tg = lg;
-        tg.method = g.kind == OpKind::conv ? "implicit-gemm" : "rnn-as-gemm";
-        tg.interpolator = "via the " + g.precision + " GEMM table";
+        tg.method = g.kind == OpKind::conv ? Method::implicit_gemm : Method::rnn_as_gemm;
+        tg.interpolator.clear();
         tg.exact_other_transposes = 0;
         tg.stats = through.stats();
         report.groups.push_back(tg);

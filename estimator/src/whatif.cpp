@@ -10,7 +10,7 @@
 #include <set>
 
 #include "fomcast/error.hpp"
-#include "fomcast/report.hpp"
+#include "fomcast/format.hpp"
 #include "similarity.hpp"
 
 namespace fomcast {
@@ -167,8 +167,8 @@ WhatIf what_if(const Workload& w, std::string_view platform, const Catalog& cata
                                                              : "it is not calibrated: `fomcast calibrate`") +
                       ")");
   if (ref.host_bound && scale.host == 1 && scale.overhead == 1)
-    r.notes.push_back("the reference is host-bound (" + format_significant(100 * ref.residual_share, 3) +
-                      "% residual): device-side scaling cannot speed it up by more than " +
+    r.notes.push_back("the reference is host-bound (" + format_percent_significant(ref.residual_share, 3) +
+                      " residual): device-side scaling cannot speed it up by more than " +
                       format_significant(1 / ref.residual_share, 3) + "x");
   return r;
 }

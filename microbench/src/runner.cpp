@@ -3,10 +3,27 @@
 // stopping rule is a pure function of the timings it is shown (and tested that way).
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "fomcast/microbench.hpp"
 
 namespace fomcast::bench {
+
+namespace {
+
+constexpr std::pair<StopReason, const char*> kStopReasons[] = {
+    {StopReason::stable, "stable"},
+    {StopReason::time_cap, "time cap"},
+    {StopReason::max_reps, "max reps"},
+};
+
+}  // namespace
+
+std::string_view to_string(StopReason r) {
+  for (const auto& [value, name] : kStopReasons)
+    if (value == r) return name;
+  return "?";
+}
 
 Timing measure(const std::function<double()>& call, const RunnerOptions& o) {
   Timing t;
@@ -30,15 +47,15 @@ Timing measure(const std::function<double()>& call, const RunnerOptions& o) {
     previous = m;
     const int n = static_cast<int>(times.size());
     if (n >= o.min_reps && stable >= o.stable_reps) {
-      t.stopped = "stable";
+      t.stopped = StopReason::stable;
       break;
     }
     if (n >= std::max(1, o.max_reps)) {
-      t.stopped = "max reps";
+      t.stopped = StopReason::max_reps;
       break;
     }
     if (t.total_s >= o.max_s) {
-      t.stopped = "time cap";
+      t.stopped = StopReason::time_cap;
       break;
     }
   }
@@ -53,8 +70,8 @@ Timing measure(const std::function<double()>& call, const RunnerOptions& o) {
 
 std::string describe(const Timing& t) {
   const std::string calls = t.calls_per_rep > 1 ? " x " + std::to_string(t.calls_per_rep) + " calls" : "";
-  return "median of " + std::to_string(t.reps) + calls + " (warm-up " + std::to_string(t.warmup) + ", " + t.stopped +
-         ")";
+  return "median of " + std::to_string(t.reps) + calls + " (warm-up " + std::to_string(t.warmup) + ", " +
+         std::string(to_string(t.stopped)) + ")";
 }
 
 Timing per_call(Timing t, int calls) {

@@ -53,4 +53,14 @@ std::string format_duration(double s) {
 
 std::string format_percent(double fraction, int decimals) { return format_number(100 * fraction, decimals) + "%"; }
 
+std::string format_share(double fraction) { return format_percent(fraction, std::fabs(fraction) < 0.1 ? 1 : 0); }
+
+std::string format_percent_significant(double fraction, int digits) {
+  return format_significant(100 * fraction, digits) + "%";
+}
+
+std::string format_whole_percent(double fraction) {
+  return std::to_string(static_cast<int>(std::lround(100 * fraction))) + "%";
+}
+
 }  // namespace fomcast

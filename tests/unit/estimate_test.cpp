@@ -296,7 +296,7 @@ TEST_CASE("measured on its own platform, and what nothing can time is not counte
   CHECK(p.ops[0].predicted_s == 90e-6);
   CHECK(p.ops[1].method == Method::unestimated);
   CHECK(p.pass_s == doctest::Approx(100e-6));  // 90 us of ops + the 10 us overhead line
-  CHECK(p.overhead_s == doctest::Approx(10e-6));
+  CHECK(p.residual_s == doctest::Approx(10e-6));
   CHECK(!p.notes.empty());
   CHECK_THROWS_AS(estimate_pass(w, "NoSuchPlatform", catalog()), InputError);
   // The worked example's machine A has no figures at all: an error that says so.

@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fomcast/estimator.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/fom.hpp"
 #include "test_support.hpp"
 
 using namespace fomcast;

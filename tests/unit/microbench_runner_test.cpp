@@ -50,7 +50,7 @@ TEST_CASE("bench runner: steady timings stop as stable after the minimum repetit
   CHECK(t.warmup == 3);
   // Rep 1 sets the median; reps 2..4 are stable (3 in a row) but fewer than 5 reps; rep 5 stops.
   CHECK(t.reps == 5);
-  CHECK(t.stopped == "stable");
+  CHECK(to_string(t.stopped) == "stable");
   CHECK(calls == 8);
   CHECK(t.median_s == 0.001);
   CHECK(t.spread == 0);
@@ -76,7 +76,7 @@ TEST_CASE("bench runner: a drifting median runs until the time cap, a long call 
   std::vector<double> drift;
   for (int i = 0; i < 100; ++i) drift.push_back(0.01 * std::pow(1.1, i));
   const Timing t = measure(sequence(drift, calls), o);
-  CHECK(t.stopped == "time cap");
+  CHECK(to_string(t.stopped) == "time cap");
   CHECK(t.total_s >= 1.0);
   CHECK(t.total_s - drift[static_cast<std::size_t>(t.warmup + t.reps - 1)] < 1.0);  // the cap stops at the first rep past it
   CHECK(t.spread > 0.1);
@@ -85,12 +85,12 @@ TEST_CASE("bench runner: a drifting median runs until the time cap, a long call 
   const Timing one = measure(sequence({3.0}, calls), o);
   CHECK(one.warmup == 1);
   CHECK(one.reps == 1);
-  CHECK(one.stopped == "time cap");
+  CHECK(to_string(one.stopped) == "time cap");
 
   RunnerOptions few = o;
   few.max_reps = 4;
   calls = 0;
-  CHECK(measure(sequence(drift, calls), few).stopped == "max reps");
+  CHECK(to_string(measure(sequence(drift, calls), few).stopped) == "max reps");
   CHECK(calls == 3 + 4);  // warm-up: 0.01 + 0.011 + 0.0121 < 0.05, so three calls
 }
 

@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fomcast/estimator.hpp"
-#include "fomcast/html_report.hpp"
+#include "fomcast/fom.hpp"
+#include "fomcast/report/html.hpp"
 #include "test_support.hpp"
 
 using namespace fomcast;
@@ -125,14 +125,14 @@ std::string report(const std::string& study, const std::string& out, const std::
 namespace {
 
 // A SideRate with only the fields these tests need; the others keep their defaults.
-SideRate side(std::string platform, double nodes, double seconds_per_unit, double units_per_day, std::string method,
+SideRate side(std::string platform, double nodes, double seconds_per_unit, double units_per_day, SideMethod method,
               double uncertainty) {
   SideRate r;
   r.platform = std::move(platform);
   r.nodes = nodes;
   r.seconds_per_unit = seconds_per_unit;
   r.units_per_day = units_per_day;
-  r.method = std::move(method);
+  r.method = method;
   r.uncertainty = uncertainty;
   return r;
 }
@@ -145,10 +145,10 @@ TEST_CASE("the FOM's uncertainty: each side's carried to its harmonic mean, the 
   // Target rates 1000 and 1000 at 30% and 0%: u = 0.3/1000 / (2/1000) = 0.15.
   // FOM: sqrt(0.0942809^2 + 0.15^2) = 0.1771691.
   std::vector<ProblemResult> problems(2);
-  problems[0].baseline = side("B", 1, 864, 100, "estimated", 0.1);
-  problems[1].baseline = side("B", 1, 432, 200, "estimated", 0.2);
-  problems[0].target = side("T", 1, 86.4, 1000, "estimated", 0.3);
-  problems[1].target = side("T", 1, 86.4, 1000, "measured", 0);
+  problems[0].baseline = side("B", 1, 864, 100, SideMethod::estimated, 0.1);
+  problems[1].baseline = side("B", 1, 432, 200, SideMethod::estimated, 0.2);
+  problems[0].target = side("T", 1, 86.4, 1000, SideMethod::estimated, 0.3);
+  problems[1].target = side("T", 1, 86.4, 1000, SideMethod::measured, 0);
   const FomUncertainty u = fom_uncertainty(fom_from_problems("s", problems));
   CHECK(u.baseline_hm == doctest::Approx(0.0942809).epsilon(1e-6));
   CHECK(u.target_hm == doctest::Approx(0.15));
@@ -169,7 +169,7 @@ TEST_CASE("report of a study whose sides are equal draws a finite axis") {
   study.target = {"X", 1};
   std::vector<ProblemResult> problems(1);
   problems[0].name = "only";
-  problems[0].baseline = side("X", 1, 3600, 24, "measured", 0);
+  problems[0].baseline = side("X", 1, 3600, 24, SideMethod::measured, 0);
   problems[0].target = problems[0].baseline;
   const FomResult fom = fom_from_problems("flat", problems);
   HtmlReportInput in;

@@ -8,8 +8,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
 #include "fomcast/estimate.hpp"
 #include "fomcast/store.hpp"
 
@@ -36,8 +34,5 @@ struct CalibrationResult {
   PassEstimate pass;  // the estimate on the measured platform: modelled + residual = measured
 };
 CalibrationResult split_calibration(const Workload&, const Calibration&, const Catalog&);
-
-nlohmann::json calibration_to_json(const CalibrationResult&);
-std::string calibration_to_text(const CalibrationResult&);
 
 }  // namespace fomcast

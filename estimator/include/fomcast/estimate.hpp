@@ -97,14 +97,7 @@ struct PassEstimate {
   std::string baseline_platform;  // where the workload's times were measured ("" if none)
   std::vector<OpEstimate> ops;    // same order as Workload::ops
   double ops_s = 0;               // sum of count x predicted
-  // Framework overhead: measured pass time minus summed op times on the baseline, scaled
-  // by overhead_factor (target / baseline overhead factors). Its own line, never hidden.
-  std::optional<double> baseline_pass_s;
-  double baseline_ops_s = 0;
-  double baseline_overhead_s = 0;
-  double overhead_factor = 1;
-  double overhead_s = 0;
-  double pass_s = 0;
+  double pass_s = 0;              // modelled_s + residual_s
   double uncertainty = 0;  // relative, of pass_s
   std::map<Method, MethodShare> by_method;
   // Share of the baseline time (or, with no baseline times, of the predicted time) that
@@ -113,8 +106,10 @@ struct PassEstimate {
   bool coverage_of_baseline = false;
   std::vector<std::string> notes;
   // The split every estimate reports: modelled operations (ops_s x ops_scale) and the carried
-  // residual (= overhead_s). host_bound when the residual is more than half of the pass:
-  // the projection then says more about the host than about the device.
+  // residual (host, framework, input pipeline: the measured pass time minus the modelled ops
+  // on the measured platform, calibration.residual_there_s, x calibration.carry). Its own
+  // line, never hidden. host_bound when the residual is more than half of the pass: the
+  // projection then says more about the host than about the device.
   CalibrationLine calibration;
   double modelled_s = 0;
   double residual_s = 0;

@@ -13,8 +13,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
 #include "fomcast/estimate.hpp"
 
 namespace fomcast {
@@ -31,8 +29,10 @@ ErrorStats error_stats(const std::vector<double>& predicted, const std::vector<d
 // 1. One group of one platform's tables: kind, precision, mode, direction.
 struct LooGroup {
   std::string platform, kind, precision, mode, variant;
-  std::string method;        // interpolated (with the group's interpolator), implicit-gemm, rnn-as-gemm
-  std::string interpolator;  // local-linear or nearest, chosen by leave-one-out
+  Method method = Method::interpolated;  // interpolated (with the group's interpolator), implicit-gemm, rnn-as-gemm
+  // Local-linear or nearest, chosen by leave-one-out; "" for implicit-gemm and rnn-as-gemm,
+  // which go through the group's precision's GEMM table.
+  std::string interpolator;
   ErrorStats stats;
   int64_t exact_other_transposes = 0;  // entries answered by the same M,N,K with other transposes
 };
@@ -81,10 +81,5 @@ struct CrossHardware {
   double implied_carry = 0;
 };
 CrossHardware validate_cross_hardware(const Workload& from, const Workload& to, const Catalog&);
-
-nlohmann::json validation_to_json(const LooReport&, const std::vector<PlatformTransfer>&,
-                                  const std::vector<CrossHardware>&);
-std::string validation_to_text(const LooReport&, const std::vector<PlatformTransfer>&,
-                               const std::vector<CrossHardware>&);
 
 }  // namespace fomcast

@@ -10,8 +10,6 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
 #include "fomcast/estimate.hpp"
 
 namespace fomcast {
@@ -54,10 +52,5 @@ struct WhatIf {
 // Throws InputError (field "platform") for an unknown platform, as estimate_pass does.
 WhatIf what_if(const Workload&, std::string_view platform, const Catalog&, const ScaleSpec&,
                const std::vector<MeasuredPass>& measured = {});
-
-// `fomcast whatif`: the contract's JSON (workload, platform, pass_s, reference_pass_s,
-// speedup) plus the split and the classes; text for people.
-nlohmann::json whatif_to_json(const WhatIf&);
-std::string whatif_to_text(const WhatIf&);
 
 }  // namespace fomcast

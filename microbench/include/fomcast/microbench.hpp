@@ -5,7 +5,8 @@
 //
 // This is the library's one public header. It never speaks SQL: the CLI stores what
 // run_bench() returns. The runner (warm-up, repetitions, when to stop), the kernels and
-// the printing are separate, as in Google Benchmark; docs/microbench.md gives the methods.
+// the printing (report/'s bench reports) are separate, as in Google Benchmark;
+// docs/microbench.md gives the methods.
 #pragma once
 
 #include <cstdint>
@@ -43,13 +44,21 @@ struct RunnerOptions {
   int stable_reps = 3;      // ... for this many repetitions in a row
 };
 
+// Why the timed repetitions ended.
+enum class StopReason {
+  stable,    // the median moved by less than the tolerance for stable_reps repetitions
+  time_cap,  // the repetitions took max_s
+  max_reps,  // max_reps repetitions
+};
+std::string_view to_string(StopReason);  // "stable", "time cap", "max reps"
+
 struct Timing {
   double median_s = 0, min_s = 0, p10_s = 0, p90_s = 0;
   double spread = 0;  // relative_spread of the repetitions
   double total_s = 0; // summed time of the timed repetitions
   int reps = 0, warmup = 0;
   int calls_per_rep = 1;  // kernels too short for the clock run several calls per repetition
-  std::string stopped;    // "stable", "time cap" or "max reps"
+  StopReason stopped = StopReason::stable;
 };
 
 // `call` runs the kernel once and returns the seconds it took (the runner never reads a
@@ -187,10 +196,6 @@ Platform measured_platform(const BenchResult&, Platform base);
 
 // "blas: OpenBLAS 0.3.21, 1 thread"
 std::string describe(const BackendInfo&);
-
-// The `bench --json` form: {"platform", "entries" (the number stored), "peak_gemm_gflops",
-// "mem_bw_gbs", ...} with the ceilings, every measured kernel and every skipped one.
-nlohmann::json bench_to_json(const BenchResult&, std::string_view platform);
 
 // ---------------------------------------------------------------------------------------
 // Host speed: a short single-thread scalar benchmark (branchy integer work, small

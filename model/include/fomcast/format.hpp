@@ -14,5 +14,11 @@ std::string format_significant(double value, int digits = 3);
 std::string format_duration(double seconds);
 // A fraction as a percentage: 0.123 -> "12.3%" with `decimals` places after the point.
 std::string format_percent(double fraction, int decimals = 1);
+// A share as people quote it: one decimal below 10% ("3.4%"), whole percents above ("12%").
+std::string format_share(double fraction);
+// A fraction as a percentage with `digits` significant digits: 0.1234 -> "12.3%", 0.005 -> "0.5%".
+std::string format_percent_significant(double fraction, int digits = 3);
+// A fraction as a whole percentage, halves rounded away from zero: 0.125 -> "13%".
+std::string format_whole_percent(double fraction);
 
 }  // namespace fomcast

@@ -12,8 +12,6 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
 #include "fomcast/estimate.hpp"
 #include "fomcast/model.hpp"
 #include "fomcast/store.hpp"
@@ -33,15 +31,19 @@ double arithmetic_mean(const std::vector<double>& values);
 // The figure of merit
 
 // How one side of one problem got its time per unit of work.
+enum class SideMethod {
+  measured,    // hours given, or the pass measured on this platform
+  calibrated,  // modelled operations plus a residual carried from a measurement elsewhere
+  estimated,   // modelled operations alone, no measured time anywhere
+};
+std::string_view to_string(SideMethod);
+
 struct SideRate {
   std::string platform;
   double nodes = 0;
   double seconds_per_unit = 0;
   double units_per_day = 0;
-  // "measured": hours given, or the pass measured on this platform; "calibrated": modelled
-  // operations plus a residual carried from a measurement elsewhere; "estimated": modelled
-  // operations alone, no measured time anywhere.
-  std::string method;
+  SideMethod method = SideMethod::measured;
   double uncertainty = 0;  // relative, of seconds_per_unit (0 for measured)
   double residual_share = 0;    // of seconds_per_unit: the measured or carried residual
   bool host_bound = false;      // residual_share > 50%

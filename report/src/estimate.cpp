@@ -6,7 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fomcast/report.hpp"
+#include "fomcast/report/estimate.hpp"
+#include "fomcast/report/text_table.hpp"
 
 namespace fomcast {
 
@@ -15,8 +16,6 @@ using nlohmann::json;
 namespace {
 
 json optional_number(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
-
-std::string pct(double v) { return format_number(100 * v, v < 0.1 ? 1 : 0) + "%"; }
 
 // Ops by predicted time per pass, largest first.
 std::vector<std::size_t> ranked(const RunEstimate& r, const Workload& w) {
@@ -47,6 +46,7 @@ json calibration_json(const CalibrationLine& c) {
 
 json estimate_to_json(const RunEstimate& r, const Workload& w) {
   const PassEstimate& p = r.pass;
+  const CalibrationLine& c = p.calibration;
   json ops = json::array();
   for (std::size_t i : ranked(r, w)) {
     const OpEstimate& e = p.ops[i];
@@ -78,11 +78,12 @@ json estimate_to_json(const RunEstimate& r, const Workload& w) {
               {"epochs", r.epochs},
               {"uncertainty", p.uncertainty},
               {"ops_s", p.ops_s},
-              {"overhead_s", p.overhead_s},
-              {"baseline_pass_s", optional_number(p.baseline_pass_s)},
-              {"baseline_ops_s", p.baseline_ops_s},
-              {"baseline_overhead_s", p.baseline_overhead_s},
-              {"overhead_factor", p.overhead_factor},
+              // The overhead line's names from before calibration generalised it.
+              {"overhead_s", p.residual_s},
+              {"baseline_pass_s", c.calibrated ? json(c.measured.pass_s) : json(nullptr)},
+              {"baseline_ops_s", c.modelled_there_s},
+              {"baseline_overhead_s", c.residual_there_s},
+              {"overhead_factor", c.carry},
               {"modelled_s", p.modelled_s},
               {"residual_s", p.residual_s},
               {"modelled_share", p.pass_s > 0 ? p.modelled_s / p.pass_s : 0.0},
@@ -104,9 +105,9 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
   out += p.baseline_platform.empty() ? " (no measured op times: predicted from shapes)\n"
                                      : " (baseline: measured on " + p.baseline_platform + ")\n\n";
   if (p.baseline_platform.empty()) out += "\n";
-  out += "pass   " + format_duration(p.pass_s) + " +/- " + pct(p.uncertainty) + " = modelled " +
-         format_duration(p.modelled_s) + " (" + pct(p.pass_s > 0 ? p.modelled_s / p.pass_s : 0) + ") + residual " +
-         format_duration(p.residual_s) + " (" + pct(p.residual_share) + ")\n";
+  out += "pass   " + format_duration(p.pass_s) + " +/- " + format_share(p.uncertainty) + " = modelled " +
+         format_duration(p.modelled_s) + " (" + format_share(p.pass_s > 0 ? p.modelled_s / p.pass_s : 0) + ") + residual " +
+         format_duration(p.residual_s) + " (" + format_share(p.residual_share) + ")\n";
   const CalibrationLine& c = p.calibration;
   if (c.calibrated) {
     const std::string there = c.measured.platform.empty() ? std::string("an unnamed platform") : c.measured.platform;
@@ -119,7 +120,7 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
            "(`fomcast calibrate`)\n";
   }
   if (p.host_bound)
-    out += "WARNING host-bound: " + pct(p.residual_share) + " of the pass is residual (host, framework, input pipeline)" +
+    out += "WARNING host-bound: " + format_share(p.residual_share) + " of the pass is residual (host, framework, input pipeline)" +
            (c.measured.platform == p.platform ? std::string(" measured on ") + p.platform
                                               : " carried from " + c.measured.platform) +
            ", not modelled operations: the projection says more about the host than about the device\n";
@@ -127,13 +128,13 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
          format_duration(r.epoch_s) + "\n";
   out += "run    " + std::to_string(r.epochs) + " epoch(s) = " + format_duration(r.run_s) + "\n";
   out += "rate   " + format_number(r.units_per_day, 2) + " runs/day on " + format_number(r.nodes, 0) + " node(s)\n";
-  out += "coverage: " + pct(p.table_coverage) + " of the " + (p.coverage_of_baseline ? "baseline" : "predicted") +
-         " time predicted from measurements (measured, table, interpolated, implicit-gemm, rnn-as-gemm), " + pct(1 - p.table_coverage) +
+  out += "coverage: " + format_share(p.table_coverage) + " of the " + (p.coverage_of_baseline ? "baseline" : "predicted") +
+         " time predicted from measurements (measured, table, interpolated, implicit-gemm, rnn-as-gemm), " + format_share(1 - p.table_coverage) +
          " by fallbacks\n";
   std::string methods;
   for (const auto& [m, s] : p.by_method)
     methods += (methods.empty() ? "" : ", ") + std::string(to_string(m)) + " " +
-               pct(p.ops_s > 0 ? s.predicted_s / p.ops_s : 0) + " (" + std::to_string(s.ops) + " ops)";
+               format_share(p.ops_s > 0 ? s.predicted_s / p.ops_s : 0) + " (" + std::to_string(s.ops) + " ops)";
   out += "methods: " + methods + "\n\n";
 
   TextTable t;
@@ -149,7 +150,7 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
     t.rows.push_back({name, std::string(to_string(op.kind)), shape,
                       format_number(op.count, op.count == static_cast<int64_t>(op.count) ? 0 : 2),
                       e.baseline_s ? format_duration(*e.baseline_s) : "-", format_duration(e.predicted_s),
-                      pct(e.uncertainty), std::string(to_string(e.method)), e.source_platform});
+                      format_share(e.uncertainty), std::string(to_string(e.method)), e.source_platform});
   }
   out += "top operations by predicted time per pass (times per call):\n" + t.render();
   if (order.size() > top) out += "... " + std::to_string(order.size() - top) + " more ops (--json lists all)\n";

@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fomcast/report.hpp"
-#include "fomcast/whatif.hpp"
+#include "fomcast/report/text_table.hpp"
+#include "fomcast/report/whatif.hpp"
 
 namespace fomcast {
 
@@ -60,7 +60,7 @@ std::string whatif_to_text(const WhatIf& w) {
   out += "what-if    " + secs(w.pass_s) + " per pass = modelled " + secs(w.modelled_s) + " + residual " +
          secs(w.residual_s) + "\n";
   out += "speedup    " + format_number(w.speedup, 3) + "x (Amdahl: the scaling touches " +
-         format_number(100 * w.touched_share, 1) + "% of the pass; were that to take no time at all, " +
+         format_percent(w.touched_share, 1) + " of the pass; were that to take no time at all, " +
          (std::isfinite(w.amdahl_limit) ? format_number(w.amdahl_limit, 3) + "x" : std::string("no limit")) + ")\n\n";
   TextTable t;
   t.header = {"class", "ops", "reference", "what-if", "share before", "share after"};

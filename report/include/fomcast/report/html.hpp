@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "fomcast/estimator.hpp"
+#include "fomcast/fom.hpp"
 #include "fomcast/model.hpp"
 #include "fomcast/store.hpp"
 

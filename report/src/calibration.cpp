@@ -2,8 +2,8 @@
 // modelled operations and the residual that estimates elsewhere carry.
 #include <nlohmann/json.hpp>
 
-#include "fomcast/calibrate.hpp"
-#include "fomcast/report.hpp"
+#include "fomcast/report/calibration.hpp"
+#include "fomcast/report/text_table.hpp"
 
 namespace fomcast {
 
@@ -43,10 +43,10 @@ std::string calibration_to_text(const CalibrationResult& r) {
   std::string out = "Calibrated " + c.workload + " on " + c.platform + ": " + given + " measured\n";
   out += "one pass   " + format_duration(r.measured.pass_s) + "\n";
   for (const auto& n : r.measured.notes) out += "           (" + n + ")\n";
-  out += "modelled   " + format_duration(p.modelled_s) + " (" + format_number(100 * (1 - p.residual_share), 1) +
-         "%): the workload's operations as estimated on " + c.platform + "\n";
-  out += "residual   " + format_duration(p.residual_s) + " (" + format_number(100 * p.residual_share, 1) +
-         "%): host, framework, input pipeline; carried to other platforms by their host speeds\n";
+  out += "modelled   " + format_duration(p.modelled_s) + " (" + format_percent(1 - p.residual_share, 1) +
+         "): the workload's operations as estimated on " + c.platform + "\n";
+  out += "residual   " + format_duration(p.residual_s) + " (" + format_percent(p.residual_share, 1) +
+         "): host, framework, input pipeline; carried to other platforms by their host speeds\n";
   if (p.calibration.ops_scale < 1)
     out += "note: the measurement is shorter than the modelled operations (" +
            format_duration(p.calibration.modelled_there_s) + "): estimates elsewhere scale the modelled operations by " +

@@ -5,8 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fomcast/report.hpp"
-#include "fomcast/validate.hpp"
+#include "fomcast/report/text_table.hpp"
+#include "fomcast/report/validate.hpp"
 
 namespace fomcast {
 
@@ -14,11 +14,17 @@ using nlohmann::json;
 
 namespace {
 
+// The interpolated rows' interpolator; the through-GEMM rows name the table they go through.
+std::string interpolator(const LooGroup& g) {
+  return g.method == Method::interpolated ? g.interpolator : "via the " + g.precision + " GEMM table";
+}
+
 json stats_json(const ErrorStats& s) {
   return json{{"n", s.n}, {"median", s.median}, {"p68", s.p68}, {"p90", s.p90}, {"mean_log_ratio", s.mean_log_ratio}};
 }
 
-std::string pct(const ErrorStats& s) { return s.n ? format_number(100 * s.median, 1) + "%" : "-"; }
+// The median |error|, "-" when nothing was measured.
+std::string median_error(const ErrorStats& s) { return s.n ? format_percent(s.median, 1) : "-"; }
 
 }  // namespace
 
@@ -31,8 +37,8 @@ json validation_to_json(const LooReport& loo, const std::vector<PlatformTransfer
                       {"precision", g.precision},
                       {"mode", g.mode},
                       {"variant", g.variant},
-                      {"method", g.method},
-                      {"interpolator", g.interpolator},
+                      {"method", to_string(g.method)},
+                      {"interpolator", interpolator(g)},
                       {"exact_other_transposes", g.exact_other_transposes},
                       {"error", stats_json(g.stats)}});
   for (const auto& p : loo.platforms)
@@ -88,16 +94,16 @@ std::string validation_to_text(const LooReport& loo, const std::vector<PlatformT
       std::vector<double> ig_med, rg_med;
       for (const auto& g : loo.groups) {
         if (g.platform != p.platform) continue;
-        if (g.method == "implicit-gemm") ig_med.push_back(g.stats.median);
-        if (g.method == "rnn-as-gemm") rg_med.push_back(g.stats.median);
+        if (g.method == Method::implicit_gemm) ig_med.push_back(g.stats.median);
+        if (g.method == Method::rnn_as_gemm) rg_med.push_back(g.stats.median);
       }
       auto med = [](std::vector<double> v) {
         if (v.empty()) return std::string("-");
         std::sort(v.begin(), v.end());
-        return format_number(100 * v[v.size() / 2], 1) + "%";
+        return format_percent(v[v.size() / 2], 1);
       };
-      t.rows.push_back({p.platform, pct(p.gemm_and_conv), std::to_string(p.gemm_and_conv.n), pct(p.gemm), pct(p.conv),
-                        pct(p.rnn), med(ig_med), med(rg_med)});
+      t.rows.push_back({p.platform, median_error(p.gemm_and_conv), std::to_string(p.gemm_and_conv.n), median_error(p.gemm), median_error(p.conv),
+                        median_error(p.rnn), med(ig_med), med(rg_med)});
     }
     out += t.render();
     out += "\nPer group (interpolated = the estimator's `interpolated` method; implicit-gemm / rnn-as-gemm = through "
@@ -107,11 +113,11 @@ std::string validation_to_text(const LooReport& loo, const std::vector<PlatformT
                 "p90", "bias"};
     d.right_align = {false, false, false, false, false, false, false, true, true, true, true, true};
     for (const auto& g : loo.groups)
-      d.rows.push_back({g.platform, g.kind, g.precision, g.mode, g.variant, g.method, g.interpolator,
-                        std::to_string(g.stats.n), pct(g.stats),
-                        g.stats.n ? format_number(100 * g.stats.p68, 1) + "%" : "-",
-                        g.stats.n ? format_number(100 * g.stats.p90, 1) + "%" : "-",
-                        format_number(100 * (std::exp(g.stats.mean_log_ratio) - 1), 1) + "%"});
+      d.rows.push_back({g.platform, g.kind, g.precision, g.mode, g.variant, std::string(to_string(g.method)), interpolator(g),
+                        std::to_string(g.stats.n), median_error(g.stats),
+                        g.stats.n ? format_percent(g.stats.p68, 1) : "-",
+                        g.stats.n ? format_percent(g.stats.p90, 1) : "-",
+                        format_percent(std::exp(g.stats.mean_log_ratio) - 1, 1)});
     out += d.render();
   }
   if (!transfers.empty()) {
@@ -122,9 +128,9 @@ std::string validation_to_text(const LooReport& loo, const std::vector<PlatformT
                 "best source", "best", "median over sources", "sources"};
     t.right_align = {false, false, false, true, true, true, false, true, true, true};
     for (const auto& r : transfers)
-      t.rows.push_back({r.target, r.precision, r.chosen.empty() ? "-" : r.chosen, pct(r.chosen_stats),
-                        pct(r.chosen_peak_ratio), pct(r.chosen_bw_ratio), r.best, pct(r.best_stats),
-                        format_number(100 * r.median_over_sources, 1) + "%", std::to_string(r.sources)});
+      t.rows.push_back({r.target, r.precision, r.chosen.empty() ? "-" : r.chosen, median_error(r.chosen_stats),
+                        median_error(r.chosen_peak_ratio), median_error(r.chosen_bw_ratio), r.best, median_error(r.best_stats),
+                        format_percent(r.median_over_sources, 1), std::to_string(r.sources)});
     out += t.render();
   }
   if (!cross.empty()) {
@@ -136,9 +142,9 @@ std::string validation_to_text(const LooReport& loo, const std::vector<PlatformT
     for (const auto& c : cross)
       t.rows.push_back({c.from_workload, c.from_platform, c.to_workload, c.to_platform,
                         format_duration(c.measured_pass_s), format_duration(c.predicted_pass_s),
-                        format_number(100 * c.error, 1) + "%", format_number(100 * c.uncertainty, 0) + "%",
+                        format_percent(c.error, 1), format_percent(c.uncertainty, 0),
                         format_duration(c.measured_ops_s), format_duration(c.predicted_ops_s),
-                        format_number(100 * c.table_coverage, 0) + "%"});
+                        format_percent(c.table_coverage, 0)});
     out += t.render();
     out += "\nThe same pairs without calibration (the modelled operations alone, no measured time) and with it "
            "(the source trace's step split into modelled and residual, the residual carried):\n";
@@ -148,9 +154,9 @@ std::string validation_to_text(const LooReport& loo, const std::vector<PlatformT
     u.right_align = {false, false, true, true, true, true, true, true, true, false};
     for (const auto& c : cross)
       u.rows.push_back({c.from_platform, c.to_platform, format_duration(c.measured_pass_s),
-                        format_duration(c.predicted_ops_s), format_number(100 * c.uncalibrated_error, 1) + "%",
-                        format_duration(c.predicted_pass_s), format_number(100 * c.error, 1) + "%",
-                        format_number(100 * c.residual_share, 0) + "%",
+                        format_duration(c.predicted_ops_s), format_percent(c.uncalibrated_error, 1),
+                        format_duration(c.predicted_pass_s), format_percent(c.error, 1),
+                        format_percent(c.residual_share, 0),
                         std::isfinite(c.implied_carry) ? format_number(c.implied_carry, 3) : std::string("-"),
                         c.carry_detail});
     out += u.render();

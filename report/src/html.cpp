@@ -9,9 +9,10 @@
 #include <functional>
 #include <set>
 
+#include "assets.hpp"
 #include "charts.hpp"
-#include "fomcast/html_report.hpp"
-#include "fomcast/report.hpp"
+#include "fomcast/format.hpp"
+#include "fomcast/report/html.hpp"
 
 namespace fomcast {
 
@@ -19,78 +20,7 @@ namespace {
 
 using chart::html_escape;
 
-const char* const kStyle = R"css(
-:root { --ink: #1a1a1a; --muted: #585858; --rule: #d4d4d4; --accent: #0072B2; --warn: #D55E00; }
-* { box-sizing: border-box; }
-html { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
-body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Liberation Sans",
-       "DejaVu Sans", sans-serif; color: var(--ink); max-width: 1120px; margin: 0 auto; padding: 24px 32px 48px; }
-h1 { font-size: 28px; margin: 2px 0 8px; }
-h2 { font-size: 20px; border-bottom: 2px solid var(--ink); padding-bottom: 3px; margin: 38px 0 12px; }
-h3 { font-size: 16.5px; margin: 30px 0 8px; border-bottom: 1px solid var(--rule); padding-bottom: 2px; }
-h4 { font-size: 14px; margin: 18px 0 6px; }
-p { margin: 6px 0 10px; max-width: 900px; }
-code { font-family: ui-monospace, "DejaVu Sans Mono", "Liberation Mono", monospace; font-size: 12.5px; }
-.kicker { text-transform: uppercase; letter-spacing: .08em; color: var(--muted); font-size: 12px; margin: 0; }
-.muted, .src { color: var(--muted); }
-.src { font-size: 11.5px; line-height: 1.3; margin-top: 2px; }
-dl.provenance { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; font-size: 13px; margin: 12px 0; }
-dl.provenance dt { color: var(--muted); } dl.provenance dd { margin: 0; overflow-wrap: anywhere; }
-nav ol { margin: 6px 0; font-size: 13px; }
-nav a { color: var(--accent); text-decoration: none; }
-table { border-collapse: collapse; margin: 8px 0 16px; font-variant-numeric: tabular-nums; font-size: 13px; }
-th, td { padding: 4px 9px; border-bottom: 1px solid var(--rule); text-align: left; vertical-align: top; }
-thead th { border-bottom: 2px solid #888; font-weight: 600; background: #f3f3f3; }
-thead tr.groups th { border-bottom: 1px solid #bbb; text-align: center; background: #e8e8e8; }
-tfoot td:first-child { white-space: nowrap; }
-th.num, td.num { text-align: right; } td.num { white-space: nowrap; }
-td.name { min-width: 11em; max-width: 20em; overflow-wrap: anywhere; }
-td.shape { min-width: 7em; max-width: 15em; font-size: 12px; }
-td.method { white-space: nowrap; }
-tfoot td { border-top: 2px solid #888; border-bottom: none; font-weight: 600; }
-.fom-box { display: flex; flex-wrap: wrap; gap: 8px 34px; align-items: center; border: 2px solid var(--accent);
-           border-radius: 6px; padding: 14px 22px; margin: 10px 0 14px; }
-.fom-value { font-size: 46px; font-weight: 700; color: var(--accent); line-height: 1.1; }
-.fom-value small { display: block; font-size: 13px; font-weight: 400; color: var(--muted); }
-.not-fom { border-left: 4px solid #E69F00; background: #fff7e3; padding: 6px 14px; margin: 10px 0; }
-.not-fom strong { color: #8a5a00; }
-.tag { display: inline-block; padding: 0 6px; border-radius: 3px; font-size: 12px; border: 1px solid #bbb;
-       white-space: nowrap; }
-.swatch { display: inline-block; width: 11px; height: 11px; margin-right: 5px; vertical-align: -1px; }
-.tag.measured { background: #e3f1e9; border-color: #8fc1a2; }
-.tag.estimated { background: #e6f0f8; border-color: #8fb4d3; }
-.tag.calibrated { background: #f3e8f6; border-color: #c49ccf; }
-.tag.fallback { background: #fbeee4; border-color: #e0ad88; }
-figure { margin: 10px 0 16px; break-inside: avoid; }
-figcaption { color: var(--muted); font-size: 12.5px; margin-top: 2px; max-width: 900px; }
-ul.notes { font-size: 12.5px; padding-left: 20px; }
-ul.notes li { margin: 2px 0; overflow-wrap: anywhere; }
-.two { display: flex; flex-wrap: wrap; gap: 0 28px; align-items: flex-start; }
-svg.chart { max-width: 100%; height: auto; display: block;
-            font: 12px system-ui, -apple-system, "Segoe UI", Roboto, Arial, "Liberation Sans", "DejaVu Sans", sans-serif; }
-svg .grid { stroke: #dcdcdc; } svg .grid.minor { stroke: #eeeeee; }
-svg .axis { stroke: #444; } svg .tick { fill: #444; font-size: 11px; } svg .axis-label { fill: #444; }
-svg .label, svg .value, svg .legend { fill: #222; }
-svg .value, svg .marker-label { font-size: 11px; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
-svg .bar { fill: var(--accent); } svg .whisker { stroke: #222; stroke-width: 1.3; fill: none; }
-svg .marker { stroke: var(--warn); stroke-width: 2; stroke-dasharray: 6 3; }
-svg .marker-label { fill: var(--warn); font-weight: 600; }
-svg .line { fill: none; stroke: var(--accent); stroke-width: 2; } svg .point { fill: var(--accent); }
-footer { margin-top: 40px; border-top: 1px solid var(--rule); padding-top: 8px; font-size: 12px; color: var(--muted); }
-@page { size: A4; margin: 14mm 12mm; }
-@media print {
-  body { max-width: none; padding: 0; font-size: 10.5pt; }
-  table { font-size: 9pt; } th, td { padding: 2px 6px; }
-  h2, h3, h4 { break-after: avoid; }
-  table, figure, .fom-box, .not-fom, dl, .block, #machines { break-inside: avoid; }
-  section.workload { break-before: page; }
-  nav { display: none; }
-}
-)css";
-
 std::string esc(std::string_view s) { return html_escape(s); }
-
-std::string pct(double v) { return format_number(100 * v, std::fabs(v) < 0.1 ? 1 : 0) + "%"; }
 
 // Hours per unit as `fom` prints them: three decimals from an hour up, three significant
 // digits below.
@@ -105,7 +35,7 @@ std::string three_digits(double v) {
   return format_number(v, std::clamp(2 - magnitude, 0, 6));
 }
 
-std::string plus_minus(double u) { return u > 0 ? "\u00b1" + pct(u) : "\u2013"; }
+std::string plus_minus(double u) { return u > 0 ? "\u00b1" + format_share(u) : "\u2013"; }
 
 // A word for a shell command line: quoted when it holds anything but the safe characters.
 std::string shell_word(const std::string& s) {
@@ -129,7 +59,7 @@ std::string tag(std::string_view method) {
 
 // How one side of a problem was obtained, with its uncertainty where it has one.
 std::string how(const SideRate& s) {
-  return tag(s.method) + (s.uncertainty > 0 ? " " + plus_minus(s.uncertainty) : "");
+  return tag(to_string(s.method)) + (s.uncertainty > 0 ? " " + plus_minus(s.uncertainty) : "");
 }
 
 // A table whose cells are HTML already (escaped by whoever built them).
@@ -415,7 +345,7 @@ std::vector<double> time_by_kind(const RunEstimate& r, const Workload& w) {
   return t;
 }
 
-std::string share(double part, double whole) { return whole > 0 ? pct(part / whole) : "\u2013"; }
+std::string share(double part, double whole) { return whole > 0 ? format_share(part / whole) : "\u2013"; }
 
 std::string summary_table(const std::vector<SideView>& sides) {
   HtmlTable t;
@@ -424,7 +354,7 @@ std::string summary_table(const std::vector<SideView>& sides) {
   t.numeric = {false, false, true, true, true, true, true, true, true, true, true};
   for (const auto& s : sides) {
     const RunEstimate& r = *s.run;
-    std::string overhead = format_duration(r.pass.overhead_s);
+    std::string overhead = format_duration(r.pass.residual_s);
     t.rows.push_back({esc(s.role), esc(r.pass.platform),
                       format_duration(r.pass.pass_s) +
                           (r.pass.uncertainty > 0 ? " <span class=\"muted\">" + plus_minus(r.pass.uncertainty) + "</span>" : ""),
@@ -433,7 +363,7 @@ std::string summary_table(const std::vector<SideView>& sides) {
                       std::to_string(r.epochs), format_duration(r.run_s),
                       format_number(r.units_per_day, 1) + "<div class=\"src\">on " + format_number(r.nodes, 0) +
                           " node" + (r.nodes == 1 ? "" : "s") + "</div>",
-                      pct(r.pass.table_coverage) + "<div class=\"src\">of the " +
+                      format_share(r.pass.table_coverage) + "<div class=\"src\">of the " +
                           (r.pass.coverage_of_baseline ? "measured" : "predicted") + " time</div>"});
   }
   return t.render();
@@ -448,8 +378,8 @@ std::string kind_breakdown(const std::vector<SideView>& sides, const Workload& w
   bool overhead = false;
   for (const auto& s : sides) {
     auto v = time_by_kind(*s.run, w);
-    v.push_back(s.run->pass.overhead_s);
-    overhead = overhead || s.run->pass.overhead_s > 0;
+    v.push_back(s.run->pass.residual_s);
+    overhead = overhead || s.run->pass.residual_s > 0;
     rows.push_back({s.role + ": " + s.run->pass.platform, v, format_duration(s.run->pass.pass_s)});
     by_side.push_back(std::move(v));
   }
@@ -504,7 +434,7 @@ std::string coverage(const std::vector<SideView>& sides, const std::string& prob
   std::vector<chart::StackedRow> rows;
   for (const auto& s : sides) {
     const PassEstimate& p = s.run->pass;
-    chart::StackedRow row{s.role + ": " + p.platform, {}, pct(p.table_coverage) + " from own tables"};
+    chart::StackedRow row{s.role + ": " + p.platform, {}, format_share(p.table_coverage) + " from own tables"};
     for (Method m : order) {
       auto it = p.by_method.find(m);
       row.values.push_back(it != p.by_method.end() && p.ops_s > 0 ? it->second.predicted_s / p.ops_s : 0);
@@ -514,7 +444,7 @@ std::string coverage(const std::vector<SideView>& sides, const std::string& prob
   std::string out = "<h4>Coverage: where each side's operation times came from</h4>\n";
   out += figure(chart::stacked_bars(series, rows, "Share of the predicted operation time by method, " + problem,
                                     "share of summed operation time per pass",
-                                    [](double v) { return format_number(100 * v, 0) + "%"; }),
+                                    [](double v) { return format_percent(v, 0); }),
                 "Share of each side's summed operation time per pass by the method that predicted it. Blues: from the "
                 "platform's own measurements (measured, table, interpolated, implicit-gemm, rnn-as-gemm); oranges and "
                 "reds: fallbacks (another platform's table scaled, bandwidth, network, roofline, scaled). The label "
@@ -625,8 +555,8 @@ std::string workload_section(const ProblemResult& p, std::size_t index) {
   if (!w.recorded_on.empty()) about += "; times measured on " + w.recorded_on;
   out += "<p>" + esc(std::to_string(w.ops.size()) + " distinct operations per pass" + (about.empty() ? "" : ", " + about) +
                      ".") +
-         " The FOM uses: baseline " + tag(p.baseline.method) + " " + esc(hours(p.baseline.seconds_per_unit)) +
-         " h/unit, target " + tag(p.target.method) + " " + esc(hours(p.target.seconds_per_unit)) +
+         " The FOM uses: baseline " + tag(to_string(p.baseline.method)) + " " + esc(hours(p.baseline.seconds_per_unit)) +
+         " h/unit, target " + tag(to_string(p.target.method)) + " " + esc(hours(p.target.seconds_per_unit)) +
          " h/unit (ratio " + format_number(p.ratio, 2) + "). The estimates below are before any calibration.</p>\n";
   out += summary_table(sides);
   // Each block keeps its heading, chart and table on one printed page.
@@ -743,7 +673,8 @@ std::string report_to_html(const HtmlReportInput& in) {
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                     "<meta name=\"generator\" content=\"" + esc(in.version) + "\">\n<title>FOM report: " +
-                    esc(in.study->name) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
+                    esc(in.study->name) + "</title>\n<style>\n" + std::string(report_asset("report.css")) +
+                    "</style>\n</head>\n<body>\n";
   out += header(in);
   out += contents(in);
   out += fom_section(in);

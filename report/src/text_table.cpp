@@ -1,8 +1,7 @@
 // The plain text table every human-facing command prints.
-#include <cmath>
-#include <cstdio>
+#include "fomcast/report/text_table.hpp"
 
-#include "fomcast/report.hpp"
+#include <algorithm>
 
 namespace fomcast {
 

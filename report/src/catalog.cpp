@@ -4,7 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fomcast/report.hpp"
+#include "fomcast/report/catalog.hpp"
+#include "fomcast/report/text_table.hpp"
 
 namespace fomcast {
 
@@ -132,8 +133,8 @@ std::string workload_to_text(const Workload& w, std::size_t max_rows) {
                       shape, format_number(op.count, op.count == static_cast<int64_t>(op.count) ? 0 : 2),
                       op.flops > 0 ? gflop(op.count * op.flops) : "-",
                       op.self_time_s ? format_duration(r.time_s) : "-",
-                      op.self_time_s ? format_number(100 * r.share, 1) + "%" : "-",
-                      op.self_time_s ? format_number(100 * r.cumulative_share, 1) + "%" : "-"});
+                      op.self_time_s ? format_percent(r.share, 1) : "-",
+                      op.self_time_s ? format_percent(r.cumulative_share, 1) : "-"});
     t.rows.back().resize(columns);
   }
   out += t.render();
@@ -174,6 +175,24 @@ std::string platforms_to_text(const std::vector<Platform>& ps, const std::vector
                       std::to_string(i < counts.size() ? counts[i] : 0), desc});
   }
   return t.render();
+}
+
+json ingest_to_json(const Workload& w) {
+  return json{{"workload", w.name},
+              {"format", w.origin},
+              {"ops", w.ops.size()},
+              {"passes", w.passes},
+              {"pass_s", optional_number(w.pass_s)},
+              {"events", w.events},
+              {"source", w.source},
+              {"recorded_on", w.recorded_on},
+              {"notes", w.notes}};
+}
+
+std::string ingest_to_text(const Workload& w) {
+  return "Ingested " + std::to_string(w.ops.size()) + " distinct operations from " +
+         format_number(double(w.events), 0) + " events as workload '" + w.name + "' (" + w.origin + ")\n\n" +
+         workload_to_text(w, 15);
 }
 
 }  // namespace fomcast

@@ -1,8 +1,11 @@
 // The FOM table: one row per problem, both sides' time per unit and units/day, the ratio,
 // and how each side's time was obtained.
+#include <map>
+
 #include <nlohmann/json.hpp>
 
-#include "fomcast/report.hpp"
+#include "fomcast/report/fom.hpp"
+#include "fomcast/report/text_table.hpp"
 
 namespace fomcast {
 
@@ -26,7 +29,7 @@ json fom_to_json(const FomResult& r) {
                   {"seconds_per_unit", s.seconds_per_unit},
                   {"hours_per_unit", s.seconds_per_unit / 3600.0},
                   {"units_per_day", s.units_per_day},
-                  {"method", s.method},
+                  {"method", to_string(s.method)},
                   {"uncertainty", s.uncertainty},
                   {"residual_share", s.residual_share},
                   {"host_bound", s.host_bound},
@@ -57,8 +60,8 @@ namespace {
 // "77% / 3.2%": the residual shares of the two sides, "-" for sides given as hours.
 std::string residual(const ProblemResult& p) {
   auto one = [](const SideRate& s) {
-    return s.method == "measured" && s.calibration.empty() ? std::string("-")
-                                                            : format_number(100 * s.residual_share, 0) + "%";
+    return s.method == SideMethod::measured && s.calibration.empty() ? std::string("-")
+                                                            : format_percent(s.residual_share, 0);
   };
   return one(p.baseline) + " / " + one(p.target);
 }
@@ -80,7 +83,7 @@ std::string fom_to_text(const FomResult& r, const Study& study) {
     t.rows.push_back({p.name, format_duration(p.baseline.seconds_per_unit), format_number(p.baseline.units_per_day, 1),
                       format_duration(p.target.seconds_per_unit),
                       format_number(p.target.units_per_day, 1), format_number(p.ratio, 2),
-                      p.baseline.method + " / " + p.target.method});
+                      std::string(to_string(p.baseline.method)) + " / " + std::string(to_string(p.target.method))});
     if (any_workload) t.rows.back().push_back(residual(p));
   }
   out += t.render();
@@ -100,11 +103,41 @@ std::string fom_to_text(const FomResult& r, const Study& study) {
       for (const auto* s : {&p.baseline, &p.target})
         if (s->host_bound)
           out += "WARNING host-bound (" + p.name + " on " + s->platform + "): " +
-                 format_number(100 * s->residual_share, 0) + "% of the time is residual, not modelled operations\n";
+                 format_percent(s->residual_share, 0) + " of the time is residual, not modelled operations\n";
   }
   for (const auto& p : r.problems)
     for (const auto& n : p.notes) out += "note (" + p.name + "): " + n + "\n";
   return out;
+}
+
+json fom_history_to_json(const std::vector<FomRecord>& records) {
+  json out = json::array();
+  for (const auto& r : records)
+    out.push_back({{"id", r.id},
+                   {"recorded_at", r.recorded_at},
+                   {"label", r.label},
+                   {"commit", r.git_commit},
+                   {"study", r.study_name},
+                   {"fom", r.fom},
+                   {"problems", json::parse(r.problems_json, nullptr, false)}});
+  return out;
+}
+
+std::string fom_history_to_text(const std::vector<FomRecord>& records) {
+  if (records.empty()) return "No FOM recorded yet: run `fomcast fom STUDY.json --record`.\n";
+  TextTable t;
+  t.header = {"id", "recorded at", "study", "label", "commit", "FOM", "change"};
+  t.right_align = {true, false, false, false, false, true, true};
+  std::map<std::string, double> previous;
+  for (const auto& r : records) {
+    std::string change = "-";
+    if (auto it = previous.find(r.study_name); it != previous.end())
+      change = format_number(100.0 * (r.fom - it->second) / it->second, 2) + "%";
+    previous[r.study_name] = r.fom;
+    t.rows.push_back({std::to_string(r.id), r.recorded_at, r.study_name, r.label, r.git_commit,
+                      format_number(r.fom, 3), change});
+  }
+  return t.render();
 }
 
 }  // namespace fomcast

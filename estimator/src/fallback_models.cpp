@@ -1,0 +1,212 @@
+// The fallback models of the method chain (estimate.hpp), for what the target's own kernel
+// tables cannot time: another, similar platform's table (or the op's own measurement on the
+// recording platform) scaled by the roofline ratio (scaled-table), bytes over bandwidth
+// (bandwidth), the alpha-beta model of a collective (network), and the roofline of the op's
+// flops and bytes (roofline). Each says which figures it used and how sure it is.
+#include "fallback_models.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "catalog.hpp"
+#include "fomcast/bench_import.hpp"
+#include "fomcast/format.hpp"
+#include "similarity.hpp"
+#include "table_lookup.hpp"
+
+namespace fomcast::est {
+namespace {
+
+// Bands (about the 68th percentile of |error|) of the assumed-efficiency fallbacks.
+constexpr double kAssumedBandwidthBand = 0.5;
+constexpr double kRooflineBand = 0.6;
+
+// The compute efficiency a roofline assumes on the target: its own tables' median for the
+// op's kind (else GEMM), else the most alike tabulated platform's, else kAssumed.
+double compute_efficiency(const Context& ctx, const Op& op, DType dtype, std::string& why) {
+  auto from_tables = [&](const PlatformTables& t, const std::string& name) -> double {
+    for (const auto& prec : precisions_for(dtype))
+      for (OpKind k : {op.kind, OpKind::gemm})
+        for (const auto& g : t.groups)
+          if (g.kind == k && g.precision == prec && g.median_efficiency > 0) {
+            why = "median efficiency " + format_significant(g.median_efficiency) + " of " + group_name(name, g);
+            return g.median_efficiency;
+          }
+    return 0;
+  };
+  if (const auto* t = ctx.tables(ctx.target.name))
+    if (double e = from_tables(*t, ctx.target.name); e > 0) return e;
+  const Source src = best_source(ctx, op, dtype);
+  if (src.tables)
+    if (double e = from_tables(*src.tables, src.platform->name); e > 0) return e;
+  why = "assumed efficiency " + format_significant(kAssumedComputeEfficiency);
+  return kAssumedComputeEfficiency;
+}
+
+}  // namespace
+
+std::vector<Proxy> rank_proxies(const Catalog& catalog, const Platform& target, OpKind kind, DType dtype) {
+  dtype = normalized(dtype);
+  std::vector<Proxy> out;
+  for (const auto& [name, table] : catalog.tables) {
+    if (name == target.name) continue;
+    const Platform* q = catalog.platform(name);
+    const PlatformTables* t = q ? tables_of(catalog, name) : nullptr;
+    if (!t) continue;
+    for (const auto& prec : precisions_for(dtype)) {
+      double penalty = 0;
+      if (!t->has(kind, prec)) {
+        if (kind == OpKind::gemm || !t->has(OpKind::gemm, prec)) continue;
+        penalty = 0.5;
+      }
+      const double d = platform_distance(*q, normalized(precision_math_dtype(prec)), target, dtype) + penalty;
+      if (std::isfinite(d)) out.push_back(Proxy{q, t, prec, d});
+      break;
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Proxy& a, const Proxy& b) { return a.distance < b.distance; });
+  return out;
+}
+
+Source best_source(const Context& ctx, const Op& op, DType dtype) {
+  Source best;
+  const auto proxies = rank_proxies(ctx.catalog, ctx.target, op.kind, dtype);
+  if (!proxies.empty()) best = Source{proxies.front().platform, proxies.front().tables, proxies.front().distance};
+  if (op.self_time_s && ctx.baseline && ctx.baseline->name != ctx.target.name) {
+    // Same shape, same software: it wins ties.
+    const double d = platform_distance(*ctx.baseline, dtype, ctx.target, dtype);
+    if (d <= best.distance) best = Source{ctx.baseline, nullptr, d};
+  }
+  return best;
+}
+
+std::optional<Quote> scaled_from(const Context& ctx, const Source& src, const Op& op, DType dtype, double flops,
+                                 double bytes) {
+  if (!src.platform) return std::nullopt;
+  const Kinship kin = kinship(*src.platform, ctx.target);
+  if (!src.tables) {
+    auto r = roofline_ratio(op.kind, flops, bytes, *src.platform, dtype, ctx.target, dtype);
+    if (!r) return std::nullopt;
+    Quote q;
+    q.seconds = *op.self_time_s * *r;
+    q.uncertainty = kinship_band(kin);
+    q.method = Method::scaled_table;
+    q.source = src.platform->name;
+    q.detail = "the op's own time measured on " + src.platform->name + " x " + format_significant(*r) + ", the roofline ratio " +
+               src.platform->name + " -> " + ctx.target.name + " (" + std::string(to_string(kin)) + ")";
+    return q;
+  }
+  auto q = quote_op(*src.tables, *src.platform, op, dtype);
+  if (!q) return std::nullopt;
+  // The proxy quote is already at the op's dtype on the proxy; carry it across.
+  auto r = roofline_ratio(op.kind, flops, bytes, *src.platform, dtype, ctx.target, dtype);
+  if (!r) return std::nullopt;
+  q->seconds *= *r;
+  q->uncertainty = quad(q->uncertainty, kinship_band(kin));
+  q->detail = src.platform->name + " " + std::string(to_string(q->method)) + " (" + q->detail + ") x " + format_significant(*r) +
+              ", the roofline ratio " + src.platform->name + " -> " + ctx.target.name + " (" +
+              std::string(to_string(kin)) + ")";
+  q->method = Method::scaled_table;
+  q->source = src.platform->name;
+  return q;
+}
+
+std::optional<Quote> roofline(const Context& ctx, const Op& op, DType dtype, double flops, double bytes) {
+  const Peak peak = peak_for(ctx.target, dtype);
+  const double bw = bandwidth_of(ctx.target);
+  const bool memory = is_memory_bound(op.kind);
+  std::string why;
+  const double e = memory ? kAssumedComputeEfficiency : compute_efficiency(ctx, op, dtype, why);
+  double t_compute = 0, t_memory = 0;
+  if (flops > 0 && peak.flop_per_s > 0) t_compute = flops / (peak.flop_per_s * e);
+  if (bytes > 0 && bw > 0) t_memory = bytes / (bw * kAssumedBandwidthEfficiency);
+  if (flops > 0 && !(peak.flop_per_s > 0) && !memory) return std::nullopt;
+  if (t_compute <= 0 && t_memory <= 0) return std::nullopt;
+  Quote q;
+  q.seconds = std::max(t_compute, t_memory);
+  if (ctx.target.launch_overhead_s) q.seconds = std::max(q.seconds, ctx.target.launch_overhead_s->value);
+  q.uncertainty = kRooflineBand;
+  q.method = Method::roofline;
+  q.source = ctx.target.name;
+  q.detail = "max(" + format_significant(flops) + " flop / (" + format_significant(peak.flop_per_s / 1e12) + " TFLOP/s x " +
+             format_significant(e) + "), " + format_significant(bytes) + " B / (" + format_significant(bw / 1e9) +
+             " GB/s x " + format_significant(kAssumedBandwidthEfficiency) + "))" + (why.empty() ? "" : "; " + why);
+  return q;
+}
+
+std::optional<Quote> bandwidth(const Context& ctx, const Op& op, double bytes) {
+  const double bw = bandwidth_of(ctx.target);
+  if (!(bw > 0)) {
+    // No published bandwidth (the mobile devices): the fastest streaming the platform's own
+    // GEMM table shows is the only evidence, a lower bound of the bandwidth, so the time is
+    // an upper bound; said, with a 100% band.
+    const auto* t = ctx.tables(ctx.target.name);
+    if (!t || !(t->achieved_bandwidth > 0) || !(bytes > 0)) return std::nullopt;
+    Quote q;
+    q.method = Method::bandwidth;
+    q.source = ctx.target.name;
+    q.seconds = bytes / t->achieved_bandwidth;
+    q.uncertainty = 1.0;
+    q.detail = format_significant(bytes) + " B / " + format_significant(t->achieved_bandwidth / 1e9) +
+               " GB/s, the most any GEMM of " + ctx.target.name + "'s table moved (" +
+               describe(t->achieved_bandwidth_entry->shape) + " " + t->achieved_bandwidth_entry->precision + ")";
+    q.notes.push_back(ctx.target.name + "'s spec gives no memory bandwidth: a measured lower bound stands in");
+    return q;
+  }
+  Quote q;
+  q.method = Method::bandwidth;
+  q.source = ctx.target.name;
+  const double bw_base = ctx.baseline ? bandwidth_of(*ctx.baseline) : 0;
+  if (op.self_time_s && bw_base > 0) {
+    // The measured time holds the kernel's real efficiency and access pattern; the same
+    // bytes at the same fraction of peak: time x bandwidth ratio.
+    q.seconds = *op.self_time_s * bw_base / bw;
+    q.uncertainty = kinship_band(kinship(*ctx.baseline, ctx.target));
+    q.detail = "baseline time on " + ctx.baseline->name + " x bandwidth ratio " + format_significant(bw_base / 1e9) + " / " +
+               format_significant(bw / 1e9) + " GB/s";
+    q.source = ctx.baseline->name;
+    return q;
+  }
+  if (!(bytes > 0)) return std::nullopt;
+  q.seconds = bytes / (bw * kAssumedBandwidthEfficiency);
+  if (ctx.target.launch_overhead_s) q.seconds = std::max(q.seconds, ctx.target.launch_overhead_s->value);
+  q.uncertainty = kAssumedBandwidthBand;
+  q.detail = format_significant(bytes) + " B / (" + format_significant(bw / 1e9) + " GB/s x assumed efficiency " + format_significant(kAssumedBandwidthEfficiency) +
+             ")";
+  return q;
+}
+
+std::optional<Quote> network(const Context& ctx, const Op& op, const CollectiveShape& c) {
+  const double bw = ctx.target.net_bw_bytes_per_s ? ctx.target.net_bw_bytes_per_s->value : 0;
+  if (!(bw > 0)) return std::nullopt;
+  Quote q;
+  q.method = Method::network;
+  q.source = ctx.target.name;
+  q.uncertainty = kAssumedBandwidthBand;
+  if (c.ranks > 1 && c.bytes > 0) {
+    const double p = static_cast<double>(c.ranks), b = static_cast<double>(c.bytes);
+    const double lat = ctx.target.net_latency_s ? ctx.target.net_latency_s->value : 0;
+    double steps = p - 1, volume = (p - 1) / p * b;  // ring allgather / reduce-scatter
+    switch (c.op) {
+      case CollectiveKind::allreduce: steps = 2 * (p - 1), volume = 2 * (p - 1) / p * b; break;
+      case CollectiveKind::broadcast:
+      case CollectiveKind::reduce: steps = std::ceil(std::log2(p)), volume = b; break;
+      case CollectiveKind::send_recv: steps = 1, volume = b; break;
+      default: break;
+    }
+    q.seconds = volume / bw + steps * lat;
+    q.detail = "ring model: " + format_significant(volume) + " B / " + format_significant(bw / 1e9) + " GB/s + " + format_significant(steps) + " x latency " +
+               (ctx.target.net_latency_s ? format_significant(lat * 1e6) + " us" : "(unknown, 0)");
+    return q;
+  }
+  const double bw_base = ctx.baseline && ctx.baseline->net_bw_bytes_per_s ? ctx.baseline->net_bw_bytes_per_s->value : 0;
+  if (op.self_time_s && bw_base > 0) {
+    q.seconds = *op.self_time_s * bw_base / bw;
+    q.detail = "baseline time on " + ctx.baseline->name + " x network bandwidth ratio";
+    q.source = ctx.baseline->name;
+    return q;
+  }
+  return std::nullopt;
+}
+
+}  // namespace fomcast::est

@@ -1,0 +1,35 @@
+// The fallback models of the method chain (fallback_models.cpp), for ops the target's own
+// kernel tables cannot time: a similar platform's measurement carried by the roofline ratio
+// (scaled-table), bytes over bandwidth, the network model of a collective, the roofline.
+// Private to estimator/.
+#pragma once
+
+#include <limits>
+#include <optional>
+
+#include "predict.hpp"
+#include "tables.hpp"
+
+namespace fomcast::est {
+
+// Whose measurement to carry to the target: another platform's kernel table, or the op's
+// own measured time on the workload's recording platform, whichever is most alike.
+struct Source {
+  const Platform* platform = nullptr;
+  const PlatformTables* tables = nullptr;  // null: the op's own measurement
+  double distance = std::numeric_limits<double>::infinity();
+};
+Source best_source(const Context&, const Op&, DType);
+
+// scaled-table: the source's time for the op (its table's, or the op's own measurement)
+// x the roofline ratio source -> target.
+std::optional<Quote> scaled_from(const Context&, const Source&, const Op&, DType, double flops, double bytes);
+// roofline: max(flops / (peak x efficiency), bytes / (bandwidth x efficiency)) on the target.
+std::optional<Quote> roofline(const Context&, const Op&, DType, double flops, double bytes);
+// bandwidth: a memory-bound op's baseline time x the bandwidth ratio, else bytes / bandwidth.
+std::optional<Quote> bandwidth(const Context&, const Op&, double bytes);
+// network: a collective by the ring (alpha-beta) model, else its baseline time x the
+// network bandwidth ratio.
+std::optional<Quote> network(const Context&, const Op&, const CollectiveShape&);
+
+}  // namespace fomcast::est

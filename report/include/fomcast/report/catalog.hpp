@@ -1,0 +1,28 @@
+// What the store holds: `fomcast workloads`, `fomcast show` (one workload's operations
+// ranked by time, the CANDLE 95% top set marked), `fomcast platforms` (figures with their
+// sources), and what `fomcast ingest` just stored.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "fomcast/model.hpp"
+#include "fomcast/store.hpp"
+
+namespace fomcast {
+
+nlohmann::json workloads_to_json(const std::vector<WorkloadSummary>&);
+std::string workloads_to_text(const std::vector<WorkloadSummary>&);
+nlohmann::json workload_to_json(const Workload&);
+std::string workload_to_text(const Workload&, std::size_t max_rows = 40);
+nlohmann::json platforms_to_json(const std::vector<Platform>&, const std::vector<int64_t>& entry_counts);
+std::string platforms_to_text(const std::vector<Platform>&, const std::vector<int64_t>& entry_counts);
+// `fomcast ingest`: what was read into the workload, then its top operations as `show` lists them.
+nlohmann::json ingest_to_json(const Workload&);
+std::string ingest_to_text(const Workload&);
+
+}  // namespace fomcast

@@ -1,0 +1,19 @@
+// `fomcast estimate`: the contract's JSON (workload, platform, pass_s, epoch_s, run_s,
+// units_per_day, ops[] with method) plus uncertainty, coverage and the residual line; the
+// text shows the pass split, the roll-up and the top operations with method, baseline vs
+// predicted and uncertainty.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "fomcast/estimate.hpp"
+
+namespace fomcast {
+
+nlohmann::json estimate_to_json(const RunEstimate&, const Workload&);
+std::string estimate_to_text(const RunEstimate&, const Workload&, std::size_t top = 15);
+
+}  // namespace fomcast

@@ -1,0 +1,23 @@
+// `fomcast fom`: the FOM table (one row per problem, both sides' time per unit and
+// units/day, the ratio and how each side's time was obtained), its calibration lines and
+// notes; the JSON form carries the FOM's uncertainty as well. `fomcast history`: the FOMs
+// recorded with `fom --record`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "fomcast/fom.hpp"
+
+namespace fomcast {
+
+nlohmann::json fom_to_json(const FomResult&);
+std::string fom_to_text(const FomResult&, const Study&);
+
+// Oldest first; the text gives each record's change against the study's previous one.
+nlohmann::json fom_history_to_json(const std::vector<FomRecord>&);
+std::string fom_history_to_text(const std::vector<FomRecord>&);
+
+}  // namespace fomcast
