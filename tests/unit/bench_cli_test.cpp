@@ -87,7 +87,7 @@ TEST_CASE("bench: a tiny CSV suite on eigen and blas stores a complete measured 
     }
     CHECK(j.at("skipped").empty());
 
-    Store store = Store::open(db);
+    Store store = test::open_seeded(db);
     const auto p = store.platform(platform);
     REQUIRE(p);
     CHECK(p->origin == "measured");
@@ -138,7 +138,7 @@ TEST_CASE("bench: workload:P1B2 measures the workload's own shapes, sampled unde
     CHECK(j.at("peak_gemm_gflops").get<double>() > 0);
   }
   const auto j = run_json("bench --platform roomy --suite workload:P1B2 --max-seconds 120" + std::string(kQuick), db);
-  Store store = Store::open(db);
+  Store store = test::open_seeded(db);
   const auto w = store.workload("P1B2");
   REQUIRE(w);
   std::set<std::string> op_keys;
@@ -185,7 +185,7 @@ TEST_CASE("bench: fills in a placeholder, protects shipped platforms, follows LD
   ScratchDir dir;
   const std::string db = dir.file("db"), shapes = dir.write("shapes.csv", "kind,m,n,k\ngemm,32,32,32\n");
   {
-    Store store = Store::open(db);
+    Store store = test::open_seeded(db);
     store.ensure_platform("ph");
   }
   // Debian's reference BLAS sits beside OpenBLAS as an alternative; pointing the loader
@@ -209,7 +209,7 @@ TEST_CASE("bench: fills in a placeholder, protects shipped platforms, follows LD
     MESSAGE("no reference BLAS at " << reference << ": LD_LIBRARY_PATH selection not exercised");
   }
   {
-    Store store = Store::open(db);
+    Store store = test::open_seeded(db);
     CHECK(store.platform("ph")->origin == "measured");
     CHECK(store.kernel_entry_count("ph") == 1);
   }

@@ -178,7 +178,7 @@ TEST_CASE("malformed kernel tables: each error names the file, line and column")
 
 TEST_CASE("a new database holds every DeepBench table") {
   ScratchDir dir;
-  Store store = Store::open(dir.file("seed.db"));
+  Store store = test::open_seeded(dir.file("seed.db"));
   // Distinct (kind, shape, direction, precision, mode) per platform counted by python3
   // over the four results_*.csv files (a conv row gives up to three kernels, an RNN row
   // two): NV_V100 1052, NV_P100 1100, IA_KNL7250 456, iPhone7 13.

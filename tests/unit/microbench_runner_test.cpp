@@ -174,7 +174,7 @@ TEST_CASE("bench suites: the shipped DeepBench lists") {
 
 TEST_CASE("bench suites: a workload's own GEMM, conv and optimizer shapes, deduplicated") {
   test::ScratchDir dir;
-  Store store = Store::open(dir.file("s.db"));
+  Store store = test::open_seeded(dir.file("s.db"));
   for (const char* name : {"P1B2", "P3B3"}) {
     CAPTURE(name);
     const auto w = store.workload(name);

@@ -69,7 +69,7 @@ std::size_t user_workloads(const Store& s) {
 
 TEST_CASE("a new database is created, migrated and seeded from the embedded data") {
   ScratchDir dir;
-  Store s = Store::open(dir.file("new.db"));
+  Store s = test::open_seeded(dir.file("new.db"));
   CHECK(s.meta("shipped_data_hash") == embedded_data_hash());
   auto k20x = s.platform("NV_K20X");
   REQUIRE(k20x);
@@ -83,7 +83,7 @@ TEST_CASE("a new database is created, migrated and seeded from the embedded data
 
 TEST_CASE("workloads round-trip with every shape kind") {
   ScratchDir dir;
-  Store s = Store::open(dir.file("w.db"));
+  Store s = test::open_seeded(dir.file("w.db"));
   const Workload w = sample_workload("roundtrip");
   s.put_workload(w);
   auto back = s.workload("roundtrip");
@@ -115,7 +115,7 @@ TEST_CASE("workloads round-trip with every shape kind") {
 
 TEST_CASE("a failed write inside a transaction leaves nothing behind") {
   ScratchDir dir;
-  Store s = Store::open(dir.file("t.db"));
+  Store s = test::open_seeded(dir.file("t.db"));
   CHECK_THROWS_AS(s.transaction([&] {
     s.put_workload(sample_workload("half"));
     throw InputError("x", "fails midway");
@@ -162,7 +162,7 @@ TEST_CASE("parallel writers in separate processes all land") {
     if (pid == 0) {
       int rc = 0;
       try {
-        Store s = Store::open(db);  // first-open races included: several may create at once
+        Store s = test::open_seeded(db);  // first-open races included: several may create at once
         for (int i = 0; i < kEach; ++i)
           s.put_workload(sample_workload("w" + std::to_string(p) + "_" + std::to_string(i)));
         s.put_kernel_entries("bench" + std::to_string(p),
@@ -182,14 +182,14 @@ TEST_CASE("parallel writers in separate processes all land") {
     CHECK(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 0);
   }
-  Store s = Store::open(db);
+  Store s = test::open_seeded(db);
   CHECK(user_workloads(s) == kWriters * kEach);
   for (int p = 0; p < kWriters; ++p) CHECK(s.kernel_entry_count("bench" + std::to_string(p)) == 1);
 }
 
 TEST_CASE("a placeholder platform is created for an unknown name and reported as such") {
   ScratchDir dir;
-  Store s = Store::open(dir.file("pl.db"));
+  Store s = test::open_seeded(dir.file("pl.db"));
   Platform p = s.ensure_platform("MyCluster");
   CHECK(p.placeholder());
   CHECK(s.platform("MyCluster")->placeholder());

@@ -47,7 +47,7 @@ void Store::put_platform(const Platform& p) {
                 "updated_at = excluded.updated_at",
                 path_);
     s.bind(1, p.name).bind(2, p.origin.empty() ? "user" : p.origin).bind(3, platform_to_json(p).dump());
-    s.bind(4, detail::utc_now()).run();
+    s.bind(4, utc_now()).run();
   });
 }
 

@@ -1,12 +1,13 @@
 // Fills a database from the shipped data/ compiled into the binary. Each kind of shipped
 // data is one step; a step replaces the rows it shipped before and leaves user rows alone.
+#include <map>
+
 #include <nlohmann/json.hpp>
 
 #include "fomcast/bench_import.hpp"
 #include "fomcast/embedded.hpp"
 #include "fomcast/error.hpp"
-#include "fomcast/layers.hpp"
-#include "fomcast/store.hpp"
+#include "fomcast/seed.hpp"
 
 namespace fomcast {
 namespace {
@@ -57,6 +58,18 @@ void seed_shipped_data(Store& store) {
     seed_platforms(store);
     seed_kernel_tables(store);
     seed_model_workloads(store);
+  });
+}
+
+void seed_if_needed(Store& store) {
+  const std::string hash = embedded_data_hash();
+  if (store.meta("shipped_data_hash") == hash) return;
+  store.transaction([&] {
+    // Re-check under the write lock: another process may have seeded meanwhile.
+    if (store.meta("shipped_data_hash") == hash) return;
+    seed_shipped_data(store);
+    store.set_meta("shipped_data_hash", hash);
+    store.set_meta("seeded_at", utc_now());
   });
 }
 

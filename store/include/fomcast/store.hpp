@@ -13,48 +13,16 @@
 #include <vector>
 
 #include "fomcast/model.hpp"
+#include "fomcast/records.hpp"
 
 struct sqlite3;
 
 namespace fomcast {
 
-struct WorkloadSummary {
-  std::string name;
-  std::string origin;
-  std::string source;
-  std::string recorded_on;
-  int64_t ops = 0;
-  int64_t passes = 0;
-  std::optional<double> pass_s;
-  bool shipped = false;
-};
-
-// A measured time of a workload on a platform (CANDLE step 1). One of the three is set.
-struct Calibration {
-  std::string workload;
-  std::string platform;
-  std::optional<double> pass_s;
-  std::optional<double> epoch_s;
-  std::optional<double> run_s;
-  std::string recorded_at;
-  std::string note;
-};
-
-struct FomRecord {
-  int64_t id = 0;
-  std::string recorded_at;  // ISO 8601 UTC
-  std::string label;
-  std::string git_commit;
-  std::string study_name;
-  std::string study_json;
-  double fom = 0;
-  std::string problems_json;
-};
-
 class Store {
  public:
-  // Opens or creates the database, applies pending migrations and, when the shipped data
-  // differs from what the file was seeded with, (re)loads the shipped rows. Throws
+  // Opens or creates the database and applies pending migrations; it does not load the
+  // shipped data (seed_if_needed in fomcast/seed.hpp does, one layer up). Throws
   // InputError naming the path when the file is not a usable fomcast database.
   static Store open(const std::string& path);
 
@@ -104,16 +72,14 @@ class Store {
  private:
   explicit Store(std::string path);
   void migrate();
-  void seed_if_needed();
 
   std::string path_;
   sqlite3* db_ = nullptr;
   int transaction_depth_ = 0;
 };
 
-// Loads everything shipped under data/ into the store (platforms, kernel tables, model
-// workloads). Idempotent: shipped rows are replaced, user rows are kept. Runs inside a
-// transaction the caller holds.
-void seed_shipped_data(Store&);
+// Current time as ISO 8601 UTC ("2024-05-01T12:00:00Z"), the form of every timestamp in
+// the store.
+std::string utc_now();
 
 }  // namespace fomcast

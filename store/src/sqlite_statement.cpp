@@ -1,8 +1,6 @@
 // Prepared-statement wrapper for the store.
 #include "sqlite_statement.hpp"
 
-#include <ctime>
-
 #include "fomcast/error.hpp"
 
 namespace fomcast::detail {
@@ -74,15 +72,6 @@ std::string Statement::text_at(int column) const {
 std::optional<double> Statement::optional_double_at(int column) const {
   if (null_at(column)) return std::nullopt;
   return double_at(column);
-}
-
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 }  // namespace fomcast::detail

@@ -43,7 +43,4 @@ class Statement {
   const std::string& path_;
 };
 
-// Current time as ISO 8601 UTC, the form every timestamp in the store uses.
-std::string utc_now();
-
 }  // namespace fomcast::detail

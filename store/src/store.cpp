@@ -1,94 +1,22 @@
-// Opening the database: connection settings, schema migrations, seeding from the shipped
-// data, transactions and the meta table.
+// Opening the database: connection settings, schema migrations, transactions and the meta
+// table. Filling a new database from the shipped data is not done here but one layer up
+// (seed/), so the store depends on the vocabulary alone.
 #include <sys/stat.h>
 
 #include <chrono>
-#include <fstream>
+#include <ctime>
 #include <thread>
 
-#include "fomcast/embedded.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/store.hpp"
+#include "schema.hpp"
 #include "sqlite_statement.hpp"
 
 namespace fomcast {
 namespace {
 
+using detail::kApplicationId;
 using detail::Statement;
-
-// 'FOMC': tells a fomcast database from any other SQLite file.
-constexpr int kApplicationId = 0x464F4D43;
-
-// Migration i takes the schema from version i to i+1. Append only; never edit a shipped one.
-const char* const kMigrations[] = {
-    R"sql(
-CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE platforms(
-  id INTEGER PRIMARY KEY,
-  name TEXT NOT NULL UNIQUE,
-  origin TEXT NOT NULL,
-  spec_json TEXT NOT NULL,
-  updated_at TEXT NOT NULL);
-CREATE TABLE kernel_entries(
-  id INTEGER PRIMARY KEY,
-  platform_id INTEGER NOT NULL REFERENCES platforms(id) ON DELETE CASCADE,
-  origin TEXT NOT NULL,
-  kind TEXT NOT NULL,
-  key TEXT NOT NULL,
-  shape_json TEXT NOT NULL,
-  dtype TEXT NOT NULL,
-  precision TEXT NOT NULL,
-  mode TEXT NOT NULL,
-  time_us REAL NOT NULL CHECK(time_us > 0),
-  spread REAL NOT NULL,
-  method TEXT NOT NULL,
-  provenance TEXT NOT NULL,
-  UNIQUE(platform_id, origin, key, precision, mode));
-CREATE INDEX kernel_entries_by_key ON kernel_entries(platform_id, kind, key);
-CREATE TABLE workloads(
-  id INTEGER PRIMARY KEY,
-  name TEXT NOT NULL UNIQUE,
-  origin TEXT NOT NULL,
-  shipped INTEGER NOT NULL,
-  meta_json TEXT NOT NULL,
-  updated_at TEXT NOT NULL);
-CREATE TABLE ops(
-  id INTEGER PRIMARY KEY,
-  workload_id INTEGER NOT NULL REFERENCES workloads(id) ON DELETE CASCADE,
-  seq INTEGER NOT NULL,
-  name TEXT NOT NULL,
-  kind TEXT NOT NULL,
-  shape_json TEXT NOT NULL,
-  dtype TEXT NOT NULL,
-  phase TEXT NOT NULL,
-  count REAL NOT NULL,
-  self_time_s REAL,
-  flops REAL NOT NULL,
-  bytes REAL NOT NULL);
-CREATE INDEX ops_by_workload ON ops(workload_id, seq);
-CREATE TABLE calibrations(
-  id INTEGER PRIMARY KEY,
-  workload TEXT NOT NULL,
-  platform TEXT NOT NULL,
-  pass_s REAL,
-  epoch_s REAL,
-  run_s REAL,
-  recorded_at TEXT NOT NULL,
-  note TEXT NOT NULL,
-  UNIQUE(workload, platform));
-CREATE TABLE fom_records(
-  id INTEGER PRIMARY KEY,
-  recorded_at TEXT NOT NULL,
-  label TEXT NOT NULL,
-  git_commit TEXT NOT NULL,
-  study_name TEXT NOT NULL,
-  study_json TEXT NOT NULL,
-  fom REAL NOT NULL,
-  problems_json TEXT NOT NULL);
-)sql",
-};
-
-constexpr int kSchemaVersion = static_cast<int>(sizeof kMigrations / sizeof kMigrations[0]);
 
 void exec(sqlite3* db, const std::string& path, const char* sql, std::string_view what) {
   char* err = nullptr;
@@ -118,7 +46,7 @@ int pragma_int(sqlite3* db, const std::string& path, const char* sql) {
 
 }  // namespace
 
-int Store::schema_version() { return kSchemaVersion; }
+int Store::schema_version() { return static_cast<int>(detail::migrations().size()); }
 
 Store::Store(std::string path) : path_(std::move(path)) {}
 
@@ -180,7 +108,6 @@ Store Store::open(const std::string& path) {
   }
   exec(store.db_, path, "PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL", "configuring database");
   store.migrate();
-  store.seed_if_needed();
   return store;
 }
 
@@ -195,26 +122,16 @@ void Store::migrate() {
     } else if (app_id != kApplicationId) {
       throw InputError(path_, "not a fomcast database (application id " + std::to_string(app_id) + ")");
     }
-    if (version > kSchemaVersion)
+    const int latest = schema_version();
+    if (version > latest)
       throw InputError(path_, "written by a newer fomcast (schema " + std::to_string(version) + ", this one knows " +
-                                  std::to_string(kSchemaVersion) + ")");
-    for (int v = version; v < kSchemaVersion; ++v) {
-      exec(db_, path_, kMigrations[v], "migrating schema to version " + std::to_string(v + 1));
+                                  std::to_string(latest) + ")");
+    for (int v = version; v < latest; ++v) {
+      exec(db_, path_, detail::migrations()[static_cast<std::size_t>(v)],
+           "migrating schema to version " + std::to_string(v + 1));
       exec(db_, path_, ("PRAGMA user_version=" + std::to_string(v + 1)).c_str(), "recording schema version");
     }
-    if (version == 0) set_meta("created_at", detail::utc_now());
-  });
-}
-
-void Store::seed_if_needed() {
-  const std::string hash = embedded_data_hash();
-  if (meta("shipped_data_hash") == hash) return;
-  transaction([&] {
-    // Re-check under the write lock: another process may have seeded meanwhile.
-    if (meta("shipped_data_hash") == hash) return;
-    seed_shipped_data(*this);
-    set_meta("shipped_data_hash", hash);
-    set_meta("seeded_at", detail::utc_now());
+    if (version == 0) set_meta("created_at", utc_now());
   });
 }
 
@@ -247,6 +164,15 @@ void Store::set_meta(std::string_view key, std::string_view value) {
   Statement s(db_, "INSERT INTO meta(key, value) VALUES(?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
               path_);
   s.bind(1, key).bind(2, value).run();
+}
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
 }
 
 }  // namespace fomcast
