@@ -5,7 +5,6 @@
 #include <memory>
 
 #include "catalog.hpp"
-#include "fomcast/bench_import.hpp"
 #include "similarity.hpp"
 
 namespace fomcast {

@@ -8,7 +8,6 @@
 #include <limits>
 
 #include "catalog.hpp"
-#include "fomcast/bench_import.hpp"
 #include "fomcast/report.hpp"
 #include "similarity.hpp"
 

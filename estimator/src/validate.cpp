@@ -9,7 +9,6 @@
 #include <map>
 
 #include "catalog.hpp"
-#include "fomcast/bench_import.hpp"
 #include "fomcast/error.hpp"
 #include "predict.hpp"
 #include "similarity.hpp"

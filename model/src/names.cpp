@@ -142,4 +142,14 @@ std::optional<RnnCell> parse_rnn_cell(std::string_view t) { return parse_name(kC
 std::string_view to_string(CollectiveKind c) { return name_of(kCollectives, c); }
 std::optional<CollectiveKind> parse_collective_kind(std::string_view t) { return parse_name(kCollectives, t); }
 
+DType precision_dtype(std::string_view precision) {
+  if (precision == "fp16_mixed" || precision == "fp16_io_fp32_math") return DType::fp16;
+  return parse_dtype(precision).value_or(DType::unknown);
+}
+
+DType precision_math_dtype(std::string_view precision) {
+  if (precision == "fp16_io_fp32_math") return DType::fp32;
+  return precision_dtype(precision);
+}
+
 }  // namespace fomcast

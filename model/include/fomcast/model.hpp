@@ -249,6 +249,12 @@ struct KernelTable {
   std::vector<KernelEntry> entries;
 };
 
+// The DeepBench precision labels: fp32, fp16_mixed (tensor cores), fp16_io_fp32_math
+// (16-bit storage, 32-bit math), int8. The element type of the operands, and the dtype
+// whose peak rate bounds the math (fp32 for fp16_io_fp32_math).
+DType precision_dtype(std::string_view precision);
+DType precision_math_dtype(std::string_view precision);
+
 // ---------------------------------------------------------------------------------------
 // Studies (the FOM input)
 

@@ -76,16 +76,6 @@ int64_t BenchImport::entries() const {
   return n;
 }
 
-DType precision_dtype(std::string_view precision) {
-  if (precision == "fp16_mixed" || precision == "fp16_io_fp32_math") return DType::fp16;
-  return parse_dtype(precision).value_or(DType::unknown);
-}
-
-DType precision_math_dtype(std::string_view precision) {
-  if (precision == "fp16_io_fp32_math") return DType::fp32;
-  return precision_dtype(precision);
-}
-
 BenchImport read_bench_csv(std::string_view text, std::string_view file, BenchFormat format, std::string_view platform) {
   const CsvTable table(text, file);
   detail::BenchRows rows = format == BenchFormat::csv ? detail::read_native_rows(table, platform)
