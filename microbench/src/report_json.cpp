@@ -12,7 +12,7 @@ nlohmann::json timing_json(const Timing& t) {
 
 nlohmann::json kernel_json(const BenchKernel& k) {
   return {{"kind", to_string(k.kind)}, {"shape", shape_to_json(k.shape)}, {"describe", describe(k.shape)},
-          {"dtype", to_string(k.dtype)}, {"mode", k.mode}, {"origin", k.origin}};
+          {"dtype", to_string(k.dtype)}, {"mode", to_string(k.mode)}, {"origin", k.origin}};
 }
 
 }  // namespace
@@ -22,7 +22,7 @@ nlohmann::json bench_to_json(const BenchResult& r, std::string_view platform) {
   nlohmann::json table = nlohmann::json::array();
   for (const auto& m : r.measured) {
     nlohmann::json j = kernel_json(m.kernel);
-    j["precision"] = m.entry.precision;
+    j["precision"] = to_string(m.entry.precision);
     j["time_us"] = m.entry.time_us;
     j["min_us"] = m.timing.min_s * 1e6;
     j["spread"] = m.entry.spread;

@@ -19,9 +19,9 @@ void seed_platforms(Store& store) {
     nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     if (j.is_discarded()) throw InputError(where, "shipped platform spec is not valid JSON");
     Platform p = platform_from_json(j, where);
-    p.origin = "shipped";
+    p.origin = PlatformOrigin::shipped;
     // A user's measured or hand-made platform of the same name wins over ours.
-    if (auto existing = store.platform(p.name); existing && existing->origin != "shipped" && !existing->placeholder())
+    if (auto existing = store.platform(p.name); existing && existing->origin != PlatformOrigin::shipped && !existing->placeholder())
       continue;
     store.put_platform(p);
   }
@@ -46,8 +46,8 @@ void seed_kernel_tables(Store& store) {
     }
   }
   for (const auto& [platform, entries] : tables) {
-    store.delete_kernel_entries(platform, "shipped");
-    store.put_kernel_entries(platform, entries, "shipped");
+    store.delete_kernel_entries(platform, TableOrigin::shipped);
+    store.put_kernel_entries(platform, entries, TableOrigin::shipped);
   }
 }
 

@@ -24,7 +24,8 @@ std::vector<KernelEntry> merge_duplicates(std::vector<KernelEntry> entries, int6
   std::vector<KernelEntry> out;
   std::vector<std::vector<double>> times;
   for (auto& e : entries) {
-    const std::string key = shape_key(e.shape) + "|" + e.precision + "|" + e.mode;
+    const std::string key =
+        shape_key(e.shape) + "|" + std::string(to_string(e.precision)) + "|" + std::string(to_string(e.mode));
     auto [it, fresh] = slot.emplace(key, out.size());
     if (fresh) {
       times.push_back({e.time_us});

@@ -52,8 +52,8 @@ int main(int argc, char** argv) {
     e.kind = OpKind::gemm;
     const GemmShape g{pick(rng, 4, 14), pick(rng, 4, 14), pick(rng, 4, 16) + i % 7};
     e.shape = g;
-    e.precision = "fp32";
-    e.mode = "train";
+    e.precision = KernelPrecision::fp32;
+    e.mode = KernelMode::train;
     const double flops = 2.0 * g.m * g.n * g.k, bytes = 4.0 * (g.m * g.k + g.k * g.n + g.m * g.n);
     e.time_us = 1e6 * std::max(flops / 14e12, bytes / 1.2e12) * noise(rng) + 3;
     table.entries.push_back(e);

@@ -73,7 +73,7 @@ TEST_CASE("a new database is created, migrated and seeded from the embedded data
   CHECK(s.meta("shipped_data_hash") == embedded_data_hash());
   auto k20x = s.platform("NV_K20X");
   REQUIRE(k20x);
-  CHECK(k20x->origin == "shipped");
+  CHECK(to_string(k20x->origin) == "shipped");
   CHECK(k20x->peak_flop_per_s.at(DType::fp32).value == doctest::Approx(3.95e12));
   REQUIRE(k20x->mem_bw_bytes_per_s);
   CHECK(k20x->mem_bw_bytes_per_s->value == doctest::Approx(250e9));
@@ -123,11 +123,12 @@ TEST_CASE("a failed write inside a transaction leaves nothing behind") {
                   InputError);
   CHECK(!s.workload("half"));
   // A kernel entry with a non-positive time is refused and rolls back the whole batch.
-  KernelEntry good{OpKind::gemm, GemmShape{64, 64, 64}, DType::fp32, "fp32", "train", 10, 0, "test", "t"};
+  KernelEntry good{OpKind::gemm, GemmShape{64, 64, 64}, DType::fp32, KernelPrecision::fp32, KernelMode::train, 10, 0,
+                   "test", "t"};
   KernelEntry bad = good;
   bad.shape = GemmShape{128, 64, 64};
   bad.time_us = 0;
-  CHECK_THROWS_AS(s.put_kernel_entries("NV_K20X", {good, bad}, "imported"), InputError);
+  CHECK_THROWS_AS(s.put_kernel_entries("NV_K20X", {good, bad}, TableOrigin::imported), InputError);
   CHECK(s.kernel_table("NV_K20X").entries.empty());
 }
 
@@ -166,9 +167,9 @@ TEST_CASE("parallel writers in separate processes all land") {
         for (int i = 0; i < kEach; ++i)
           s.put_workload(sample_workload("w" + std::to_string(p) + "_" + std::to_string(i)));
         s.put_kernel_entries("bench" + std::to_string(p),
-                             {KernelEntry{OpKind::gemm, GemmShape{p + 1, 8, 8}, DType::fp32, "fp32", "train", 1.0, 0,
-                                          "t", "t"}},
-                             "measured");
+                             {KernelEntry{OpKind::gemm, GemmShape{p + 1, 8, 8}, DType::fp32, KernelPrecision::fp32,
+                                          KernelMode::train, 1.0, 0, "t", "t"}},
+                             TableOrigin::measured);
       } catch (...) {
         rc = 1;
       }
@@ -194,5 +195,5 @@ TEST_CASE("a placeholder platform is created for an unknown name and reported as
   CHECK(p.placeholder());
   CHECK(s.platform("MyCluster")->placeholder());
   // ensure_platform never overwrites an existing one.
-  CHECK(s.ensure_platform("NV_K20X").origin == "shipped");
+  CHECK(to_string(s.ensure_platform("NV_K20X").origin) == "shipped");
 }

@@ -44,11 +44,11 @@ class Store {
   // Returns the platform, creating an unmeasured placeholder when the name is new.
   Platform ensure_platform(std::string_view name);
 
-  // Kernel tables. `origin` tags who wrote the rows (shipped, imported, measured): rows of
-  // the same platform, origin and key are replaced.
+  // Kernel tables. `origin` tags who wrote the rows: rows of the same platform, origin,
+  // key, precision and mode are replaced.
   KernelTable kernel_table(std::string_view platform) const;
-  void put_kernel_entries(std::string_view platform, const std::vector<KernelEntry>&, std::string_view origin);
-  void delete_kernel_entries(std::string_view platform, std::string_view origin);
+  void put_kernel_entries(std::string_view platform, const std::vector<KernelEntry>&, TableOrigin origin);
+  void delete_kernel_entries(std::string_view platform, TableOrigin origin);
   int64_t kernel_entry_count(std::string_view platform) const;
 
   // Workloads
