@@ -2,34 +2,63 @@
 #include "sqlite_statement.hpp"
 
 #include "fomcast/error.hpp"
+#include "fomcast/store.hpp"
+
+namespace fomcast {
+
+StoreError::StoreError(std::string path_, std::string message_)
+    : std::runtime_error((path_.empty() ? "<database>" : path_) + ": " + message_),
+      path(std::move(path_)),
+      message(std::move(message_)) {}
+
+}  // namespace fomcast
 
 namespace fomcast::detail {
 
-void throw_sqlite(sqlite3* db, const std::string& path, std::string_view what) {
-  std::string msg = std::string(what) + ": " + (db ? sqlite3_errmsg(db) : "out of memory");
-  throw InputError(path, msg);
+bool is_bad_input(int rc) {
+  switch (rc & 0xff) {  // the primary code of an extended one
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+    case SQLITE_CANTOPEN:
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+    case SQLITE_AUTH:
+    case SQLITE_CONSTRAINT:
+    case SQLITE_TOOBIG: return true;
+    default: return false;
+  }
+}
+
+void throw_sqlite(int rc, const std::string& path, const std::string& message) {
+  if (is_bad_input(rc)) throw InputError(path, message);
+  throw StoreError(path, message);
+}
+
+void throw_sqlite(sqlite3* db, int rc, const std::string& path, std::string_view what) {
+  throw_sqlite(rc, path, std::string(what) + ": " + (db ? sqlite3_errmsg(db) : "out of memory"));
 }
 
 Statement::Statement(sqlite3* db, std::string_view sql, const std::string& path) : db_(db), path_(path) {
-  if (sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr) != SQLITE_OK)
-    throw_sqlite(db, path, "preparing a query");
+  if (const int rc = sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr); rc != SQLITE_OK)
+    throw_sqlite(db, rc, path, "preparing a query");
 }
 
 Statement::~Statement() { sqlite3_finalize(stmt_); }
 
 Statement& Statement::bind(int index, int64_t value) {
-  if (sqlite3_bind_int64(stmt_, index, value) != SQLITE_OK) throw_sqlite(db_, path_, "binding");
+  if (const int rc = sqlite3_bind_int64(stmt_, index, value); rc != SQLITE_OK) throw_sqlite(db_, rc, path_, "binding");
   return *this;
 }
 
 Statement& Statement::bind(int index, double value) {
-  if (sqlite3_bind_double(stmt_, index, value) != SQLITE_OK) throw_sqlite(db_, path_, "binding");
+  if (const int rc = sqlite3_bind_double(stmt_, index, value); rc != SQLITE_OK) throw_sqlite(db_, rc, path_, "binding");
   return *this;
 }
 
 Statement& Statement::bind(int index, std::string_view value) {
-  if (sqlite3_bind_text64(stmt_, index, value.data(), value.size(), SQLITE_TRANSIENT, SQLITE_UTF8) != SQLITE_OK)
-    throw_sqlite(db_, path_, "binding");
+  if (const int rc = sqlite3_bind_text64(stmt_, index, value.data(), value.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+      rc != SQLITE_OK)
+    throw_sqlite(db_, rc, path_, "binding");
   return *this;
 }
 
@@ -38,7 +67,7 @@ Statement& Statement::bind(int index, std::optional<double> value) {
 }
 
 Statement& Statement::bind_null(int index) {
-  if (sqlite3_bind_null(stmt_, index) != SQLITE_OK) throw_sqlite(db_, path_, "binding");
+  if (const int rc = sqlite3_bind_null(stmt_, index); rc != SQLITE_OK) throw_sqlite(db_, rc, path_, "binding");
   return *this;
 }
 
@@ -46,7 +75,7 @@ bool Statement::step() {
   const int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  throw_sqlite(db_, path_, "running a query");
+  throw_sqlite(db_, rc, path_, "running a query");
 }
 
 void Statement::run() {

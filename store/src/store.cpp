@@ -20,10 +20,10 @@ using detail::Statement;
 
 void exec(sqlite3* db, const std::string& path, const char* sql, std::string_view what) {
   char* err = nullptr;
-  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+  if (const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &err); rc != SQLITE_OK) {
     std::string msg = std::string(what) + ": " + (err ? err : "unknown error");
     sqlite3_free(err);
-    throw InputError(path, msg);
+    detail::throw_sqlite(rc, path, msg);
   }
 }
 
@@ -34,7 +34,7 @@ void switch_to_wal(sqlite3* db, const std::string& path) {
     const int rc = sqlite3_exec(db, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
     if (rc == SQLITE_OK) return;
     if ((rc != SQLITE_BUSY && rc != SQLITE_LOCKED) || waited_ms >= 60'000)
-      detail::throw_sqlite(db, path, "switching to WAL");
+      detail::throw_sqlite(db, rc, path, "switching to WAL");
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
 }
@@ -74,37 +74,42 @@ Store Store::open(const std::string& path) {
     throw InputError(path, "not a regular file, so not a fomcast database");
 
   Store store(path);
-  if (sqlite3_open_v2(path.c_str(), &store.db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                      nullptr) != SQLITE_OK)
-    detail::throw_sqlite(store.db_, path, "cannot open database");
+  if (const int rc = sqlite3_open_v2(path.c_str(), &store.db_,
+                                     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr);
+      rc != SQLITE_OK)
+    detail::throw_sqlite(store.db_, rc, path, "cannot open database");
 
   // The busy timeout first: every later statement, the WAL switch included, may meet a
   // writer in another process and must wait for it rather than fail.
   sqlite3_busy_timeout(store.db_, 60'000);
   // Look before writing anything: switching another program's SQLite file (an nsys
-  // export given by mistake) to WAL would already change it.
+  // export given by mistake) to WAL would already change it. SQLite refusing the file
+  // (bad input: garbage, a read-only file) says it is not a database we can use.
+  const auto not_ours = [&](const InputError& e) {
+    return InputError(path, "not a fomcast database (" + e.message + ")");
+  };
+  // One statement, one snapshot: another fomcast may be creating this database right now,
+  // and its id and its tables must be seen at the same moment.
+  int app_id = 0;
+  int64_t tables = 0;
   try {
-    // One statement, one snapshot: another fomcast may be creating this database right now,
-    // and its id and its tables must be seen at the same moment.
-    int app_id = 0;
-    int64_t tables = 0;
-    {
-      Statement look(store.db_,
-                     "SELECT (SELECT application_id FROM pragma_application_id), (SELECT count(*) FROM sqlite_master)",
-                     path);
-      if (look.step()) {
-        app_id = static_cast<int>(look.int_at(0));
-        tables = look.int_at(1);
-      }
+    Statement look(store.db_,
+                   "SELECT (SELECT application_id FROM pragma_application_id), (SELECT count(*) FROM sqlite_master)",
+                   path);
+    if (look.step()) {
+      app_id = static_cast<int>(look.int_at(0));
+      tables = look.int_at(1);
     }
-    if (app_id != 0 && app_id != kApplicationId)
-      throw InputError(path, "not a fomcast database (application id " + std::to_string(app_id) + ")");
-    if (app_id == 0 && tables != 0)
-      throw InputError(path, "not a fomcast database: an SQLite file with other tables");
+  } catch (const InputError& e) {
+    throw not_ours(e);
+  }
+  if (app_id != 0 && app_id != kApplicationId)
+    throw InputError(path, "not a fomcast database (application id " + std::to_string(app_id) + ")");
+  if (app_id == 0 && tables != 0) throw InputError(path, "not a fomcast database: an SQLite file with other tables");
+  try {
     switch_to_wal(store.db_, path);
   } catch (const InputError& e) {
-    if (e.message.starts_with("not a fomcast database")) throw;
-    throw InputError(path, "not a fomcast database (" + e.message + ")");
+    throw not_ours(e);
   }
   exec(store.db_, path, "PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL", "configuring database");
   store.migrate();

@@ -104,7 +104,7 @@ void Store::put_kernel_entries(std::string_view platform, const std::vector<Kern
     const Platform p = ensure_platform(platform);
     Statement id(db_, "SELECT id FROM platforms WHERE name = ?1", path_);
     id.bind(1, p.name);
-    if (!id.step()) throw InputError(path_, "platform vanished during write", 0, -1, p.name);
+    if (!id.step()) throw StoreError(path_, "platform " + p.name + " vanished during write");
     const int64_t platform_id = id.int_at(0);
     Statement ins(db_,
                   "INSERT INTO kernel_entries(platform_id, origin, kind, key, shape_json, dtype, precision, mode, "

@@ -88,6 +88,8 @@ std::optional<Workload> Store::workload(std::string_view name) const {
       op.bytes = ops.double_at(8);
       w.ops.push_back(std::move(op));
     }
+  } catch (const StoreError&) {
+    throw;  // SQLite failing is not the stored workload's fault
   } catch (const std::exception& e) {
     throw InputError(path_, std::string("stored workload is corrupt: ") + e.what(), 0, -1,
                      "workloads." + std::string(name));

@@ -1,10 +1,13 @@
 // The store: round trips of every shape kind, migrations, refusing files that are not
-// fomcast databases, atomic writes, and parallel writers losing nothing.
+// fomcast databases, atomic writes, parallel writers losing nothing, and SQLite's own
+// failures told apart from bad input.
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
+
+#include <sqlite3.h>
 
 #include "fomcast/embedded.hpp"
 #include "fomcast/error.hpp"
@@ -196,4 +199,38 @@ TEST_CASE("a placeholder platform is created for an unknown name and reported as
   CHECK(s.platform("MyCluster")->placeholder());
   // ensure_platform never overwrites an existing one.
   CHECK(to_string(s.ensure_platform("NV_K20X").origin) == "shipped");
+}
+
+TEST_CASE("an SQLite failure the file does not explain is an internal error (exit 3), not bad input") {
+  ScratchDir dir;
+  const std::string db = dir.file("broken.db");
+  {
+    Store s = test::open_seeded(db);
+    CHECK(s.fom_records().empty());
+  }
+  // A fomcast database that lost a table: the statements that read it no longer prepare.
+  sqlite3* raw = nullptr;
+  REQUIRE(sqlite3_open(db.c_str(), &raw) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(raw, "DROP TABLE fom_records", nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(raw);
+  {
+    Store s = Store::open(db);
+    CHECK_THROWS_AS(s.fom_records(), StoreError);
+    try {
+      s.fom_records();
+    } catch (const InputError&) {
+      FAIL("a failed prepare reported as bad input");
+    } catch (const StoreError& e) {
+      CHECK(e.path == db);
+      CHECK(std::string(e.what()).find("preparing a query") != std::string::npos);
+    }
+  }
+  const auto r = fomcast::test::run_fomcast("history", db);
+  CHECK(r.status == 3);
+  CHECK(r.err.find("fomcast: internal error: ") == 0);
+  // Bad input stays exit 2: a file that is not a database at all.
+  const std::string garbage = dir.write("garbage.db", std::string(5000, 'x'));
+  const auto g = fomcast::test::run_fomcast("history", garbage);
+  CHECK(g.status == 2);
+  CHECK(g.err.find("not a fomcast database") != std::string::npos);
 }

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,11 +20,23 @@ struct sqlite3;
 
 namespace fomcast {
 
+// SQLite failing for a reason the file does not explain: a statement that does not
+// prepare, a disk that is full, an I/O error, a lock that never comes. Not an InputError:
+// the CLI reports it as an internal error (exit 3). A file that is not a fomcast database,
+// is corrupt, unreadable or read-only, or holds a row the schema refuses, is bad input
+// (InputError, exit 2).
+struct StoreError : std::runtime_error {
+  StoreError(std::string path, std::string message);
+  std::string path;
+  std::string message;
+};
+
 class Store {
  public:
   // Opens or creates the database and applies pending migrations; it does not load the
   // shipped data (seed_if_needed in fomcast/seed.hpp does, one layer up). Throws
-  // InputError naming the path when the file is not a usable fomcast database.
+  // InputError naming the path when the file is not a usable fomcast database, StoreError
+  // when SQLite fails otherwise (as every other member may).
   static Store open(const std::string& path);
 
   Store(Store&&) noexcept;
