@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fomcast/error.hpp"
+#include "fomcast/json_forms.hpp"
 #include "fomcast/store.hpp"
 #include "sqlite_statement.hpp"
 

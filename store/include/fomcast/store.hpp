@@ -13,8 +13,10 @@
 #include <string_view>
 #include <vector>
 
-#include "fomcast/model.hpp"
+#include "fomcast/kernel_table.hpp"
+#include "fomcast/platform.hpp"
 #include "fomcast/records.hpp"
+#include "fomcast/workload.hpp"
 
 struct sqlite3;
 
