@@ -90,7 +90,7 @@ void add_bench_command(CLI::App& app, Globals& g) {
 
     // 2. The store: the platform may be filled in, the workload must exist.
     Store store = open_store(g);
-    if (auto existing = store.platform(o->platform); existing && existing->origin == "shipped" && !o->force)
+    if (auto existing = store.platform(o->platform); existing && existing->origin == PlatformOrigin::shipped && !o->force)
       throw UsageError("platform '" + o->platform +
                        "' is shipped with fomcast (a vendor or DeepBench spec); measure under another name, or pass "
                        "--force to replace its spec with measurements");
@@ -109,7 +109,7 @@ void add_bench_command(CLI::App& app, Globals& g) {
       if (auto existing = store.platform(o->platform)) base = *existing;
       base.name = o->platform;
       store.put_platform(bench::measured_platform(result, base));
-      if (!entries.empty()) store.put_kernel_entries(o->platform, entries, "measured");
+      if (!entries.empty()) store.put_kernel_entries(o->platform, entries, TableOrigin::measured);
     });
     if (o->json)
       print_json(bench_to_json(result, o->platform));

@@ -45,7 +45,7 @@ void add_import_bench_command(CLI::App& app, Globals& g) {
             store.put_platform(p);
           }
         }
-        store.put_kernel_entries(name, entries, "imported");
+        store.put_kernel_entries(name, entries, TableOrigin::imported);
       }
     });
     if (o->json)

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fomcast/error.hpp"
+#include "fomcast/seed.hpp"
 
 namespace fomcast::cli {
 
@@ -22,7 +23,9 @@ Store open_store(const Globals& g) {
     const char* env = std::getenv("FOMCAST_DB");
     path = env && *env ? env : "fomcast.db";
   }
-  return Store::open(path);
+  Store store = Store::open(path);
+  seed_if_needed(store);
+  return store;
 }
 
 std::string read_file(const std::string& path) {

@@ -15,6 +15,7 @@ struct Globals {
   std::string db;  // --db, else $FOMCAST_DB, else ./fomcast.db
 };
 
+// Opens the database and fills it from the shipped data when it lacks this build's.
 Store open_store(const Globals&);
 // Whole file as bytes; InputError naming the path when it cannot be read.
 std::string read_file(const std::string& path);

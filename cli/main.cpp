@@ -1,11 +1,14 @@
 // fomcast: flags in, library calls, results out. Exit status: 0 ok, 1 a failed `check`,
-// 2 bad input or usage (the message names the file and position), 3 an internal error.
+// 2 bad input or usage (the message names the file and position), 3 an internal error (a
+// database failure that bad input does not explain, StoreError, included). Errors are told
+// apart by their types alone.
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 
 #include "context.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/store.hpp"
 
 int main(int argc, char** argv) {
   using namespace fomcast;
@@ -47,6 +50,9 @@ int main(int argc, char** argv) {
   } catch (const UsageError& e) {
     std::cerr << "fomcast: usage error: " << e.what() << "\n";
     return 2;
+  } catch (const StoreError& e) {
+    std::cerr << "fomcast: internal error: " << e.what() << "\n";
+    return 3;
   } catch (const std::exception& e) {
     std::cerr << "fomcast: internal error: " << e.what() << "\n";
     return 3;

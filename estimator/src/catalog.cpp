@@ -5,7 +5,6 @@
 #include <memory>
 
 #include "catalog.hpp"
-#include "fomcast/bench_import.hpp"
 #include "similarity.hpp"
 
 namespace fomcast {
@@ -45,7 +44,7 @@ const PlatformTables* tables_of(const Catalog& catalog, std::string_view name) {
   auto t = catalog.tables.find(std::string(name));
   if (t == catalog.tables.end()) return nullptr;
   const Platform* p = catalog.platform(name);
-  auto peak_of = [p](std::string_view precision) {
+  auto peak_of = [p](KernelPrecision precision) {
     return p ? peak_for(*p, precision_math_dtype(precision)).flop_per_s : 0.0;
   };
   auto index = std::make_unique<PlatformTables>(build_tables(t->second, peak_of));

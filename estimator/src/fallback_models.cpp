@@ -9,7 +9,6 @@
 #include <cmath>
 
 #include "catalog.hpp"
-#include "fomcast/bench_import.hpp"
 #include "fomcast/format.hpp"
 #include "similarity.hpp"
 #include "table_lookup.hpp"
@@ -149,7 +148,8 @@ std::optional<Quote> bandwidth(const Context& ctx, const Op& op, double bytes) {
     q.uncertainty = 1.0;
     q.detail = format_significant(bytes) + " B / " + format_significant(t->achieved_bandwidth / 1e9) +
                " GB/s, the most any GEMM of " + ctx.target.name + "'s table moved (" +
-               describe(t->achieved_bandwidth_entry->shape) + " " + t->achieved_bandwidth_entry->precision + ")";
+               describe(t->achieved_bandwidth_entry->shape) + " " +
+               std::string(to_string(t->achieved_bandwidth_entry->precision)) + ")";
     q.notes.push_back(ctx.target.name + "'s spec gives no memory bandwidth: a measured lower bound stands in");
     return q;
   }

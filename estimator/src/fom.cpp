@@ -176,12 +176,14 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
     RunOptions opts;
     opts.epochs = sp.epochs;
     opts.nodes_per_unit = sp.nodes_per_unit;
-    // CANDLE step 1: the problem's measured baseline time first, then stored calibrations.
+    // CANDLE step 1: the problem's measured baseline time first, then stored calibrations
+    // (read before, so that a failing database is not taken for a bad study).
+    const std::vector<Calibration> stored_calibrations =
+        in.calibrations ? in.calibrations(*sp.workload) : std::vector<Calibration>{};
     std::string what;
     try {
       if (auto m = study_measurement(*w, sp, study.baseline.platform, what)) opts.measured.push_back(std::move(*m));
-      if (in.calibrations)
-        for (auto& m : measured_passes(*w, in.calibrations(*sp.workload))) opts.measured.push_back(std::move(m));
+      for (auto& m : measured_passes(*w, stored_calibrations)) opts.measured.push_back(std::move(m));
     } catch (const std::exception& e) {
       throw InputError(study.file, e.what(), 0, -1, path + "." + (what.empty() ? "workload" : what));
     }

@@ -43,7 +43,7 @@ std::optional<Quote> quote_from_tables(const PlatformTables&, const Platform&, O
 std::optional<Quote> quote_group(const TableGroup&, OpKind, const OpShape&, const std::string& platform,
                                  const KernelEntry* exclude = nullptr);
 std::optional<Quote> quote_through_gemm(const PlatformTables&, const Platform&, const OpShape&,
-                                        const std::string& precision, const std::string& mode,
+                                        KernelPrecision precision, KernelMode mode,
                                         const KernelEntry* exclude = nullptr);
 
 // Tabulated platforms other than `target` that can time `kind` at `dtype`, most alike
@@ -52,7 +52,7 @@ std::optional<Quote> quote_through_gemm(const PlatformTables&, const Platform&, 
 struct Proxy {
   const Platform* platform = nullptr;
   const PlatformTables* tables = nullptr;
-  std::string precision;
+  KernelPrecision precision = KernelPrecision::fp32;
   double distance = 0;
 };
 std::vector<Proxy> rank_proxies(const Catalog&, const Platform& target, OpKind, DType);
@@ -63,7 +63,7 @@ OpEstimate predict_op(const Context&, const Op&, std::size_t index);
 
 // The platform's median conv time over implicit-GEMM time for a precision and direction
 // (1 when it has no conv table there); cached in the tables.
-double conv_gemm_correction(const PlatformTables&, const Platform&, std::string_view precision, ConvDirection);
+double conv_gemm_correction(const PlatformTables&, const Platform&, KernelPrecision precision, ConvDirection);
 
 // Assumed fraction of peak bandwidth a memory-bound kernel reaches when nothing measured
 // says otherwise (docs/estimation.md gives the reasoning).

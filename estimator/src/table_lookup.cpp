@@ -8,14 +8,13 @@
 #include <algorithm>
 #include <cmath>
 
-#include "fomcast/bench_import.hpp"
 #include "fomcast/format.hpp"
 #include "similarity.hpp"
 
 namespace fomcast::est {
 namespace {
 
-constexpr const char* kModes[] = {"train", "inference"};
+constexpr KernelMode kModes[] = {KernelMode::train, KernelMode::inference};
 // Bands (about the 68th percentile of |error|) of the through-GEMM methods, from the
 // leave-one-out in docs/accuracy.md (median over the DeepBench groups: 0.56 for
 // implicit-gemm, 0.54 for rnn-as-gemm), and of a table's time at a type with no rate to
@@ -118,9 +117,9 @@ std::optional<Quote> in_group(const TableGroup& g, OpKind kind, const OpShape& s
   return q;
 }
 
-const TableGroup* find_group(const PlatformTables& t, OpKind kind, const std::string& precision, int variant,
-                             std::string& mode_used) {
-  for (const char* mode : kModes)
+const TableGroup* find_group(const PlatformTables& t, OpKind kind, KernelPrecision precision, const TableVariant& variant,
+                             KernelMode& mode_used) {
+  for (const KernelMode mode : kModes)
     if (const auto* g = t.find(kind, precision, mode, variant)) {
       mode_used = mode;
       return g;
@@ -129,12 +128,14 @@ const TableGroup* find_group(const PlatformTables& t, OpKind kind, const std::st
 }
 
 // The time on the table's precision carried to the op's dtype on the same platform.
-void to_op_precision(Quote& q, const Platform& p, const std::string& precision, const std::string& mode, OpKind kind,
+void to_op_precision(Quote& q, const Platform& p, KernelPrecision precision, KernelMode mode, OpKind kind,
                      const OpShape& shape, DType dtype) {
   const DType math = normalized(precision_math_dtype(precision));
-  if (precision != to_string(dtype))
-    q.notes.push_back(std::string(to_string(dtype)) + " op timed with the " + precision + " table");
-  if (mode != "train") q.notes.push_back("only " + mode + "-mode measurements for this kind and precision");
+  if (precision_of(dtype) != precision)
+    q.notes.push_back(std::string(to_string(dtype)) + " op timed with the " + std::string(to_string(precision)) +
+                      " table");
+  if (mode != KernelMode::train)
+    q.notes.push_back("only " + std::string(to_string(mode)) + "-mode measurements for this kind and precision");
   if (math == dtype) return;
   const double flops = op_flops(kind, shape), bytes = op_bytes(kind, shape, dtype);
   if (auto r = roofline_ratio(kind, flops, bytes, p, math, p, dtype)) {
@@ -173,7 +174,7 @@ GemmShape implicit_gemm(const ConvShape& c) {
 }
 
 std::optional<Quote> conv_through_gemm(const PlatformTables& t, const Platform& p, const ConvShape& c,
-                                       const TableGroup& gemm, const std::string& precision,
+                                       const TableGroup& gemm, KernelPrecision precision,
                                        const KernelEntry* exclude) {
   const GemmShape gs = implicit_gemm(c);
   auto q = in_group(gemm, OpKind::gemm, gs, p.name, exclude);
@@ -181,12 +182,12 @@ std::optional<Quote> conv_through_gemm(const PlatformTables& t, const Platform& 
   const double correction = conv_gemm_correction(t, p, precision, c.direction);
   q->seconds *= correction;
   q->method = Method::implicit_gemm;
-  const bool corrected = t.find(OpKind::conv, precision, gemm.mode, static_cast<int>(c.direction)) != nullptr;
+  const bool corrected = t.find(OpKind::conv, precision, gemm.mode, c.direction) != nullptr;
   q->uncertainty = quad(q->uncertainty, corrected ? kImplicitGemmBand : kImplicitGemmUncorrectedBand);
   q->detail = "as the GEMM " + describe(gs) + " (implicit GEMM; " + q->detail + ")" +
               (corrected ? ", x " + format_significant(correction) + " = " + p.name + "'s median conv/GEMM time ratio for " +
                                std::string(to_string(c.direction)) + " convs"
-                         : ", uncorrected: " + p.name + " has no " + precision + " conv table");
+                         : ", uncorrected: " + p.name + " has no " + std::string(to_string(precision)) + " conv table");
   if (c.groups > 1) q->notes.push_back("grouped conv timed as one GEMM of the same work");
   return q;
 }
@@ -242,7 +243,7 @@ std::optional<Quote> quote_shape(const PlatformTables& t, const Platform& p, OpK
     if ((g.kind == kind || g.kind == OpKind::gemm) &&
         std::find(precisions.begin(), precisions.end(), g.precision) == precisions.end())
       precisions.push_back(g.precision);
-  std::string mode;
+  KernelMode mode = KernelMode::train;
   if (direct)
     for (const auto& prec : precisions)
       if (const auto* g = find_group(t, kind, prec, group_variant(kind, shape), mode))
@@ -251,7 +252,7 @@ std::optional<Quote> quote_shape(const PlatformTables& t, const Platform& p, OpK
           return q;
         }
   for (const auto& prec : precisions) {
-    const auto* gemm = find_group(t, OpKind::gemm, prec, 0, mode);
+    const auto* gemm = find_group(t, OpKind::gemm, prec, std::monostate{}, mode);
     if (!gemm) continue;
     std::optional<Quote> q;
     if (conv) {
@@ -294,23 +295,26 @@ std::vector<OpShape> op_shapes(const Op& op) {
 }  // namespace
 
 // Table precisions for an op of dtype, best first.
-std::vector<std::string> precisions_for(DType d) {
+std::vector<KernelPrecision> precisions_for(DType d) {
+  using P = KernelPrecision;
   switch (d) {
-    case DType::fp16: return {"fp16", "fp16_mixed", "bf16", "fp16_io_fp32_math", "fp32"};
-    case DType::bf16: return {"bf16", "fp16_mixed", "fp16", "fp16_io_fp32_math", "fp32"};
-    case DType::fp8: return {"fp8", "fp16_mixed", "fp16", "bf16", "fp32"};
-    case DType::int8: return {"int8", "fp16_mixed", "fp32"};
-    case DType::fp64: return {"fp64", "fp32"};
-    case DType::tf32: return {"tf32", "fp32"};
-    default: return {"fp32", "tf32"};
+    case DType::fp16: return {P::fp16, P::fp16_mixed, P::bf16, P::fp16_io_fp32_math, P::fp32};
+    case DType::bf16: return {P::bf16, P::fp16_mixed, P::fp16, P::fp16_io_fp32_math, P::fp32};
+    case DType::fp8: return {P::fp8, P::fp16_mixed, P::fp16, P::bf16, P::fp32};
+    case DType::int8: return {P::int8, P::fp16_mixed, P::fp32};
+    case DType::fp64: return {P::fp64, P::fp32};
+    case DType::tf32: return {P::tf32, P::fp32};
+    default: return {P::fp32, P::tf32};
   }
 }
 
 std::string group_name(const std::string& platform, const TableGroup& g) {
   std::string kind(to_string(g.kind));
-  if (g.kind == OpKind::conv) kind += std::string(" ") + std::string(to_string(static_cast<ConvDirection>(g.variant)));
-  if (g.kind == OpKind::rnn) kind += g.variant % 2 ? " backward" : " forward";
-  return platform + "'s " + g.precision + " " + g.mode + " " + kind + " table";
+  if (const auto* d = std::get_if<ConvDirection>(&g.variant)) kind += " " + std::string(to_string(*d));
+  if (const auto* r = std::get_if<RnnVariant>(&g.variant))
+    kind += r->direction == RnnDirection::backward ? " backward" : " forward";
+  return platform + "'s " + std::string(to_string(g.precision)) + " " + std::string(to_string(g.mode)) + " " + kind +
+         " table";
 }
 
 std::optional<Quote> quote_op(const PlatformTables& t, const Platform& p, const Op& op, DType dtype) {
@@ -342,8 +346,8 @@ std::optional<Quote> quote_op(const PlatformTables& t, const Platform& p, const 
 std::optional<Quote> collective_from_tables(const Context& ctx, const CollectiveShape& c) {
   const auto* t = ctx.tables(ctx.target.name);
   if (!t || c.ranks < 2) return std::nullopt;
-  std::string mode;
-  const auto* g = find_group(*t, OpKind::collective, "fp32", static_cast<int>(c.op), mode);
+  KernelMode mode = KernelMode::train;
+  const auto* g = find_group(*t, OpKind::collective, KernelPrecision::fp32, c.op, mode);
   if (!g) return std::nullopt;
   return in_group(*g, OpKind::collective, c, ctx.target.name, nullptr);
 }
@@ -359,23 +363,22 @@ std::optional<Quote> quote_group(const TableGroup& g, OpKind kind, const OpShape
 }
 
 std::optional<Quote> quote_through_gemm(const PlatformTables& t, const Platform& p, const OpShape& shape,
-                                        const std::string& precision, const std::string& mode,
-                                        const KernelEntry* exclude) {
-  const auto* gemm = t.find(OpKind::gemm, precision, mode, 0);
+                                        KernelPrecision precision, KernelMode mode, const KernelEntry* exclude) {
+  const auto* gemm = t.find(OpKind::gemm, precision, mode, std::monostate{});
   if (!gemm) return std::nullopt;
   if (const auto* c = std::get_if<ConvShape>(&shape)) return conv_through_gemm(t, p, *c, *gemm, precision, exclude);
   if (const auto* r = std::get_if<RnnShape>(&shape)) return rnn_through_gemm(*r, *gemm, p.name, exclude);
   return std::nullopt;
 }
 
-double conv_gemm_correction(const PlatformTables& t, const Platform& p, std::string_view precision,
+double conv_gemm_correction(const PlatformTables& t, const Platform& p, KernelPrecision precision,
                             ConvDirection direction) {
-  const std::string key = std::string(precision) + "/" + std::string(to_string(direction));
+  const auto key = std::pair{precision, direction};
   if (auto it = t.conv_correction.find(key); it != t.conv_correction.end()) return it->second;
   double correction = 1;
-  std::string mode;
-  const auto* conv = find_group(t, OpKind::conv, std::string(precision), static_cast<int>(direction), mode);
-  const auto* gemm = conv ? t.find(OpKind::gemm, precision, conv->mode, 0) : nullptr;
+  KernelMode mode = KernelMode::train;
+  const auto* conv = find_group(t, OpKind::conv, precision, direction, mode);
+  const auto* gemm = conv ? t.find(OpKind::gemm, precision, conv->mode, std::monostate{}) : nullptr;
   if (conv && gemm) {
     std::vector<double> ratios;
     for (const auto* e : conv->entries) {

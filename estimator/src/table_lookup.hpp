@@ -20,7 +20,7 @@ inline DType normalized(DType d) { return d == DType::unknown ? DType::fp32 : d;
 inline double quad(double a, double b) { return std::sqrt(a * a + b * b); }
 
 // Table precisions for an op of dtype, best first.
-std::vector<std::string> precisions_for(DType);
+std::vector<KernelPrecision> precisions_for(DType);
 // "NV_V100's fp32 train conv forward table": how notes and details name a group.
 std::string group_name(const std::string& platform, const TableGroup&);
 

@@ -93,7 +93,7 @@ double predict_with(const TableGroup& g, const Features& q, Interpolator how, co
   return how == Interpolator::local_linear && nb.size() > g.dims + 1 ? local_linear(g, q, nb) : nearest_value(g, nb);
 }
 
-void index_group(TableGroup& g, const std::function<double(std::string_view)>& peak_of) {
+void index_group(TableGroup& g, const std::function<double(KernelPrecision)>& peak_of) {
   g.dims = feature_dims(g.kind);
   for (std::size_t i = 0; i < g.entries.size(); ++i) {
     const KernelEntry& e = *g.entries[i];
@@ -191,11 +191,12 @@ Features shape_features(OpKind, const OpShape& shape) {
   return f;
 }
 
-int group_variant(OpKind, const OpShape& shape) {
-  if (const auto* c = std::get_if<ConvShape>(&shape)) return static_cast<int>(c->direction);
-  if (const auto* r = std::get_if<RnnShape>(&shape)) return static_cast<int>(r->cell) * 2 + (r->backward ? 1 : 0);
-  if (const auto* col = std::get_if<CollectiveShape>(&shape)) return static_cast<int>(col->op);
-  return 0;
+TableVariant group_variant(OpKind, const OpShape& shape) {
+  if (const auto* c = std::get_if<ConvShape>(&shape)) return c->direction;
+  if (const auto* r = std::get_if<RnnShape>(&shape))
+    return RnnVariant{r->cell, r->backward ? RnnDirection::backward : RnnDirection::forward};
+  if (const auto* col = std::get_if<CollectiveShape>(&shape)) return col->op;
+  return std::monostate{};
 }
 
 double table_work(OpKind kind, const OpShape& shape) {
@@ -206,25 +207,25 @@ double table_work(OpKind kind, const OpShape& shape) {
   return op_flops(kind, shape);
 }
 
-const TableGroup* PlatformTables::find(OpKind kind, std::string_view precision, std::string_view mode,
-                                       int variant) const {
+const TableGroup* PlatformTables::find(OpKind kind, KernelPrecision precision, KernelMode mode,
+                                       const TableVariant& variant) const {
   for (const auto& g : groups)
     if (g.kind == kind && g.precision == precision && g.mode == mode && g.variant == variant) return &g;
   return nullptr;
 }
 
-bool PlatformTables::has(OpKind kind, std::string_view precision) const {
+bool PlatformTables::has(OpKind kind, KernelPrecision precision) const {
   return std::any_of(groups.begin(), groups.end(),
                      [&](const TableGroup& g) { return g.kind == kind && g.precision == precision; });
 }
 
-PlatformTables build_tables(KernelTable table, const std::function<double(std::string_view)>& peak_of) {
+PlatformTables build_tables(KernelTable table, const std::function<double(KernelPrecision)>& peak_of) {
   PlatformTables t;
   t.platform = table.platform;
   t.table = std::move(table);
   for (const auto& e : t.table.entries) {
     if (feature_dims(e.kind) == 0 || table_work(e.kind, e.shape) <= 0 || !(e.time_us > 0)) continue;
-    const int variant = group_variant(e.kind, e.shape);
+    const TableVariant variant = group_variant(e.kind, e.shape);
     auto it = std::find_if(t.groups.begin(), t.groups.end(), [&](const TableGroup& g) {
       return g.kind == e.kind && g.precision == e.precision && g.mode == e.mode && g.variant == variant;
     });

@@ -12,6 +12,8 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "fomcast/model.hpp"
@@ -26,12 +28,27 @@ constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
 enum class Interpolator { local_linear, nearest };
 std::string_view to_string(Interpolator);
 
-// The kernels of one kind, precision, mode and direction (conv: forward / backward-data /
+// Which way an RNN layer's time runs: its forward pass, or its whole backward pass.
+enum class RnnDirection { forward, backward };
+
+// An RNN group: one cell type, one direction.
+struct RnnVariant {
+  RnnCell cell = RnnCell::lstm;
+  RnnDirection direction = RnnDirection::forward;
+  bool operator==(const RnnVariant&) const = default;
+};
+
+// What splits a kind's kernels into groups beyond precision and mode: a conv's direction,
+// an RNN's cell and direction, a collective's kind; nothing (monostate) for GEMMs.
+using TableVariant = std::variant<std::monostate, ConvDirection, RnnVariant, CollectiveKind>;
+
+// The kernels of one kind, precision, mode and variant (conv: forward / backward-data /
 // backward-filter; rnn: cell and forward / backward), which interpolate among themselves.
 struct TableGroup {
   OpKind kind = OpKind::gemm;
-  std::string precision, mode;
-  int variant = 0;  // direction (and rnn cell), see group_variant()
+  KernelPrecision precision = KernelPrecision::fp32;
+  KernelMode mode = KernelMode::train;
+  TableVariant variant;  // see group_variant()
   std::vector<const KernelEntry*> entries;
   std::vector<Features> features;
   std::size_t dims = 0;            // features used
@@ -63,10 +80,10 @@ struct PlatformTables {
   double achieved_bandwidth = 0;
   const KernelEntry* achieved_bandwidth_entry = nullptr;
   // conv_gemm_correction() results by precision and direction, filled on first use.
-  mutable std::map<std::string, double> conv_correction;
+  mutable std::map<std::pair<KernelPrecision, ConvDirection>, double> conv_correction;
 
-  const TableGroup* find(OpKind kind, std::string_view precision, std::string_view mode, int variant) const;
-  bool has(OpKind kind, std::string_view precision) const;
+  const TableGroup* find(OpKind kind, KernelPrecision precision, KernelMode mode, const TableVariant& variant) const;
+  bool has(OpKind kind, KernelPrecision precision) const;
 };
 
 // How many back-to-back kernel launches a shape is at least (an RNN layer: one per
@@ -77,7 +94,7 @@ double latency_units(const OpShape&);
 double percentile(std::vector<double> values, double p);
 
 // Which group a shape belongs to within its kind (direction, rnn cell).
-int group_variant(OpKind kind, const OpShape& shape);
+TableVariant group_variant(OpKind kind, const OpShape& shape);
 // Log-shape features of a shape in its group; dims() of the kind.
 Features shape_features(OpKind kind, const OpShape& shape);
 std::size_t feature_dims(OpKind kind);
@@ -86,7 +103,7 @@ double table_work(OpKind kind, const OpShape& shape);
 
 // Builds every group and its leave-one-out band. `peak_of(precision)` gives the platform's
 // peak rate for a table precision (0 when unknown), for the median efficiency.
-PlatformTables build_tables(KernelTable table, const std::function<double(std::string_view)>& peak_of);
+PlatformTables build_tables(KernelTable table, const std::function<double(KernelPrecision)>& peak_of);
 
 // Whether entry i is left out with entry `exclude`: leaving an entry out leaves its whole
 // shape out, or a GEMM measured with other transposes (half of DeepBench's GEMMs have such

@@ -9,7 +9,6 @@
 #include <map>
 
 #include "catalog.hpp"
-#include "fomcast/bench_import.hpp"
 #include "fomcast/error.hpp"
 #include "predict.hpp"
 #include "similarity.hpp"
@@ -35,9 +34,9 @@ struct Pairs {
 };
 
 std::string variant_name(const TableGroup& g) {
-  if (g.kind == OpKind::conv) return std::string(to_string(static_cast<ConvDirection>(g.variant)));
-  if (g.kind == OpKind::rnn)
-    return std::string(to_string(static_cast<RnnCell>(g.variant / 2))) + (g.variant % 2 ? " backward" : " forward");
+  if (const auto* d = std::get_if<ConvDirection>(&g.variant)) return std::string(to_string(*d));
+  if (const auto* r = std::get_if<est::RnnVariant>(&g.variant))
+    return std::string(to_string(r->cell)) + (r->direction == est::RnnDirection::backward ? " backward" : " forward");
   return "";
 }
 
@@ -79,7 +78,8 @@ LooReport validate_leave_one_out(const Catalog& catalog, const std::vector<std::
     Pairs gemm, conv, rnn;
     for (const auto& g : t->groups) {
       if (g.kind != OpKind::gemm && g.kind != OpKind::conv && g.kind != OpKind::rnn) continue;
-      LooGroup lg{name, std::string(to_string(g.kind)), g.precision, g.mode, variant_name(g), Method::interpolated,
+      LooGroup lg{name, std::string(to_string(g.kind)), std::string(to_string(g.precision)),
+                  std::string(to_string(g.mode)), variant_name(g), Method::interpolated,
                   std::string(est::to_string(g.interpolator)), {}, 0};
       Pairs pairs, through;
       for (const auto* e : g.entries) {
@@ -123,17 +123,17 @@ std::vector<PlatformTransfer> validate_platform_transfer(const Catalog& catalog,
     const Platform* target = catalog.platform(name);
     const PlatformTables* tt = est::tables_of(catalog, name);
     if (!target || !tt) continue;
-    for (const std::string precision : {"fp32", "fp16_mixed"}) {
+    for (const KernelPrecision precision : {KernelPrecision::fp32, KernelPrecision::fp16_mixed}) {
       std::vector<const KernelEntry*> entries;
       for (const auto& g : tt->groups)
-        if ((g.kind == OpKind::gemm || g.kind == OpKind::conv) && g.precision == precision && g.mode == "train")
+        if ((g.kind == OpKind::gemm || g.kind == OpKind::conv) && g.precision == precision && g.mode == KernelMode::train)
           entries.insert(entries.end(), g.entries.begin(), g.entries.end());
       const DType dtype = precision_math_dtype(precision);
       if (entries.empty() || !(est::peak_for(*target, dtype).flop_per_s > 0)) continue;
 
       PlatformTransfer r;
       r.target = name;
-      r.precision = precision;
+      r.precision = to_string(precision);
       const auto ranked = est::rank_proxies(catalog, *target, OpKind::gemm, dtype);
       if (!ranked.empty()) r.chosen = ranked.front().platform->name;
       std::vector<double> medians;
@@ -142,7 +142,7 @@ std::vector<PlatformTransfer> validate_platform_transfer(const Catalog& catalog,
         // measures the choice and the scaling rule, not the proxy's own interpolation.
         std::map<std::string, const KernelEntry*> by_key;
         for (const auto& g : proxy.tables->groups)
-          if (g.precision == proxy.precision && g.mode == "train")
+          if (g.precision == proxy.precision && g.mode == KernelMode::train)
             for (const auto* e : g.entries) by_key[shape_key(e->shape)] = e;
         const DType from = precision_math_dtype(proxy.precision);
         Pairs roof, peak, bw;

@@ -43,9 +43,10 @@ std::string plain(double v) {
 std::string threads_text(int n) { return std::to_string(n) + (n == 1 ? " thread" : " threads"); }
 
 // DeepBench's label for 16-bit inputs with 32-bit accumulation on tensor cores.
-std::string precision_label(const BackendInfo& b, DType d) {
-  if (b.name == "cuda" && d == DType::fp16) return "fp16_mixed";
-  return std::string(to_string(d));
+KernelPrecision precision_label(const BackendInfo& b, DType d) {
+  if (b.name == "cuda" && d == DType::fp16) return KernelPrecision::fp16_mixed;
+  // A suite never holds a kernel of unknown type (it reads those as fp32).
+  return precision_of(d).value_or(KernelPrecision::fp32);
 }
 
 std::vector<std::size_t> budget_order(const BenchSuite& suite, const std::vector<double>& est_call_s) {
@@ -227,7 +228,7 @@ BenchResult run_bench(const BenchSuite& suite, const BenchOptions& o, const Prog
 Platform measured_platform(const BenchResult& r, Platform p) {
   const Ceilings& c = r.ceilings;
   const std::string src = "measured by fomcast bench (" + describe(r.backend) + ") on " + r.date;
-  p.origin = "measured";
+  p.origin = PlatformOrigin::measured;
   const auto& host = r.environment.at("host");
   const std::string cpu = host.value("cpu_model", std::string());
   if (r.backend.device == "cpu" || r.backend.device.empty()) {

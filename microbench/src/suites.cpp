@@ -26,7 +26,7 @@ struct Collector {
   std::map<std::string, std::size_t> seen;
   void add(BenchKernel k) {
     const std::string key = std::string(to_string(k.kind)) + "|" + shape_key(k.shape) + "|" +
-                            std::string(to_string(k.dtype)) + "|" + k.mode;
+                            std::string(to_string(k.dtype)) + "|" + std::string(to_string(k.mode));
     if (auto it = seen.find(key); it != seen.end()) {
       suite.kernels[it->second].calls += k.calls;
       return;
@@ -39,15 +39,16 @@ struct Collector {
 }  // namespace
 
 BenchSuite deepbench_suite(std::string_view set) {
-  if (set != "train" && set != "inference")
-    throw UsageError("unknown DeepBench set '" + std::string(set) + "' (train or inference)");
-  const bool train = set == "train";
+  const auto known = parse_kernel_mode(set);
+  if (!known) throw UsageError("unknown DeepBench set '" + std::string(set) + "' (train or inference)");
+  const KernelMode mode = *known;
+  const bool train = mode == KernelMode::train;
+  // The list's own `set` column: train, inference_server, inference_device.
   auto in_set = [&](const std::string& s) { return train ? s == "train" : s == "inference_server" || s == "inference_device"; };
   BenchSuite suite;
   suite.name = "deepbench-" + std::string(set);
   suite.sampling = BenchSuite::Sampling::spread;
   Collector out{suite, {}};
-  const std::string mode = train ? "train" : "inference";
 
   const CsvTable gemm(embedded_text("deepbench/gemm_problems.csv"), "data/deepbench/gemm_problems.csv");
   gemm.require({"set", "m", "n", "k", "a_t", "b_t"});
@@ -106,7 +107,7 @@ BenchSuite workload_suite(const Workload& w) {
     }
     // A trace that does not say the element type is read as fp32 elsewhere too (dtype_bytes).
     const DType dtype = op.dtype == DType::unknown ? DType::fp32 : op.dtype;
-    out.add({op.kind, op.shape, dtype, "train", op.count,
+    out.add({op.kind, op.shape, dtype, KernelMode::train, op.count,
              w.name + " op " + std::to_string(i + 1) + (op.name.empty() ? "" : " (" + op.name + ")")});
   }
   std::string rest;
@@ -135,8 +136,10 @@ BenchSuite csv_suite(std::string_view text, std::string_view file) {
       if (!d || *d == DType::unknown) t.fail(r, "dtype", "unknown element type '" + dtype + "'");
       k.dtype = *d;
     }
-    k.mode = t.text(r, "mode").empty() ? "train" : t.text(r, "mode");
-    if (k.mode != "train" && k.mode != "inference") t.fail(r, "mode", "expected train or inference, got '" + k.mode + "'");
+    const std::string mode = t.text(r, "mode").empty() ? "train" : t.text(r, "mode");
+    const auto known_mode = parse_kernel_mode(mode);
+    if (!known_mode) t.fail(r, "mode", "expected train or inference, got '" + mode + "'");
+    k.mode = *known_mode;
     const std::string kind = t.text(r, "kind");
     if (kind == "gemm" || kind == "batched_gemm") {
       k.kind = kind == "gemm" ? OpKind::gemm : OpKind::batched_gemm;
@@ -149,7 +152,7 @@ BenchSuite csv_suite(std::string_view text, std::string_view file) {
       if (dir.empty()) {
         // No direction: what DeepBench times for the mode (all three in training).
         for (ConvDirection d : kDirections) {
-          if (k.mode == "inference" && d != ConvDirection::forward) continue;
+          if (k.mode == KernelMode::inference && d != ConvDirection::forward) continue;
           ConvShape s = base;
           s.direction = d;
           k.shape = s;

@@ -84,6 +84,43 @@ constexpr std::pair<CollectiveKind, const char*> kCollectives[] = {
     {CollectiveKind::other, "other"},
 };
 
+constexpr std::pair<PlatformOrigin, const char*> kPlatformOrigins[] = {
+    {PlatformOrigin::user, "user"},
+    {PlatformOrigin::shipped, "shipped"},
+    {PlatformOrigin::measured, "measured"},
+    {PlatformOrigin::placeholder, "placeholder"},
+};
+
+constexpr std::pair<KernelPrecision, const char*> kPrecisions[] = {
+    {KernelPrecision::fp64, "fp64"},   {KernelPrecision::fp32, "fp32"},
+    {KernelPrecision::tf32, "tf32"},   {KernelPrecision::fp16, "fp16"},
+    {KernelPrecision::bf16, "bf16"},   {KernelPrecision::fp8, "fp8"},
+    {KernelPrecision::int8, "int8"},   {KernelPrecision::int32, "int32"},
+    {KernelPrecision::int64, "int64"}, {KernelPrecision::boolean, "bool"},
+    {KernelPrecision::fp16_mixed, "fp16_mixed"}, {KernelPrecision::fp16_io_fp32_math, "fp16_io_fp32_math"},
+};
+
+// The element type of each precision's operands.
+constexpr std::pair<KernelPrecision, DType> kPrecisionDTypes[] = {
+    {KernelPrecision::fp64, DType::fp64},   {KernelPrecision::fp32, DType::fp32},
+    {KernelPrecision::tf32, DType::tf32},   {KernelPrecision::fp16, DType::fp16},
+    {KernelPrecision::bf16, DType::bf16},   {KernelPrecision::fp8, DType::fp8},
+    {KernelPrecision::int8, DType::int8},   {KernelPrecision::int32, DType::int32},
+    {KernelPrecision::int64, DType::int64}, {KernelPrecision::boolean, DType::boolean},
+    {KernelPrecision::fp16_mixed, DType::fp16}, {KernelPrecision::fp16_io_fp32_math, DType::fp16},
+};
+
+constexpr std::pair<KernelMode, const char*> kModes[] = {
+    {KernelMode::train, "train"},
+    {KernelMode::inference, "inference"},
+};
+
+constexpr std::pair<TableOrigin, const char*> kTableOrigins[] = {
+    {TableOrigin::shipped, "shipped"},
+    {TableOrigin::imported, "imported"},
+    {TableOrigin::measured, "measured"},
+};
+
 }  // namespace
 
 std::string_view to_string(DType d) { return name_of(kDTypes, d); }
@@ -141,5 +178,40 @@ std::optional<RnnCell> parse_rnn_cell(std::string_view t) { return parse_name(kC
 
 std::string_view to_string(CollectiveKind c) { return name_of(kCollectives, c); }
 std::optional<CollectiveKind> parse_collective_kind(std::string_view t) { return parse_name(kCollectives, t); }
+
+std::string_view to_string(PlatformOrigin o) { return name_of(kPlatformOrigins, o); }
+std::optional<PlatformOrigin> parse_platform_origin(std::string_view t) { return parse_name(kPlatformOrigins, t); }
+
+std::string_view to_string(KernelPrecision p) { return name_of(kPrecisions, p); }
+std::optional<KernelPrecision> parse_kernel_precision(std::string_view t) { return parse_name(kPrecisions, t); }
+
+std::string kernel_precision_names() {
+  std::string names;
+  for (const auto& [p, name] : kPrecisions) names += (names.empty() ? "" : ", ") + std::string(name);
+  return names;
+}
+
+std::optional<KernelPrecision> precision_of(DType d) {
+  for (const auto& [p, dtype] : kPrecisionDTypes)
+    if (dtype == d && p != KernelPrecision::fp16_mixed && p != KernelPrecision::fp16_io_fp32_math) return p;
+  return std::nullopt;
+}
+
+DType precision_dtype(KernelPrecision p) {
+  for (const auto& [precision, dtype] : kPrecisionDTypes)
+    if (precision == p) return dtype;
+  return DType::unknown;
+}
+
+DType precision_math_dtype(KernelPrecision p) {
+  if (p == KernelPrecision::fp16_io_fp32_math) return DType::fp32;
+  return precision_dtype(p);
+}
+
+std::string_view to_string(KernelMode m) { return name_of(kModes, m); }
+std::optional<KernelMode> parse_kernel_mode(std::string_view t) { return parse_name(kModes, t); }
+
+std::string_view to_string(TableOrigin o) { return name_of(kTableOrigins, o); }
+std::optional<TableOrigin> parse_table_origin(std::string_view t) { return parse_name(kTableOrigins, t); }
 
 }  // namespace fomcast

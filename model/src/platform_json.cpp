@@ -63,7 +63,12 @@ Platform platform_from_json(const json& j, std::string_view file) {
   p.name = j.at("name").get<std::string>();
   p.description = j.value("description", std::string());
   p.device_kind = j.value("device_kind", std::string());
-  p.origin = j.value("origin", std::string("user"));
+  const std::string origin = j.value("origin", std::string("user"));
+  const auto known_origin = parse_platform_origin(origin);
+  if (!known_origin)
+    throw InputError(std::string(file), "unknown origin '" + origin + "' (user, shipped, measured or placeholder)", 0, -1,
+                     "origin");
+  p.origin = *known_origin;
   for (const auto& [key, member] : {std::pair{"vendor", &Platform::vendor}, std::pair{"architecture", &Platform::architecture}}) {
     if (!j.contains(key) || j.at(key).is_null()) continue;
     if (!j.at(key).is_string()) throw InputError(std::string(file), "must be a string", 0, -1, key);
@@ -86,7 +91,7 @@ Platform platform_from_json(const json& j, std::string_view file) {
 }
 
 json platform_to_json(const Platform& p) {
-  json j{{"name", p.name}, {"description", p.description}, {"device_kind", p.device_kind}, {"origin", p.origin}};
+  json j{{"name", p.name}, {"description", p.description}, {"device_kind", p.device_kind}, {"origin", to_string(p.origin)}};
   if (!p.vendor.empty()) j["vendor"] = p.vendor;
   if (!p.architecture.empty()) j["architecture"] = p.architecture;
   json peaks = json::object();

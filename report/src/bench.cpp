@@ -23,7 +23,7 @@ nlohmann::json timing_json(const Timing& t) {
 
 nlohmann::json kernel_json(const BenchKernel& k) {
   return {{"kind", to_string(k.kind)}, {"shape", shape_to_json(k.shape)}, {"describe", describe(k.shape)},
-          {"dtype", to_string(k.dtype)}, {"mode", k.mode}, {"origin", k.origin}};
+          {"dtype", to_string(k.dtype)}, {"mode", to_string(k.mode)}, {"origin", k.origin}};
 }
 
 std::string gb(double bytes_per_s) { return format_number(bytes_per_s / 1e9, 1) + " GB/s"; }
@@ -35,7 +35,7 @@ nlohmann::json bench_to_json(const BenchResult& r, std::string_view platform) {
   nlohmann::json table = nlohmann::json::array();
   for (const auto& m : r.measured) {
     nlohmann::json j = kernel_json(m.kernel);
-    j["precision"] = m.entry.precision;
+    j["precision"] = to_string(m.entry.precision);
     j["time_us"] = m.entry.time_us;
     j["min_us"] = m.timing.min_s * 1e6;
     j["spread"] = m.entry.spread;
@@ -110,7 +110,7 @@ std::string bench_to_text(const BenchResult& r, std::string_view platform, std::
                 {false, false, false, true, true, true, true},
                 {}};
     for (const auto& m : r.measured)
-      t.rows.push_back({std::string(to_string(m.entry.kind)), describe(m.entry.shape), m.entry.precision,
+      t.rows.push_back({std::string(to_string(m.entry.kind)), describe(m.entry.shape), std::string(to_string(m.entry.precision)),
                         format_duration(m.timing.median_s),
                         is_memory_bound(m.entry.kind) || m.flops <= 0
                             ? gb(m.bytes / m.timing.median_s)

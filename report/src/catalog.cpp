@@ -169,8 +169,8 @@ std::string platforms_to_text(const std::vector<Platform>& ps, const std::vector
       return it == p.peak_flop_per_s.end() ? std::string("-") : format_number(it->second.value / 1e12, 2);
     };
     std::string desc = p.description.size() > 60 ? p.description.substr(0, 57) + "..." : p.description;
-    t.rows.push_back({p.name, p.device_kind.empty() ? "-" : p.device_kind, p.origin, peak(DType::fp32),
-                      peak(DType::fp16), figure(p.mem_bw_bytes_per_s, 1e9, 0),
+    t.rows.push_back({p.name, p.device_kind.empty() ? "-" : p.device_kind, std::string(to_string(p.origin)),
+                      peak(DType::fp32), peak(DType::fp16), figure(p.mem_bw_bytes_per_s, 1e9, 0),
                       figure(p.mem_bytes, 1024.0 * 1024.0 * 1024.0, 0),
                       std::to_string(i < counts.size() ? counts[i] : 0), desc});
   }

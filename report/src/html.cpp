@@ -192,7 +192,7 @@ std::string machines(const HtmlReportInput& in) {
   rows.push_back({"framework overhead", figure_of(&Platform::overhead_factor, 1, "\u00d7 reference")});
   rows.push_back({"kernel launch", figure_of(&Platform::launch_overhead_s, 1e6, "us")});
   rows.push_back({"origin", [](const Platform& p) -> std::optional<std::string> {
-                    return p.origin.empty() ? std::nullopt : std::optional(esc(p.origin));
+                    return std::optional(esc(std::string(to_string(p.origin))));
                   }});
 
   HtmlTable t;

@@ -48,15 +48,16 @@ int main(int argc, char** argv) {
   table.platform = big.name;
   std::lognormal_distribution<double> noise(0, 0.1);
   for (int i = 0; i < n_entries; ++i) {
-    KernelEntry e;
-    e.kind = OpKind::gemm;
     const GemmShape g{pick(rng, 4, 14), pick(rng, 4, 14), pick(rng, 4, 16) + i % 7};
-    e.shape = g;
-    e.precision = "fp32";
-    e.mode = "train";
     const double flops = 2.0 * g.m * g.n * g.k, bytes = 4.0 * (g.m * g.k + g.k * g.n + g.m * g.n);
-    e.time_us = 1e6 * std::max(flops / 14e12, bytes / 1.2e12) * noise(rng) + 3;
-    table.entries.push_back(e);
+    table.entries.push_back(KernelEntry{.kind = OpKind::gemm,
+                                        .shape = g,
+                                        .precision = KernelPrecision::fp32,
+                                        .mode = KernelMode::train,
+                                        .time_us = 1e6 * std::max(flops / 14e12, bytes / 1.2e12) * noise(rng) + 3,
+                                        .spread = 0,
+                                        .method = {},
+                                        .provenance = {}});
   }
 
   Workload w;

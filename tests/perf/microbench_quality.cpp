@@ -21,6 +21,7 @@
 #include "backend.hpp"
 #include "ceilings.hpp"
 #include "fomcast/microbench.hpp"
+#include "fomcast/seed.hpp"
 #include "fomcast/store.hpp"
 #include "sysinfo.hpp"
 
@@ -71,6 +72,7 @@ void time_workload(const std::string& name) {
   std::filesystem::create_directories(dir);
   {
     Store store = Store::open((dir / "db").string());
+    seed_if_needed(store);
     const auto w = store.workload(name);
     if (!w) {
       std::printf("no workload %s\n", name.c_str());

@@ -87,10 +87,10 @@ TEST_CASE("bench: a tiny CSV suite on eigen and blas stores a complete measured 
     }
     CHECK(j.at("skipped").empty());
 
-    Store store = Store::open(db);
+    Store store = test::open_seeded(db);
     const auto p = store.platform(platform);
     REQUIRE(p);
-    CHECK(p->origin == "measured");
+    CHECK(to_string(p->origin) == "measured");
     CHECK(p->device_kind == "cpu");
     REQUIRE(p->peak_flop_per_s.count(DType::fp32));
     CHECK(p->peak_flop_per_s.at(DType::fp32).value == doctest::Approx(j.at("peak_gemm_gflops").get<double>() * 1e9));
@@ -111,8 +111,8 @@ TEST_CASE("bench: a tiny CSV suite on eigen and blas stores a complete measured 
     for (const auto& e : table.entries) {
       keys.insert(shape_key(e.shape));
       CHECK(e.method.rfind("bench:" + backend + " median of ", 0) == 0);
-      CHECK(e.precision == "fp32");
-      CHECK(e.mode == "train");
+      CHECK(to_string(e.precision) == "fp32");
+      CHECK(to_string(e.mode) == "train");
       CHECK(e.time_us > 0);
     }
     CHECK(keys == expected_keys());
@@ -138,7 +138,7 @@ TEST_CASE("bench: workload:P1B2 measures the workload's own shapes, sampled unde
     CHECK(j.at("peak_gemm_gflops").get<double>() > 0);
   }
   const auto j = run_json("bench --platform roomy --suite workload:P1B2 --max-seconds 120" + std::string(kQuick), db);
-  Store store = Store::open(db);
+  Store store = test::open_seeded(db);
   const auto w = store.workload("P1B2");
   REQUIRE(w);
   std::set<std::string> op_keys;
@@ -185,7 +185,7 @@ TEST_CASE("bench: fills in a placeholder, protects shipped platforms, follows LD
   ScratchDir dir;
   const std::string db = dir.file("db"), shapes = dir.write("shapes.csv", "kind,m,n,k\ngemm,32,32,32\n");
   {
-    Store store = Store::open(db);
+    Store store = test::open_seeded(db);
     store.ensure_platform("ph");
   }
   // Debian's reference BLAS sits beside OpenBLAS as an alternative; pointing the loader
@@ -209,8 +209,8 @@ TEST_CASE("bench: fills in a placeholder, protects shipped platforms, follows LD
     MESSAGE("no reference BLAS at " << reference << ": LD_LIBRARY_PATH selection not exercised");
   }
   {
-    Store store = Store::open(db);
-    CHECK(store.platform("ph")->origin == "measured");
+    Store store = test::open_seeded(db);
+    CHECK(to_string(store.platform("ph")->origin) == "measured");
     CHECK(store.kernel_entry_count("ph") == 1);
   }
   // A shipped spec is never overwritten silently... (no Store is open here: reading the
@@ -220,12 +220,12 @@ TEST_CASE("bench: fills in a placeholder, protects shipped platforms, follows LD
   CHECK(refused.status == 2);
   CHECK(refused.err.find("--force") != std::string::npos);
   CHECK(file_fingerprint(db) == before);
-  CHECK(Store::open(db).platform("NV_K20X")->origin == "shipped");
+  CHECK(to_string(Store::open(db).platform("NV_K20X")->origin) == "shipped");
   // ... but --force replaces it with measurements.
   const auto forced = run_fomcast("bench --platform NV_K20X --force --backend eigen --shapes '" + shapes + "'" + kQuick, db);
   REQUIRE_MESSAGE(forced.status == 0, forced.err);
   CHECK(forced.out.find("Measured platform 'NV_K20X' with eigen") == 0);
-  CHECK(Store::open(db).platform("NV_K20X")->origin == "measured");
+  CHECK(to_string(Store::open(db).platform("NV_K20X")->origin) == "measured");
 }
 
 TEST_CASE("bench: bad input exits 2 with a clear message and leaves the database unchanged") {

@@ -75,7 +75,7 @@ TEST_CASE("cross-hardware prototype: BERT-small step H100 <-> MI300X") {
   CHECK(bert(true).measured_op_time_s() == doctest::Approx(307.2e-6).epsilon(1e-3));
   CHECK(bert(false).measured_op_time_s() == doctest::Approx(388.34e-6).epsilon(1e-3));
   ScratchDir dir;
-  const Catalog catalog = load_catalog(Store::open(dir.file("x.db")));
+  const Catalog catalog = load_catalog(test::open_seeded(dir.file("x.db")));
   for (const bool from_h100 : {true, false}) {
     const CrossHardware c = validate_cross_hardware(bert(from_h100), bert(!from_h100), catalog);
     MESSAGE(c.from_platform << " -> " << c.to_platform << ": predicted " << c.predicted_pass_s * 1e6

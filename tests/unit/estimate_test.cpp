@@ -19,7 +19,7 @@ namespace {
 // One seeded database for the whole file: the shipped specs and every DeepBench table.
 const Catalog& catalog() {
   static ScratchDir dir;
-  static Catalog c = load_catalog(Store::open(dir.file("catalog.db")));
+  static Catalog c = load_catalog(test::open_seeded(dir.file("catalog.db")));
   return c;
 }
 

@@ -75,7 +75,7 @@ double rel(double actual, double expected) { return std::fabs(actual - expected)
 
 TEST_CASE("every shipped workload is in a new database with batch, samples per epoch and epochs") {
   ScratchDir dir;
-  Store store = Store::open(dir.file("new.db"));
+  Store store = test::open_seeded(dir.file("new.db"));
   for (const auto& name : kShipped) {
     CAPTURE(name);
     const auto w = store.workload(name);

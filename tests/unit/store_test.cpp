@@ -1,10 +1,13 @@
 // The store: round trips of every shape kind, migrations, refusing files that are not
-// fomcast databases, atomic writes, and parallel writers losing nothing.
+// fomcast databases, atomic writes, parallel writers losing nothing, and SQLite's own
+// failures told apart from bad input.
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
+
+#include <sqlite3.h>
 
 #include "fomcast/embedded.hpp"
 #include "fomcast/error.hpp"
@@ -69,11 +72,11 @@ std::size_t user_workloads(const Store& s) {
 
 TEST_CASE("a new database is created, migrated and seeded from the embedded data") {
   ScratchDir dir;
-  Store s = Store::open(dir.file("new.db"));
+  Store s = test::open_seeded(dir.file("new.db"));
   CHECK(s.meta("shipped_data_hash") == embedded_data_hash());
   auto k20x = s.platform("NV_K20X");
   REQUIRE(k20x);
-  CHECK(k20x->origin == "shipped");
+  CHECK(to_string(k20x->origin) == "shipped");
   CHECK(k20x->peak_flop_per_s.at(DType::fp32).value == doctest::Approx(3.95e12));
   REQUIRE(k20x->mem_bw_bytes_per_s);
   CHECK(k20x->mem_bw_bytes_per_s->value == doctest::Approx(250e9));
@@ -83,7 +86,7 @@ TEST_CASE("a new database is created, migrated and seeded from the embedded data
 
 TEST_CASE("workloads round-trip with every shape kind") {
   ScratchDir dir;
-  Store s = Store::open(dir.file("w.db"));
+  Store s = test::open_seeded(dir.file("w.db"));
   const Workload w = sample_workload("roundtrip");
   s.put_workload(w);
   auto back = s.workload("roundtrip");
@@ -115,7 +118,7 @@ TEST_CASE("workloads round-trip with every shape kind") {
 
 TEST_CASE("a failed write inside a transaction leaves nothing behind") {
   ScratchDir dir;
-  Store s = Store::open(dir.file("t.db"));
+  Store s = test::open_seeded(dir.file("t.db"));
   CHECK_THROWS_AS(s.transaction([&] {
     s.put_workload(sample_workload("half"));
     throw InputError("x", "fails midway");
@@ -123,11 +126,12 @@ TEST_CASE("a failed write inside a transaction leaves nothing behind") {
                   InputError);
   CHECK(!s.workload("half"));
   // A kernel entry with a non-positive time is refused and rolls back the whole batch.
-  KernelEntry good{OpKind::gemm, GemmShape{64, 64, 64}, DType::fp32, "fp32", "train", 10, 0, "test", "t"};
+  KernelEntry good{OpKind::gemm, GemmShape{64, 64, 64}, DType::fp32, KernelPrecision::fp32, KernelMode::train, 10, 0,
+                   "test", "t"};
   KernelEntry bad = good;
   bad.shape = GemmShape{128, 64, 64};
   bad.time_us = 0;
-  CHECK_THROWS_AS(s.put_kernel_entries("NV_K20X", {good, bad}, "imported"), InputError);
+  CHECK_THROWS_AS(s.put_kernel_entries("NV_K20X", {good, bad}, TableOrigin::imported), InputError);
   CHECK(s.kernel_table("NV_K20X").entries.empty());
 }
 
@@ -162,13 +166,13 @@ TEST_CASE("parallel writers in separate processes all land") {
     if (pid == 0) {
       int rc = 0;
       try {
-        Store s = Store::open(db);  // first-open races included: several may create at once
+        Store s = test::open_seeded(db);  // first-open races included: several may create at once
         for (int i = 0; i < kEach; ++i)
           s.put_workload(sample_workload("w" + std::to_string(p) + "_" + std::to_string(i)));
         s.put_kernel_entries("bench" + std::to_string(p),
-                             {KernelEntry{OpKind::gemm, GemmShape{p + 1, 8, 8}, DType::fp32, "fp32", "train", 1.0, 0,
-                                          "t", "t"}},
-                             "measured");
+                             {KernelEntry{OpKind::gemm, GemmShape{p + 1, 8, 8}, DType::fp32, KernelPrecision::fp32,
+                                          KernelMode::train, 1.0, 0, "t", "t"}},
+                             TableOrigin::measured);
       } catch (...) {
         rc = 1;
       }
@@ -182,17 +186,51 @@ TEST_CASE("parallel writers in separate processes all land") {
     CHECK(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 0);
   }
-  Store s = Store::open(db);
+  Store s = test::open_seeded(db);
   CHECK(user_workloads(s) == kWriters * kEach);
   for (int p = 0; p < kWriters; ++p) CHECK(s.kernel_entry_count("bench" + std::to_string(p)) == 1);
 }
 
 TEST_CASE("a placeholder platform is created for an unknown name and reported as such") {
   ScratchDir dir;
-  Store s = Store::open(dir.file("pl.db"));
+  Store s = test::open_seeded(dir.file("pl.db"));
   Platform p = s.ensure_platform("MyCluster");
   CHECK(p.placeholder());
   CHECK(s.platform("MyCluster")->placeholder());
   // ensure_platform never overwrites an existing one.
-  CHECK(s.ensure_platform("NV_K20X").origin == "shipped");
+  CHECK(to_string(s.ensure_platform("NV_K20X").origin) == "shipped");
+}
+
+TEST_CASE("an SQLite failure the file does not explain is an internal error (exit 3), not bad input") {
+  ScratchDir dir;
+  const std::string db = dir.file("broken.db");
+  {
+    Store s = test::open_seeded(db);
+    CHECK(s.fom_records().empty());
+  }
+  // A fomcast database that lost a table: the statements that read it no longer prepare.
+  sqlite3* raw = nullptr;
+  REQUIRE(sqlite3_open(db.c_str(), &raw) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(raw, "DROP TABLE fom_records", nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(raw);
+  {
+    Store s = Store::open(db);
+    CHECK_THROWS_AS(s.fom_records(), StoreError);
+    try {
+      s.fom_records();
+    } catch (const InputError&) {
+      FAIL("a failed prepare reported as bad input");
+    } catch (const StoreError& e) {
+      CHECK(e.path == db);
+      CHECK(std::string(e.what()).find("preparing a query") != std::string::npos);
+    }
+  }
+  const auto r = fomcast::test::run_fomcast("history", db);
+  CHECK(r.status == 3);
+  CHECK(r.err.find("fomcast: internal error: ") == 0);
+  // Bad input stays exit 2: a file that is not a database at all.
+  const std::string garbage = dir.write("garbage.db", std::string(5000, 'x'));
+  const auto g = fomcast::test::run_fomcast("history", garbage);
+  CHECK(g.status == 2);
+  CHECK(g.err.find("not a fomcast database") != std::string::npos);
 }

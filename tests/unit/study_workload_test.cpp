@@ -72,7 +72,7 @@ struct TestDb {
   ScratchDir dir;
   std::string path = dir.file("study.db");
   TestDb() {
-    Store store = Store::open(path);
+    Store store = test::open_seeded(path);
     store.transaction([&] {
       for (const char* name : {"P1B1", "P1B2"}) store.put_workload(dense_workload(name));
     });
@@ -91,7 +91,7 @@ std::string study_text(const json& problems) {
 
 TEST_CASE("roll-up: ceil(samples / batch) passes per epoch, epochs per run, runs per day on the nodes") {
   TestDb db;
-  Store store = Store::open(db.path);
+  Store store = test::open_seeded(db.path);
   const Catalog cat = load_catalog(store);
   const Workload w = *store.workload("P1B1");
   // workloads.json: P1B1 batch 100, 2700 training samples, 100 epochs -> 27 passes/epoch.
@@ -134,7 +134,7 @@ TEST_CASE("roll-up: ceil(samples / batch) passes per epoch, epochs per run, runs
 
 TEST_CASE("uncertainty: summed within a method, root-sum-square across methods") {
   TestDb db;
-  Store store = Store::open(db.path);
+  Store store = test::open_seeded(db.path);
   const Catalog cat = load_catalog(store);
   const PassEstimate p = estimate_pass(*store.workload("P1B1"), "NV_V100", cat);
   std::map<Method, double> sigma;
@@ -147,7 +147,7 @@ TEST_CASE("uncertainty: summed within a method, root-sum-square across methods")
 
 TEST_CASE("a study of workload problems: each side estimated, ratios and FOM from the estimates") {
   TestDb db;
-  Store store = Store::open(db.path);
+  Store store = test::open_seeded(db.path);
   const Catalog cat = load_catalog(store);
   const Study s = parse_study(study_text(json::array({{{"name", "P1B1"}, {"workload", "P1B1"}},
                                                      {{"name", "P1B2"}, {"workload", "P1B2"}, {"epochs", 20}}})),
@@ -179,7 +179,7 @@ TEST_CASE("a study of workload problems: each side estimated, ratios and FOM fro
 
 TEST_CASE("a measured baseline time calibrates a workload problem") {
   TestDb db;
-  Store store = Store::open(db.path);
+  Store store = test::open_seeded(db.path);
   const Catalog cat = load_catalog(store);
   const Study s = parse_study(
       study_text(json::array({{{"name", "P1B2"}, {"workload", "P1B2"}, {"epochs", 20}, {"baseline_epoch_s", 4.5}}})),
@@ -265,7 +265,7 @@ TEST_CASE("the shipped CANDLE study names every CANDLE benchmark, Titan as the b
   CHECK(names == benchmarks);
   // Its target is a shipped platform with figures, so its estimates can be made.
   ScratchDir dir;
-  Store store = Store::open(dir.file("t.db"));
+  Store store = test::open_seeded(dir.file("t.db"));
   auto target = store.platform(s.target.platform);
   REQUIRE(target);
   CHECK(!target->peak_flop_per_s.empty());

@@ -11,6 +11,8 @@
 
 #include <doctest/doctest.h>
 
+#include "fomcast/seed.hpp"
+
 namespace fomcast::test {
 
 namespace fs = std::filesystem;
@@ -39,6 +41,12 @@ std::string slurp(const std::string& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+Store open_seeded(const std::string& path) {
+  Store store = Store::open(path);
+  seed_if_needed(store);
+  return store;
 }
 
 RunResult run_fomcast(const std::string& args, const std::string& db) {

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <string>
 
+#include "fomcast/store.hpp"
+
 namespace fomcast::test {
 
 // A fresh directory under the system temp dir, removed when the object goes.
@@ -30,6 +32,8 @@ RunResult run_fomcast(const std::string& args, const std::string& db = "");
 std::string source_path(const std::string& rel);  // under the repository root
 std::string shared_path(const std::string& rel);  // under ../shared; fails the test if absent
 std::string slurp(const std::string& path);
+// Opens a database as every command does: Store::open, then the shipped data if missing.
+Store open_seeded(const std::string& path);
 // Fingerprint of a database's bytes (main file and WAL), to prove it was left untouched.
 std::string file_fingerprint(const std::string& path);
 

@@ -25,7 +25,7 @@ TEST_CASE("error statistics") {
 
 TEST_CASE("leave-one-out: median error within 15% on every DeepBench platform") {
   ScratchDir dir;
-  const Catalog catalog = load_catalog(Store::open(dir.file("v.db")));
+  const Catalog catalog = load_catalog(test::open_seeded(dir.file("v.db")));
   const LooReport r = validate_leave_one_out(catalog);
   CHECK(r.platforms.size() == 14);  // every DeepBench platform has a table
   for (const auto& p : r.platforms) {

@@ -79,7 +79,7 @@ struct BenchKernel {
   OpKind kind = OpKind::gemm;  // gemm, batched_gemm, conv, optimizer (an Adam update)
   OpShape shape;               // GemmShape, ConvShape, TensorShape (optimizer)
   DType dtype = DType::fp32;
-  std::string mode = "train";  // train or inference, as DeepBench tables say
+  KernelMode mode = KernelMode::train;  // as DeepBench tables say
   double calls = 0;            // calls per pass (workload suites): ranks kernels when a budget forces sampling
   std::string origin;          // "gemm_problems.csv line 12", "P1B1 op 3", "shapes.csv line 4"
 };

@@ -1,4 +1,4 @@
-// A strict RFC 4180 CSV reader for kernel tables and shape lists (model's import-bench,
+// A strict RFC 4180 CSV reader for kernel tables and shape lists (tables/' import-bench,
 // microbench's suites): quoted fields may hold commas, quotes and newlines; every record
 // remembers the line it started on, so an error can name it.
 #pragma once

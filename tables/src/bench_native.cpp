@@ -10,8 +10,8 @@
 //         hstride, dilation_w, dilation_h, groups, direction=forward|backward_data|backward_filter]
 //   rnn: cell, hidden, batch, timesteps [input, direction=forward|backward]
 //   allreduce, allgather, reduce_scatter, broadcast, ...: bytes, ranks
-// Optional everywhere: platform, precision (default: the dtype's name), mode (default
-// train), spread (relative), note.
+// Optional everywhere: platform, precision (a dtype's name or a DeepBench label; default: the
+// dtype's name), mode (default train), spread (relative), note.
 #include "bench_rows.hpp"
 #include "fomcast/error.hpp"
 
@@ -89,10 +89,21 @@ BenchRows read_native_rows(const CsvTable& t, std::string_view default_platform)
     e.dtype = *d;
     // A DeepBench precision label given as the dtype stays the label (fp16_mixed says
     // tensor cores, fp16_io_fp32_math says fp32 math).
-    const bool label = dtype == "fp16_mixed" || dtype == "fp16_io_fp32_math";
-    e.precision = !t.empty(r, "precision") ? t.text(r, "precision") : label ? dtype : std::string(to_string(*d));
-    e.mode = t.empty(r, "mode") ? "train" : t.text(r, "mode");
-    if (e.mode != "train" && e.mode != "inference") t.fail(r, "mode", "expected train or inference, got '" + e.mode + "'");
+    const auto label = parse_kernel_precision(dtype);
+    if (!t.empty(r, "precision")) {
+      const std::string precision = t.text(r, "precision");
+      const auto known = parse_kernel_precision(precision);
+      if (!known) t.fail(r, "precision", "unknown precision '" + precision + "' (" + kernel_precision_names() + ")");
+      e.precision = *known;
+    } else if (label == KernelPrecision::fp16_mixed || label == KernelPrecision::fp16_io_fp32_math) {
+      e.precision = *label;
+    } else {
+      e.precision = *precision_of(*d);
+    }
+    const std::string mode = t.empty(r, "mode") ? "train" : t.text(r, "mode");
+    const auto known_mode = parse_kernel_mode(mode);
+    if (!known_mode) t.fail(r, "mode", "expected train or inference, got '" + mode + "'");
+    e.mode = *known_mode;
     e.time_us = t.positive(r, "time_us");
     e.spread = t.optional_positive(r, "spread", true).value_or(0);
     e.method = "imported";

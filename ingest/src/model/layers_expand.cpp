@@ -1,8 +1,11 @@
-// The layer-list driver: reads the model's top-level fields and inputs, wires the layers
-// into a graph (each reads the previous layer, or the layers and inputs it names), infers
-// shapes, decides which tensors need a gradient, has every layer emit its operations, adds
-// the loss and one optimizer update per parameter tensor, merges identical operations and
-// sums up parameters, MACs and memory. See docs/model-format.md.
+// The layer-list driver, in stages (expand_model_document runs them in order): reads the
+// model's top-level fields (read_top_level) and inputs, wires the layers into a graph, each
+// reading the previous layer or the layers and inputs it names, and infers shapes
+// (wire_layers); decides which tensors need a gradient and has every layer emit its
+// operations (emit_layers); adds the loss (emit_loss), orders the pass (pass_in_order), adds
+// one optimizer update per parameter tensor (add_optimizer_updates), merges identical
+// operations (aggregate) and sums up parameters, MACs and memory (sum_up, add_notes). See
+// docs/model-format.md.
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -211,8 +214,8 @@ Node read_layer(const json& j, std::size_t index, Graph& g, std::string_view fil
   return n;
 }
 
-// Identical operations (same name, kind, shape, element type, phase and costs) become one
-// with the counts added, in order of first appearance.
+// Stage 7: identical operations (same name, kind, shape, element type, phase and costs)
+// become one with the counts added, in order of first appearance.
 std::vector<Op> aggregate(std::vector<Op> ops) {
   std::vector<Op> out;
   std::map<std::string, std::size_t> seen;
@@ -235,14 +238,16 @@ std::string mib(double bytes) {
   return buf;
 }
 
-}  // namespace
-}  // namespace layers
+// The model's own settings, read with its top-level fields.
+struct ModelSettings {
+  OptimizerSpec optimizer;
+  DType dtype = DType::fp32;
+  std::string loss;  // "" when the file names none
+};
 
-ExpandedModel expand_model_document(const nlohmann::json& doc, std::string_view file) {
-  using namespace layers;
-  Fields top(doc, "", file);
-  ExpandedModel result;
-  Workload& w = result.workload;
+// Stage 1: the model's top-level fields (name, notes, batch and epoch sizes, optimizer,
+// element type, loss) into the workload and the settings the later stages need.
+ModelSettings read_top_level(Fields& top, Workload& w, std::string_view file) {
   w.name = top.string_or("name", "");
   w.origin = "model";
   w.source = std::string(file);
@@ -259,20 +264,26 @@ ExpandedModel expand_model_document(const nlohmann::json& doc, std::string_view 
   if (w.batch_size > kMaxBatch) top.fail("batch_size", "a batch of more than " + std::to_string(kMaxBatch) + " samples");
   w.samples_per_epoch = top.non_negative_or("samples_per_epoch", 0);
   w.epochs = top.non_negative_or("epochs", 0);
-  const OptimizerSpec opt = optimizer_spec(top);
-  result.optimizer = opt.name;
+  ModelSettings settings;
+  settings.optimizer = optimizer_spec(top);
   const std::string dtype_name = top.string_or("dtype", "fp32");
   const auto dtype = parse_dtype(dtype_name);
   if (!dtype || *dtype == DType::boolean || *dtype == DType::unknown) top.fail("dtype", "unknown element type '" + dtype_name + "'");
-  const std::string loss = top.string_or("loss", "");
-  if (!loss.empty() && std::find(kLosses.begin(), kLosses.end(), loss) == kLosses.end()) {
+  settings.dtype = *dtype;
+  settings.loss = top.string_or("loss", "");
+  if (!settings.loss.empty() && std::find(kLosses.begin(), kLosses.end(), settings.loss) == kLosses.end()) {
     std::string known;
     for (const char* l : kLosses) known += (known.empty() ? "" : ", ") + std::string(l);
-    top.fail("loss", "unknown loss '" + loss + "' (known: " + known + ")");
+    top.fail("loss", "unknown loss '" + settings.loss + "' (known: " + known + ")");
   }
+  return settings;
+}
 
+// Stage 2: the model's inputs and its layers wired into a graph, each layer reading the
+// previous one or the layers and inputs it names, with its output shape inferred.
+Graph wire_layers(Fields& top, int64_t samples_per_epoch, std::string_view file) {
   Graph g;
-  read_inputs(top, g, w.samples_per_epoch, file);
+  read_inputs(top, g, samples_per_epoch, file);
   const json* layer_list = top.raw("layers");
   if (!layer_list) top.fail("layers", "required field is missing");
   if (!layer_list->is_array() || layer_list->empty()) top.fail("layers", "expected a non-empty array of layers");
@@ -285,57 +296,77 @@ ExpandedModel expand_model_document(const nlohmann::json& doc, std::string_view 
     g.nodes.push_back(std::move(n));
     g.add_tensor(std::move(out));
   }
+  return g;
+}
 
-  // Which weights train and which tensors need a gradient: none for the model's inputs, so
-  // the first layer (and anything fed only by inputs) computes no data gradient.
-  auto trains = [&](const Node& n) {
-    const Node& owner = n.shares >= 0 ? g.nodes[static_cast<std::size_t>(n.shares)] : n;
-    if (!n.trainable || !owner.trainable) return false;
-    return std::any_of(owner.params.begin(), owner.params.end(), [](const ParamTensor& p) { return p.trainable; });
-  };
+// Whether a layer's weights train: its own flag, its weights' owner's, and a trainable
+// parameter tensor to train.
+bool trains(const Graph& g, const Node& n) {
+  const Node& owner = n.shares >= 0 ? g.nodes[static_cast<std::size_t>(n.shares)] : n;
+  if (!n.trainable || !owner.trainable) return false;
+  return std::any_of(owner.params.begin(), owner.params.end(), [](const ParamTensor& p) { return p.trainable; });
+}
+
+// Stage 3: which tensors need a gradient (none for the model's inputs, so the first layer,
+// and anything fed only by inputs, computes no data gradient) and every layer's forward and
+// backward operations, in layer order.
+Emitter emit_layers(Graph& g, DType dtype, int64_t batch) {
   Emitter e;
-  e.batch = w.batch_size;
-  e.dtype = *dtype;
-  e.elem_bytes = dtype_bytes(*dtype);
+  e.batch = batch;
+  e.dtype = dtype;
+  e.elem_bytes = dtype_bytes(dtype);
   for (const auto& t : g.tensors)
-    if (t.producer < 0) e.kept_elements += double(w.batch_size) * double(product(t.shape));
+    if (t.producer < 0) e.kept_elements += double(batch) * double(product(t.shape));
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     Node& n = g.nodes[i];
     e.share = n.share;
     e.input_grad = std::any_of(n.inputs.begin(), n.inputs.end(),
                                [&](int t) { return g.tensors[static_cast<std::size_t>(t)].needs_grad; });
-    e.weight_grad = trains(n);
+    e.weight_grad = trains(g, n);
     e.begin_node();
     n.kind->emit(e, n);
-    n.macs = e.node_macs / double(w.batch_size);
+    n.macs = e.node_macs / double(batch);
     g.tensors[static_cast<std::size_t>(g.by_name.at(n.name))].needs_grad = e.input_grad || e.weight_grad;
   }
-  // The loss on every output (a layer nobody reads): forward reduction, backward dY.
-  std::vector<Op> loss_backward;
-  if (!loss.empty()) {
-    for (const auto& t : g.tensors) {
-      if (t.producer < 0 || t.consumed) continue;
-      e.share = t.share;
-      const Shape y = batched(e, t.shape);
-      const Shape target = loss == "sparse_categorical_crossentropy" ? Shape(y.begin(), y.end() - 1) : y;
-      e.fwd(e.make("loss." + loss, OpKind::reduction, TensorShape{{y, target}}, Phase::forward), 0);
-      if (t.needs_grad)
-        loss_backward.push_back(
-            e.make("loss." + loss + ".grad", OpKind::elementwise, TensorShape{{y, target}}, Phase::backward));
-    }
-  }
+  return e;
+}
 
+// Stage 4: the loss on every output (a layer nobody reads): its forward reduction joins the
+// forward ops; its backward dY ops are returned, to run before the layers' backward ops.
+std::vector<Op> emit_loss(Emitter& e, const Graph& g, const std::string& loss) {
+  std::vector<Op> loss_backward;
+  if (loss.empty()) return loss_backward;
+  for (const auto& t : g.tensors) {
+    if (t.producer < 0 || t.consumed) continue;
+    e.share = t.share;
+    const Shape y = batched(e, t.shape);
+    const Shape target = loss == "sparse_categorical_crossentropy" ? Shape(y.begin(), y.end() - 1) : y;
+    e.fwd(e.make("loss." + loss, OpKind::reduction, TensorShape{{y, target}}, Phase::forward), 0);
+    if (t.needs_grad)
+      loss_backward.push_back(
+          e.make("loss." + loss + ".grad", OpKind::elementwise, TensorShape{{y, target}}, Phase::backward));
+  }
+  return loss_backward;
+}
+
+// Stage 5: the pass in execution order: forward, the loss's backward, then the layers'
+// backward ops with layers and their primitives in reverse.
+std::vector<Op> pass_in_order(Emitter& e, const std::vector<Op>& loss_backward) {
   std::vector<Op> ops = std::move(e.forward);
   ops.insert(ops.end(), loss_backward.begin(), loss_backward.end());
   for (auto node = e.backward.rbegin(); node != e.backward.rend(); ++node)
     for (auto group = node->rbegin(); group != node->rend(); ++group) ops.insert(ops.end(), group->begin(), group->end());
+  return ops;
+}
 
-  // One update per trainable parameter tensor, by the layer that owns it (a layer reusing
-  // another's weights owns only its extras, such as a tied LM head's bias).
-  ModelStats stats;
+// Stage 6: one optimizer update per trainable parameter tensor, by the layer that owns it
+// (a layer reusing another's weights owns only its extras, such as a tied LM head's bias).
+// Counts every parameter into stats.params; returns the trainable ones.
+int64_t add_optimizer_updates(std::vector<Op>& ops, Emitter& e, const Graph& g, const OptimizerSpec& opt,
+                              ModelStats& stats) {
   int64_t trainable = 0;
   for (const auto& n : g.nodes) {
-    const bool train = trains(n);
+    const bool train = trains(g, n);
     for (const auto& p : n.params) {
       stats.params += p.elements();
       if (!train || !p.trainable) continue;
@@ -346,13 +377,15 @@ ExpandedModel expand_model_document(const nlohmann::json& doc, std::string_view 
                            (3 + 2 * opt.states) * elems * e.elem_bytes, opt.flops_per_element * elems));
     }
   }
-  w.ops = aggregate(std::move(ops));
+  return trainable;
+}
 
-  int shared_layers = 0, partial_layers = 0;
+// Stage 8: the layers as the expansion saw them, and the model's parameters, MACs and
+// memory (weights, gradients, optimizer state, kept activations).
+void sum_up(ExpandedModel& result, const Graph& g, const Emitter& e, const OptimizerSpec& opt, ModelStats stats,
+            int64_t trainable) {
   for (const auto& n : g.nodes) {
     stats.forward_macs += n.macs;
-    shared_layers += n.shares >= 0;
-    partial_layers += n.share < 1;
     LayerSummary s{n.name, n.type, n.in, n.out, 0, 0, n.macs, n.share, ""};
     for (const auto& p : n.params) {
       s.params += p.elements();
@@ -365,9 +398,18 @@ ExpandedModel expand_model_document(const nlohmann::json& doc, std::string_view 
   stats.gradients_bytes = double(trainable) * e.elem_bytes;
   stats.optimizer_bytes = double(trainable) * opt.states * e.elem_bytes;
   stats.activations_bytes = e.kept_elements * e.elem_bytes;
-  w.model = stats;
-  w.events = static_cast<int64_t>(g.nodes.size());
+  result.workload.model = stats;
+  result.workload.events = static_cast<int64_t>(g.nodes.size());
+}
 
+// Stage 9: the notes that say what the pass assumed.
+void add_notes(Workload& w, const Graph& g, const OptimizerSpec& opt) {
+  const ModelStats& stats = *w.model;
+  int shared_layers = 0, partial_layers = 0;
+  for (const auto& n : g.nodes) {
+    shared_layers += n.shares >= 0;
+    partial_layers += n.share < 1;
+  }
   w.notes.push_back("analytic pass from a layer list (" + std::to_string(g.nodes.size()) +
                     " layers): forward, backward (data and weight gradients; no data gradient into the model's "
                     "inputs), one " + opt.name + " update per parameter tensor (" + std::to_string(opt.states) +
@@ -384,6 +426,27 @@ ExpandedModel expand_model_document(const nlohmann::json& doc, std::string_view 
     w.notes.push_back(std::to_string(partial_layers) +
                       " layer(s) run in only a share of the passes (inputs with their own samples_per_epoch): "
                       "their ops have counts below 1");
+}
+
+}  // namespace
+}  // namespace layers
+
+ExpandedModel expand_model_document(const nlohmann::json& doc, std::string_view file) {
+  using namespace layers;
+  Fields top(doc, "", file);
+  ExpandedModel result;
+  Workload& w = result.workload;
+  const ModelSettings settings = read_top_level(top, w, file);
+  result.optimizer = settings.optimizer.name;
+  Graph g = wire_layers(top, w.samples_per_epoch, file);
+  Emitter e = emit_layers(g, settings.dtype, w.batch_size);
+  const std::vector<Op> loss_backward = emit_loss(e, g, settings.loss);
+  std::vector<Op> ops = pass_in_order(e, loss_backward);
+  ModelStats stats;
+  const int64_t trainable = add_optimizer_updates(ops, e, g, settings.optimizer, stats);
+  w.ops = aggregate(std::move(ops));  // stage 7: identical operations merged
+  sum_up(result, g, e, settings.optimizer, stats, trainable);
+  add_notes(w, g, settings.optimizer);
   return result;
 }
 

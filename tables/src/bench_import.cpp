@@ -24,7 +24,8 @@ std::vector<KernelEntry> merge_duplicates(std::vector<KernelEntry> entries, int6
   std::vector<KernelEntry> out;
   std::vector<std::vector<double>> times;
   for (auto& e : entries) {
-    const std::string key = shape_key(e.shape) + "|" + e.precision + "|" + e.mode;
+    const std::string key =
+        shape_key(e.shape) + "|" + std::string(to_string(e.precision)) + "|" + std::string(to_string(e.mode));
     auto [it, fresh] = slot.emplace(key, out.size());
     if (fresh) {
       times.push_back({e.time_us});
@@ -74,16 +75,6 @@ int64_t BenchImport::entries() const {
   int64_t n = 0;
   for (const auto& [p, es] : by_platform) n += static_cast<int64_t>(es.size());
   return n;
-}
-
-DType precision_dtype(std::string_view precision) {
-  if (precision == "fp16_mixed" || precision == "fp16_io_fp32_math") return DType::fp16;
-  return parse_dtype(precision).value_or(DType::unknown);
-}
-
-DType precision_math_dtype(std::string_view precision) {
-  if (precision == "fp16_io_fp32_math") return DType::fp32;
-  return precision_dtype(precision);
 }
 
 BenchImport read_bench_csv(std::string_view text, std::string_view file, BenchFormat format, std::string_view platform) {

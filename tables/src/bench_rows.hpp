@@ -1,5 +1,5 @@
 // The row readers behind read_bench_csv: one per file family, each turning a checked CSV
-// table into (platform, entry) pairs. Private to model/.
+// table into (platform, entry) pairs. Private to tables/.
 #pragma once
 
 #include <map>

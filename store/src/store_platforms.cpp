@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fomcast/error.hpp"
+#include "fomcast/json_forms.hpp"
 #include "fomcast/store.hpp"
 #include "sqlite_statement.hpp"
 
@@ -15,7 +16,9 @@ Platform platform_from_row(const Statement& s, const std::string& path) {
   const std::string name = s.text_at(0);
   try {
     Platform p = platform_from_json(json::parse(s.text_at(2)), path + " (platform " + name + ")");
-    p.origin = s.text_at(1);
+    const auto origin = parse_platform_origin(s.text_at(1));
+    if (!origin) throw InputError(path, "stored origin '" + s.text_at(1) + "' is unknown", 0, -1, "platforms." + name);
+    p.origin = *origin;
     return p;
   } catch (const json::exception& e) {
     throw InputError(path, std::string("stored spec is corrupt: ") + e.what(), 0, -1, "platforms." + name);
@@ -46,8 +49,8 @@ void Store::put_platform(const Platform& p) {
                 "ON CONFLICT(name) DO UPDATE SET origin = excluded.origin, spec_json = excluded.spec_json, "
                 "updated_at = excluded.updated_at",
                 path_);
-    s.bind(1, p.name).bind(2, p.origin.empty() ? "user" : p.origin).bind(3, platform_to_json(p).dump());
-    s.bind(4, detail::utc_now()).run();
+    s.bind(1, p.name).bind(2, to_string(p.origin)).bind(3, platform_to_json(p).dump());
+    s.bind(4, utc_now()).run();
   });
 }
 
@@ -55,7 +58,7 @@ Platform Store::ensure_platform(std::string_view name) {
   if (auto p = platform(name)) return *p;
   Platform p;
   p.name = std::string(name);
-  p.origin = "placeholder";
+  p.origin = PlatformOrigin::placeholder;
   p.description = "unmeasured placeholder: run `fomcast bench --platform " + p.name + "` or import a spec";
   put_platform(p);
   return p;
@@ -79,8 +82,14 @@ KernelTable Store::kernel_table(std::string_view platform) const {
                        "kernel_entries of " + std::string(platform));
     }
     e.dtype = parse_dtype(s.text_at(2)).value_or(DType::unknown);
-    e.precision = s.text_at(3);
-    e.mode = s.text_at(4);
+    const auto precision = parse_kernel_precision(s.text_at(3));
+    const auto mode = parse_kernel_mode(s.text_at(4));
+    if (!precision || !mode)
+      throw InputError(path_, "stored kernel entry is corrupt: unknown precision '" + s.text_at(3) + "' or mode '" +
+                                  s.text_at(4) + "'",
+                       0, -1, "kernel_entries of " + std::string(platform));
+    e.precision = *precision;
+    e.mode = *mode;
     e.time_us = s.double_at(5);
     e.spread = s.double_at(6);
     e.method = s.text_at(7);
@@ -91,12 +100,12 @@ KernelTable Store::kernel_table(std::string_view platform) const {
 }
 
 void Store::put_kernel_entries(std::string_view platform, const std::vector<KernelEntry>& entries,
-                               std::string_view origin) {
+                               TableOrigin origin) {
   transaction([&] {
     const Platform p = ensure_platform(platform);
     Statement id(db_, "SELECT id FROM platforms WHERE name = ?1", path_);
     id.bind(1, p.name);
-    if (!id.step()) throw InputError(path_, "platform vanished during write", 0, -1, p.name);
+    if (!id.step()) throw StoreError(path_, "platform " + p.name + " vanished during write");
     const int64_t platform_id = id.int_at(0);
     Statement ins(db_,
                   "INSERT INTO kernel_entries(platform_id, origin, kind, key, shape_json, dtype, precision, mode, "
@@ -108,20 +117,21 @@ void Store::put_kernel_entries(std::string_view platform, const std::vector<Kern
     for (const auto& e : entries) {
       if (!(e.time_us > 0))
         throw InputError(path_, "kernel time must be positive", 0, -1, shape_key(e.shape));
-      ins.bind(1, platform_id).bind(2, origin).bind(3, to_string(e.kind)).bind(4, shape_key(e.shape));
-      ins.bind(5, shape_to_json(e.shape).dump()).bind(6, to_string(e.dtype)).bind(7, e.precision).bind(8, e.mode);
+      ins.bind(1, platform_id).bind(2, to_string(origin)).bind(3, to_string(e.kind)).bind(4, shape_key(e.shape));
+      ins.bind(5, shape_to_json(e.shape).dump()).bind(6, to_string(e.dtype)).bind(7, to_string(e.precision));
+      ins.bind(8, to_string(e.mode));
       ins.bind(9, e.time_us).bind(10, e.spread).bind(11, e.method).bind(12, e.provenance);
       ins.run();
     }
   });
 }
 
-void Store::delete_kernel_entries(std::string_view platform, std::string_view origin) {
+void Store::delete_kernel_entries(std::string_view platform, TableOrigin origin) {
   transaction([&] {
     Statement s(db_,
                 "DELETE FROM kernel_entries WHERE origin = ?2 AND platform_id = (SELECT id FROM platforms WHERE name = ?1)",
                 path_);
-    s.bind(1, platform).bind(2, origin).run();
+    s.bind(1, platform).bind(2, to_string(origin)).run();
   });
 }
 

@@ -1,5 +1,5 @@
-// A prepared statement that finalizes itself and turns SQLite failures into InputError
-// naming the database file. Private to the store.
+// A prepared statement that finalizes itself and turns SQLite failures into InputError or
+// StoreError naming the database file. Private to the store.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +11,13 @@
 
 namespace fomcast::detail {
 
-[[noreturn]] void throw_sqlite(sqlite3* db, const std::string& path, std::string_view what);
+// Whether an SQLite result code puts the fault in the file (not a database, corrupt,
+// unreadable or read-only, a row the schema refuses) rather than in fomcast or the system.
+bool is_bad_input(int rc);
+// Throws what an SQLite result code calls for, naming the file: InputError for bad input,
+// StoreError for everything else. The message is `what: <SQLite's own message>`.
+[[noreturn]] void throw_sqlite(int rc, const std::string& path, const std::string& message);
+[[noreturn]] void throw_sqlite(sqlite3* db, int rc, const std::string& path, std::string_view what);
 
 class Statement {
  public:
@@ -42,8 +48,5 @@ class Statement {
   sqlite3_stmt* stmt_ = nullptr;
   const std::string& path_;
 };
-
-// Current time as ISO 8601 UTC, the form every timestamp in the store uses.
-std::string utc_now();
 
 }  // namespace fomcast::detail

@@ -2,7 +2,7 @@
 // entries. A training conv row is three kernels (forward, backward-data, backward-filter),
 // an RNN row two (forward, backward); every entry keeps the workbook, sheet and row it
 // came from.
-#include <set>
+#include <algorithm>
 
 #include "bench_rows.hpp"
 #include "fomcast/error.hpp"
@@ -10,29 +10,37 @@
 namespace fomcast::detail {
 namespace {
 
-const std::set<std::string> kPrecisions = {"fp32", "fp16_mixed", "fp16_io_fp32_math", "int8"};
+// The precisions DeepBench publishes results for.
+constexpr KernelPrecision kPrecisions[] = {KernelPrecision::fp32, KernelPrecision::fp16_mixed,
+                                           KernelPrecision::fp16_io_fp32_math, KernelPrecision::int8};
 
 struct Common {
-  std::string platform, mode, precision, provenance, method;
+  std::string platform, provenance, method;
+  KernelMode mode = KernelMode::train;
+  KernelPrecision precision = KernelPrecision::fp32;
 };
 
 Common common(const CsvTable& t, std::size_t row, BenchRows& out) {
   Common c;
   c.platform = t.text(row, "platform");
   if (c.platform.empty()) t.fail(row, "platform", "missing value");
-  c.mode = t.text(row, "mode");
-  if (c.mode != "train" && c.mode != "inference") t.fail(row, "mode", "expected train or inference, got '" + c.mode + "'");
-  c.precision = t.text(row, "precision");
-  if (!kPrecisions.count(c.precision))
-    t.fail(row, "precision", "expected fp32, fp16_mixed, fp16_io_fp32_math or int8, got '" + c.precision + "'");
+  const std::string mode = t.text(row, "mode");
+  const auto known_mode = parse_kernel_mode(mode);
+  if (!known_mode) t.fail(row, "mode", "expected train or inference, got '" + mode + "'");
+  c.mode = *known_mode;
+  const std::string precision = t.text(row, "precision");
+  const auto known_precision = parse_kernel_precision(precision);
+  if (!known_precision || std::find(std::begin(kPrecisions), std::end(kPrecisions), *known_precision) == std::end(kPrecisions))
+    t.fail(row, "precision", "expected fp32, fp16_mixed, fp16_io_fp32_math or int8, got '" + precision + "'");
+  c.precision = *known_precision;
   c.provenance = t.file() + " line " + std::to_string(t.line(row));
   if (!t.empty(row, "source_file")) {
     c.provenance += "; " + t.text(row, "source_file");
     if (!t.empty(row, "sheet")) c.provenance += " sheet '" + t.text(row, "sheet") + "'";
     if (!t.empty(row, "sheet_row")) c.provenance += " row " + t.text(row, "sheet_row");
   }
-  c.method = "DeepBench published result (" + c.mode + (t.empty(row, "deployment") ? "" : " " + t.text(row, "deployment")) +
-             ", " + c.precision + ")";
+  c.method = "DeepBench published result (" + mode + (t.empty(row, "deployment") ? "" : " " + t.text(row, "deployment")) +
+             ", " + precision + ")";
   if (!out.described.count(c.platform)) {
     Platform p;
     p.name = c.platform;

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fomcast/error.hpp"
+#include "fomcast/json_forms.hpp"
 #include "fomcast/store.hpp"
 #include "sqlite_statement.hpp"
 
@@ -88,6 +89,8 @@ std::optional<Workload> Store::workload(std::string_view name) const {
       op.bytes = ops.double_at(8);
       w.ops.push_back(std::move(op));
     }
+  } catch (const StoreError&) {
+    throw;  // SQLite failing is not the stored workload's fault
   } catch (const std::exception& e) {
     throw InputError(path_, std::string("stored workload is corrupt: ") + e.what(), 0, -1,
                      "workloads." + std::string(name));
@@ -104,7 +107,7 @@ void Store::put_workload(const Workload& w, bool shipped) {
                   "INSERT INTO workloads(name, origin, shipped, meta_json, updated_at) VALUES(?1, ?2, ?3, ?4, ?5)",
                   path_);
     ins.bind(1, w.name).bind(2, w.origin).bind(3, int64_t{shipped ? 1 : 0}).bind(4, workload_meta(w).dump());
-    ins.bind(5, detail::utc_now()).run();
+    ins.bind(5, utc_now()).run();
     const int64_t id = sqlite3_last_insert_rowid(db_);
     Statement op_ins(db_,
                      "INSERT INTO ops(workload_id, seq, name, kind, shape_json, dtype, phase, count, self_time_s, "

@@ -16,7 +16,7 @@ void Store::put_calibration(const Calibration& c) {
                 "recorded_at = excluded.recorded_at, note = excluded.note",
                 path_);
     s.bind(1, c.workload).bind(2, c.platform).bind(3, c.pass_s).bind(4, c.epoch_s).bind(5, c.run_s);
-    s.bind(6, c.recorded_at.empty() ? detail::utc_now() : c.recorded_at).bind(7, c.note).run();
+    s.bind(6, c.recorded_at.empty() ? utc_now() : c.recorded_at).bind(7, c.note).run();
   });
 }
 
@@ -48,7 +48,7 @@ int64_t Store::add_fom_record(const FomRecord& r) {
                 "INSERT INTO fom_records(recorded_at, label, git_commit, study_name, study_json, fom, problems_json) "
                 "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                 path_);
-    s.bind(1, r.recorded_at.empty() ? detail::utc_now() : r.recorded_at).bind(2, r.label).bind(3, r.git_commit);
+    s.bind(1, r.recorded_at.empty() ? utc_now() : r.recorded_at).bind(2, r.label).bind(3, r.git_commit);
     s.bind(4, r.study_name).bind(5, r.study_json).bind(6, r.fom).bind(7, r.problems_json).run();
     id = sqlite3_last_insert_rowid(db_);
   });

@@ -8,54 +8,37 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "fomcast/model.hpp"
+#include "fomcast/kernel_table.hpp"
+#include "fomcast/platform.hpp"
+#include "fomcast/records.hpp"
+#include "fomcast/workload.hpp"
 
 struct sqlite3;
 
 namespace fomcast {
 
-struct WorkloadSummary {
-  std::string name;
-  std::string origin;
-  std::string source;
-  std::string recorded_on;
-  int64_t ops = 0;
-  int64_t passes = 0;
-  std::optional<double> pass_s;
-  bool shipped = false;
-};
-
-// A measured time of a workload on a platform (CANDLE step 1). One of the three is set.
-struct Calibration {
-  std::string workload;
-  std::string platform;
-  std::optional<double> pass_s;
-  std::optional<double> epoch_s;
-  std::optional<double> run_s;
-  std::string recorded_at;
-  std::string note;
-};
-
-struct FomRecord {
-  int64_t id = 0;
-  std::string recorded_at;  // ISO 8601 UTC
-  std::string label;
-  std::string git_commit;
-  std::string study_name;
-  std::string study_json;
-  double fom = 0;
-  std::string problems_json;
+// SQLite failing for a reason the file does not explain: a statement that does not
+// prepare, a disk that is full, an I/O error, a lock that never comes. Not an InputError:
+// the CLI reports it as an internal error (exit 3). A file that is not a fomcast database,
+// is corrupt, unreadable or read-only, or holds a row the schema refuses, is bad input
+// (InputError, exit 2).
+struct StoreError : std::runtime_error {
+  StoreError(std::string path, std::string message);
+  std::string path;
+  std::string message;
 };
 
 class Store {
  public:
-  // Opens or creates the database, applies pending migrations and, when the shipped data
-  // differs from what the file was seeded with, (re)loads the shipped rows. Throws
-  // InputError naming the path when the file is not a usable fomcast database.
+  // Opens or creates the database and applies pending migrations; it does not load the
+  // shipped data (seed_if_needed in fomcast/seed.hpp does, one layer up). Throws
+  // InputError naming the path when the file is not a usable fomcast database, StoreError
+  // when SQLite fails otherwise (as every other member may).
   static Store open(const std::string& path);
 
   Store(Store&&) noexcept;
@@ -76,11 +59,11 @@ class Store {
   // Returns the platform, creating an unmeasured placeholder when the name is new.
   Platform ensure_platform(std::string_view name);
 
-  // Kernel tables. `origin` tags who wrote the rows (shipped, imported, measured): rows of
-  // the same platform, origin and key are replaced.
+  // Kernel tables. `origin` tags who wrote the rows: rows of the same platform, origin,
+  // key, precision and mode are replaced.
   KernelTable kernel_table(std::string_view platform) const;
-  void put_kernel_entries(std::string_view platform, const std::vector<KernelEntry>&, std::string_view origin);
-  void delete_kernel_entries(std::string_view platform, std::string_view origin);
+  void put_kernel_entries(std::string_view platform, const std::vector<KernelEntry>&, TableOrigin origin);
+  void delete_kernel_entries(std::string_view platform, TableOrigin origin);
   int64_t kernel_entry_count(std::string_view platform) const;
 
   // Workloads
@@ -104,16 +87,14 @@ class Store {
  private:
   explicit Store(std::string path);
   void migrate();
-  void seed_if_needed();
 
   std::string path_;
   sqlite3* db_ = nullptr;
   int transaction_depth_ = 0;
 };
 
-// Loads everything shipped under data/ into the store (platforms, kernel tables, model
-// workloads). Idempotent: shipped rows are replaced, user rows are kept. Runs inside a
-// transaction the caller holds.
-void seed_shipped_data(Store&);
+// Current time as ISO 8601 UTC ("2024-05-01T12:00:00Z"), the form of every timestamp in
+// the store.
+std::string utc_now();
 
 }  // namespace fomcast

@@ -1,12 +1,13 @@
 // Fills a database from the shipped data/ compiled into the binary. Each kind of shipped
 // data is one step; a step replaces the rows it shipped before and leaves user rows alone.
+#include <map>
+
 #include <nlohmann/json.hpp>
 
 #include "fomcast/bench_import.hpp"
 #include "fomcast/embedded.hpp"
 #include "fomcast/error.hpp"
-#include "fomcast/layers.hpp"
-#include "fomcast/store.hpp"
+#include "fomcast/seed.hpp"
 
 namespace fomcast {
 namespace {
@@ -18,9 +19,9 @@ void seed_platforms(Store& store) {
     nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     if (j.is_discarded()) throw InputError(where, "shipped platform spec is not valid JSON");
     Platform p = platform_from_json(j, where);
-    p.origin = "shipped";
+    p.origin = PlatformOrigin::shipped;
     // A user's measured or hand-made platform of the same name wins over ours.
-    if (auto existing = store.platform(p.name); existing && existing->origin != "shipped" && !existing->placeholder())
+    if (auto existing = store.platform(p.name); existing && existing->origin != PlatformOrigin::shipped && !existing->placeholder())
       continue;
     store.put_platform(p);
   }
@@ -45,8 +46,8 @@ void seed_kernel_tables(Store& store) {
     }
   }
   for (const auto& [platform, entries] : tables) {
-    store.delete_kernel_entries(platform, "shipped");
-    store.put_kernel_entries(platform, entries, "shipped");
+    store.delete_kernel_entries(platform, TableOrigin::shipped);
+    store.put_kernel_entries(platform, entries, TableOrigin::shipped);
   }
 }
 
@@ -57,6 +58,18 @@ void seed_shipped_data(Store& store) {
     seed_platforms(store);
     seed_kernel_tables(store);
     seed_model_workloads(store);
+  });
+}
+
+void seed_if_needed(Store& store) {
+  const std::string hash = embedded_data_hash();
+  if (store.meta("shipped_data_hash") == hash) return;
+  store.transaction([&] {
+    // Re-check under the write lock: another process may have seeded meanwhile.
+    if (store.meta("shipped_data_hash") == hash) return;
+    seed_shipped_data(store);
+    store.set_meta("shipped_data_hash", hash);
+    store.set_meta("seeded_at", utc_now());
   });
 }
 

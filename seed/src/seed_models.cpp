@@ -5,7 +5,7 @@
 #include "fomcast/embedded.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/layers.hpp"
-#include "fomcast/store.hpp"
+#include "fomcast/seed.hpp"
 
 namespace fomcast {
 

@@ -43,12 +43,6 @@ struct BenchImport {
 BenchImport read_bench_csv(std::string_view text, std::string_view file, BenchFormat format,
                            std::string_view platform = {});
 
-// The DeepBench precision labels: fp32, fp16_mixed (tensor cores), fp16_io_fp32_math
-// (16-bit storage, 32-bit math), int8. The element type of the operands, and the dtype
-// whose peak rate bounds the math (fp32 for fp16_io_fp32_math).
-DType precision_dtype(std::string_view precision);
-DType precision_math_dtype(std::string_view precision);
-
 // DeepBench's shape columns, shared by kernel-table files and microbench's shape lists
 // so a measured entry and a published one of the same problem share a key. Each checks
 // what it reads and fails naming the row and column.

@@ -16,8 +16,6 @@
 
 namespace fomcast {
 
-class Store;
-
 // One layer as the expansion saw it, after shape inference.
 struct LayerSummary {
   std::string name;
@@ -51,9 +49,5 @@ ExpandedModel expand_model_document(const nlohmann::json& doc, std::string_view 
 // How sure we are that a file's head is a model description, 0 to 100: a JSON object
 // with a "layers" array and no "traceEvents". Cheap; never throws.
 int model_description_score(std::string_view head);
-
-// The seed step for data/models/*.json: each shipped model becomes a shipped workload
-// (a user's own workload of the same name is left alone).
-void seed_model_workloads(Store&);
 
 }  // namespace fomcast

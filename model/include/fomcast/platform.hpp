@@ -1,0 +1,56 @@
+// Platforms: one node of a machine, every figure with its source.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "fomcast/op.hpp"
+
+namespace fomcast {
+
+struct Sourced {
+  double value = 0;
+  std::string source;  // citation, "measured by fomcast bench ...", or "assumed: ..."
+};
+
+// Where a platform's spec came from. Stored by name (to_string) in the platforms table.
+enum class PlatformOrigin {
+  user,         // written by hand: a spec that names no origin
+  shipped,      // data/platforms/, loaded into every database
+  measured,     // `fomcast bench` on this machine
+  placeholder,  // a name used before any spec exists: no figures yet
+};
+std::string_view to_string(PlatformOrigin);
+std::optional<PlatformOrigin> parse_platform_origin(std::string_view);
+
+struct Platform {
+  std::string name;
+  std::string description;
+  std::string device_kind;  // gpu, cpu, mobile_cpu, ...
+  PlatformOrigin origin = PlatformOrigin::user;
+  std::string vendor;        // NVIDIA, AMD, Intel, Fujitsu, ...: "" when unknown
+  std::string architecture;  // Kepler, Volta, CDNA2, ...: tables transfer best within one
+  std::map<DType, Sourced> peak_flop_per_s;
+  std::optional<Sourced> mem_bw_bytes_per_s;
+  std::optional<Sourced> mem_bytes;
+  std::optional<Sourced> net_bw_bytes_per_s;
+  std::optional<Sourced> net_latency_s;
+  std::optional<Sourced> power_w;
+  std::optional<Sourced> host_speed;         // relative CPU-side speed; 1 = reference host
+  std::optional<Sourced> overhead_factor;    // framework overhead relative to reference
+  std::optional<Sourced> launch_overhead_s;  // per-kernel launch cost
+  std::string environment_json;  // sysinfo of a measured platform, as JSON text
+
+  bool placeholder() const { return origin == PlatformOrigin::placeholder; }
+};
+
+// Platform spec files (data/platforms/*.json) and the stored spec_json use this form. An
+// unknown origin is an InputError naming the file.
+nlohmann::json platform_to_json(const Platform&);
+Platform platform_from_json(const nlohmann::json&, std::string_view file);
+
+}  // namespace fomcast

@@ -1,0 +1,49 @@
+// Studies, the FOM's input: a baseline and a target machine and the problems timed or
+// estimated on both.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace fomcast {
+
+struct StudySide {
+  std::string platform;
+  double nodes = 0;
+};
+
+// A problem gives measured hours per unit of work on either side, or a workload whose
+// time per unit (one training run) is estimated on that side's platform.
+struct StudyProblem {
+  std::string name;
+  std::optional<std::string> workload;
+  std::optional<double> baseline_hours;
+  std::optional<double> target_hours;
+  std::optional<int64_t> epochs;
+  std::optional<int64_t> batch_size, samples_per_epoch;  // the epoch's size, where the workload lacks it
+  std::optional<double> baseline_epoch_s;
+  std::optional<double> baseline_pass_s;
+  double nodes_per_unit = 1;  // nodes one unit of work occupies (ensembles run in parallel)
+  std::string baseline_source;  // where the measured baseline time comes from (calibration)
+  std::string note;             // free text: why a problem is (not) calibrated, configuration
+};
+
+struct Study {
+  std::string name;
+  std::string file;
+  std::string description;
+  StudySide baseline;
+  StudySide target;
+  std::vector<StudyProblem> problems;
+};
+
+// Throws InputError naming the file and the field at fault.
+Study parse_study(std::string_view text, std::string_view file);
+nlohmann::json study_to_json(const Study&);
+
+}  // namespace fomcast

@@ -1,0 +1,54 @@
+// A workload: the distinct operations of one training pass with their counts and measured
+// times, what its source said about it, and the ranking of its operations by time.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fomcast/op.hpp"
+
+namespace fomcast {
+
+// What a model description tells us (null in `show` for traces).
+struct ModelStats {
+  int64_t params = 0;
+  double forward_macs = 0;  // per sample
+  double weights_bytes = 0;
+  double gradients_bytes = 0;
+  double optimizer_bytes = 0;
+  double activations_bytes = 0;  // per batch, kept for the backward pass
+};
+
+struct Workload {
+  std::string name;
+  std::string origin;       // format that produced it: "kineto", "model", "tfprof-op", ...
+  std::string source;       // file(s) it was read from
+  std::string recorded_on;  // platform the measured times belong to; "" when none
+  int64_t batch_size = 0;   // 0: unknown
+  int64_t samples_per_epoch = 0;
+  int64_t epochs = 0;
+  int64_t passes = 0;            // steps found in the trace
+  std::optional<double> pass_s;  // measured mean time of one pass
+  int64_t events = 0;            // events read from the source
+  std::optional<ModelStats> model;
+  std::vector<std::string> notes;  // what the reader assumed ("no step markers: one pass")
+  std::vector<Op> ops;
+
+  double measured_op_time_s() const;  // sum of count x self time over ops with a time
+};
+
+// CANDLE step 3: the operations ranked by measured time per pass (count x self time),
+// largest first; `in_top` marks the smallest leading set whose cumulative share reaches
+// `coverage`. Ops without a measured time follow, ranked by FLOPs, never in the top set.
+struct RankedOp {
+  std::size_t index = 0;  // into Workload::ops
+  double time_s = 0;      // per pass
+  double share = 0;
+  double cumulative_share = 0;
+  bool in_top = false;
+};
+std::vector<RankedOp> rank_ops(const Workload&, double coverage = 0.95);
+
+}  // namespace fomcast
