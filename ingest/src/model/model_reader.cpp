@@ -1,5 +1,6 @@
 // The `model` format: a layer-list model description (docs/model-format.md). The reading
-// and expansion live in model/ (fomcast/layers.hpp); this only adapts them to the registry.
+// and expansion live beside this file (layers_*.cpp, fomcast/layers.hpp); this only adapts
+// them to the registry.
 #include "fomcast/layers.hpp"
 #include "common/readers.hpp"
 
