@@ -51,15 +51,17 @@ std::optional<bench::BenchSuite> parse_suite(const std::string& suite) {
 }  // namespace
 
 void add_bench_command(CLI::App& app, Globals& g) {
-  auto* cmd = app.add_subcommand("bench", "Measure this machine DeepBench-style and store it as a platform (CANDLE step 5)");
+  auto* cmd =
+      app.add_subcommand("bench", "Measure this machine DeepBench-style and store it as a platform (CANDLE step 5)");
   auto o = std::make_shared<BenchOpts>();
   cmd->add_option("--platform", o->platform, "Platform to create or fill in with the measurements")->required();
   o->suite_opt = cmd->add_option("--suite", o->suite, "What to measure: " + kSuites + " (default deepbench-train)");
   cmd->add_option("--shapes", o->shapes, "A CSV of shapes to measure (the same as --suite csv:FILE)");
   cmd->add_option("--backend", o->backend, "eigen, blas (the system CBLAS) or cuda (default: blas when it loads)");
   o->threads_opt = cmd->add_option("--threads", o->threads, "Threads for every backend (default: every online CPU)");
-  cmd->add_option("--max-seconds", o->max_seconds,
-                  "Time budget: the suite is sampled to fit and the skipped kernels are listed (0: no limit; default 300)");
+  cmd->add_option(
+      "--max-seconds", o->max_seconds,
+      "Time budget: the suite is sampled to fit and the skipped kernels are listed (0: no limit; default 300)");
   cmd->add_option("--ceiling-seconds", o->ceiling_seconds, "Time for the ceiling measurements (default 4)");
   cmd->add_option("--kernel-seconds", o->kernel_seconds, "Time cap on one kernel's timed repetitions (default 1)");
   cmd->add_flag("--force", o->force, "Overwrite a shipped platform's spec with the measurements");
@@ -74,8 +76,9 @@ void add_bench_command(CLI::App& app, Globals& g) {
     check_seconds(o->ceiling_seconds, "--ceiling-seconds", false);
     check_seconds(o->kernel_seconds, "--kernel-seconds", false);
     if (!o->shapes.empty() && o->suite_opt->count()) throw UsageError("give --suite or --shapes, not both");
-    const std::string suite_name =
-        !o->shapes.empty() ? "csv:" + o->shapes : o->suite.empty() ? std::string("deepbench-train") : o->suite;
+    const std::string suite_name = !o->shapes.empty() ? "csv:" + o->shapes
+                                   : o->suite.empty() ? std::string("deepbench-train")
+                                                      : o->suite;
     if (!o->backend.empty() && !bench::backend_known(o->backend) && o->backend != "cuda")
       throw UsageError("unknown backend '" + o->backend + "' (eigen, blas, cuda)");
     std::optional<bench::BenchSuite> suite = parse_suite(suite_name);
@@ -90,7 +93,8 @@ void add_bench_command(CLI::App& app, Globals& g) {
 
     // 2. The store: the platform may be filled in, the workload must exist.
     Store store = open_store(g);
-    if (auto existing = store.platform(o->platform); existing && existing->origin == PlatformOrigin::shipped && !o->force)
+    if (auto existing = store.platform(o->platform);
+        existing && existing->origin == PlatformOrigin::shipped && !o->force)
       throw UsageError("platform '" + o->platform +
                        "' is shipped with fomcast (a vendor or DeepBench spec); measure under another name, or pass "
                        "--force to replace its spec with measurements");

@@ -23,7 +23,8 @@ struct Named {
 Named lookup(const Store& store, const std::string& workload, const std::string& platform) {
   auto w = store.workload(workload);
   if (!w) throw UsageError("--workload: no workload named '" + workload + "' (see `fomcast workloads`)");
-  if (!store.platform(platform)) throw UsageError("--platform: no platform named '" + platform + "' (see `fomcast platforms`)");
+  if (!store.platform(platform))
+    throw UsageError("--platform: no platform named '" + platform + "' (see `fomcast platforms`)");
   return Named{std::move(*w), store.calibrations(workload)};
 }
 

@@ -42,7 +42,7 @@ std::string generated_at() {
 void check_writable_dir(const std::string& out) {
   std::filesystem::path dir = std::filesystem::path(out).parent_path();
   if (dir.empty()) dir = ".";
-  struct stat st{};
+  struct stat st {};
   if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     throw InputError(out, "cannot write the report: directory '" + dir.string() + "' does not exist");
   if (std::filesystem::is_directory(out)) throw InputError(out, "cannot write the report: it is a directory");
@@ -52,8 +52,8 @@ void write_atomically(const std::string& path, const std::string& bytes) {
   const std::string tmp = path + ".tmp";
   FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f) throw InputError(path, std::string("cannot write the report: ") + std::strerror(errno));
-  const bool written = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size() && std::fflush(f) == 0 &&
-                       ::fsync(fileno(f)) == 0;
+  const bool written =
+      std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size() && std::fflush(f) == 0 && ::fsync(fileno(f)) == 0;
   const int saved = errno;
   if (std::fclose(f) != 0 || !written) {
     std::remove(tmp.c_str());

@@ -50,8 +50,8 @@ ProgressFn terminal_progress(std::string label) {
       const int filled = static_cast<int>(width * std::min(1.0, done / total));
       bar = "[" + std::string(filled, '#') + std::string(width - filled, ' ') + "] " + std::to_string(pct) + "%";
     }
-    std::fprintf(stderr, "\r\033[K%s %s %.*s", label.c_str(), bar.c_str(), static_cast<int>(std::min<size_t>(what.size(), 50)),
-                 what.data());
+    std::fprintf(stderr, "\r\033[K%s %s %.*s", label.c_str(), bar.c_str(),
+                 static_cast<int>(std::min<size_t>(what.size(), 50)), what.data());
     if (total > 0 && done >= total) std::fprintf(stderr, "\r\033[K");
     std::fflush(stderr);
   };

@@ -31,14 +31,14 @@ struct CheckFailed : std::runtime_error {
 };
 
 // One function per command family, each in its own file.
-void add_bench_command(CLI::App&, Globals&);      // bench
-void add_fom_commands(CLI::App&, Globals&);       // fom, history, check
-void add_catalog_commands(CLI::App&, Globals&);   // platforms, workloads, show
-void add_ingest_command(CLI::App&, Globals&);     // ingest
-void add_estimate_command(CLI::App&, Globals&);   // estimate
+void add_bench_command(CLI::App&, Globals&);         // bench
+void add_fom_commands(CLI::App&, Globals&);          // fom, history, check
+void add_catalog_commands(CLI::App&, Globals&);      // platforms, workloads, show
+void add_ingest_command(CLI::App&, Globals&);        // ingest
+void add_estimate_command(CLI::App&, Globals&);      // estimate
 void add_import_bench_command(CLI::App&, Globals&);  // import-bench
-void add_validate_command(CLI::App&, Globals&);   // validate
-void add_report_command(CLI::App&, Globals&);     // report
-void add_calibrate_commands(CLI::App&, Globals&);  // calibrate, whatif
+void add_validate_command(CLI::App&, Globals&);      // validate
+void add_report_command(CLI::App&, Globals&);        // report
+void add_calibrate_commands(CLI::App&, Globals&);    // calibrate, whatif
 
 }  // namespace fomcast::cli

@@ -54,8 +54,9 @@ CalibrationLine carry_factor(const Platform* there, const Platform& target) {
     c.host_scaled = true;
     const double f = there->host_speed->value / target.host_speed->value;
     c.carry *= f;
-    parts.push_back("x " + format_significant(f, 3) + " = host speed " + format_significant(there->host_speed->value, 3) +
-                    " on " + from + " / " + format_significant(target.host_speed->value, 3) + " on " + target.name);
+    parts.push_back("x " + format_significant(f, 3) + " = host speed " +
+                    format_significant(there->host_speed->value, 3) + " on " + from + " / " +
+                    format_significant(target.host_speed->value, 3) + " on " + target.name);
   } else {
     if (!there || !there->host_speed) missing.push_back(from);
     if (!target.host_speed) missing.push_back(target.name);
@@ -80,7 +81,8 @@ CalibrationLine carry_factor(const Platform* there, const Platform& target) {
   return c;
 }
 
-void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog, const std::vector<MeasuredPass>& given) {
+void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog,
+                    const std::vector<MeasuredPass>& given) {
   const Platform* target = catalog.platform(pe.platform);
   std::vector<MeasuredPass> all;
   for (const auto& m : given) {
@@ -95,8 +97,8 @@ void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog,
     MeasuredPass own;
     own.platform = w.recorded_on;
     own.pass_s = *w.pass_s;
-    own.source = "the trace's measured pass time (mean of " + std::to_string(std::max<int64_t>(w.passes, 1)) +
-                 " step(s))";
+    own.source =
+        "the trace's measured pass time (mean of " + std::to_string(std::max<int64_t>(w.passes, 1)) + " step(s))";
     all.push_back(std::move(own));
   }
   const MeasuredPass* m = target ? choose(all, w, *target, catalog) : nullptr;
@@ -160,8 +162,9 @@ void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog,
   }
 
   const std::string where = m->platform.empty() ? std::string("an unnamed platform") : m->platform;
-  pe.notes.push_back("calibrated by " + m->source + " on " + where + ": " + seconds(m->pass_s) + " per pass = modelled " +
-                     seconds(std::min(modelled_there, m->pass_s)) + " + residual " + seconds(c.residual_there_s) + " (" +
+  pe.notes.push_back("calibrated by " + m->source + " on " + where + ": " + seconds(m->pass_s) +
+                     " per pass = modelled " + seconds(std::min(modelled_there, m->pass_s)) + " + residual " +
+                     seconds(c.residual_there_s) + " (" +
                      format_percent_significant(m->pass_s > 0 ? c.residual_there_s / m->pass_s : 0, 3) + ")");
   for (const auto& n : m->notes) pe.notes.push_back("calibration: " + n);
   if (c.ops_scale < 1)
@@ -175,8 +178,8 @@ void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog,
                          (other.platform.empty() ? std::string("an unnamed platform") : other.platform) + " (" +
                          other.source + ")");
   if (pe.host_bound)
-    pe.notes.push_back("host-bound: " + format_percent_significant(pe.residual_share, 3) + " of the pass on " + pe.platform +
-                       " is the residual carried from the measurement, not modelled operations");
+    pe.notes.push_back("host-bound: " + format_percent_significant(pe.residual_share, 3) + " of the pass on " +
+                       pe.platform + " is the residual carried from the measurement, not modelled operations");
 }
 
 }  // namespace fomcast::est

@@ -91,8 +91,9 @@ std::optional<Quote> scaled_from(const Context& ctx, const Source& src, const Op
     q.uncertainty = kinship_band(kin);
     q.method = Method::scaled_table;
     q.source = src.platform->name;
-    q.detail = "the op's own time measured on " + src.platform->name + " x " + format_significant(*r) + ", the roofline ratio " +
-               src.platform->name + " -> " + ctx.target.name + " (" + std::string(to_string(kin)) + ")";
+    q.detail = "the op's own time measured on " + src.platform->name + " x " + format_significant(*r) +
+               ", the roofline ratio " + src.platform->name + " -> " + ctx.target.name + " (" +
+               std::string(to_string(kin)) + ")";
     return q;
   }
   auto q = quote_op(*src.tables, *src.platform, op, dtype);
@@ -102,8 +103,8 @@ std::optional<Quote> scaled_from(const Context& ctx, const Source& src, const Op
   if (!r) return std::nullopt;
   q->seconds *= *r;
   q->uncertainty = quad(q->uncertainty, kinship_band(kin));
-  q->detail = src.platform->name + " " + std::string(to_string(q->method)) + " (" + q->detail + ") x " + format_significant(*r) +
-              ", the roofline ratio " + src.platform->name + " -> " + ctx.target.name + " (" +
+  q->detail = src.platform->name + " " + std::string(to_string(q->method)) + " (" + q->detail + ") x " +
+              format_significant(*r) + ", the roofline ratio " + src.platform->name + " -> " + ctx.target.name + " (" +
               std::string(to_string(kin)) + ")";
   q->method = Method::scaled_table;
   q->source = src.platform->name;
@@ -127,9 +128,10 @@ std::optional<Quote> roofline(const Context& ctx, const Op& op, DType dtype, dou
   q.uncertainty = kRooflineBand;
   q.method = Method::roofline;
   q.source = ctx.target.name;
-  q.detail = "max(" + format_significant(flops) + " flop / (" + format_significant(peak.flop_per_s / 1e12) + " TFLOP/s x " +
-             format_significant(e) + "), " + format_significant(bytes) + " B / (" + format_significant(bw / 1e9) +
-             " GB/s x " + format_significant(kAssumedBandwidthEfficiency) + "))" + (why.empty() ? "" : "; " + why);
+  q.detail = "max(" + format_significant(flops) + " flop / (" + format_significant(peak.flop_per_s / 1e12) +
+             " TFLOP/s x " + format_significant(e) + "), " + format_significant(bytes) + " B / (" +
+             format_significant(bw / 1e9) + " GB/s x " + format_significant(kAssumedBandwidthEfficiency) + "))" +
+             (why.empty() ? "" : "; " + why);
   return q;
 }
 
@@ -162,8 +164,8 @@ std::optional<Quote> bandwidth(const Context& ctx, const Op& op, double bytes) {
     // bytes at the same fraction of peak: time x bandwidth ratio.
     q.seconds = *op.self_time_s * bw_base / bw;
     q.uncertainty = kinship_band(kinship(*ctx.baseline, ctx.target));
-    q.detail = "baseline time on " + ctx.baseline->name + " x bandwidth ratio " + format_significant(bw_base / 1e9) + " / " +
-               format_significant(bw / 1e9) + " GB/s";
+    q.detail = "baseline time on " + ctx.baseline->name + " x bandwidth ratio " + format_significant(bw_base / 1e9) +
+               " / " + format_significant(bw / 1e9) + " GB/s";
     q.source = ctx.baseline->name;
     return q;
   }
@@ -171,8 +173,8 @@ std::optional<Quote> bandwidth(const Context& ctx, const Op& op, double bytes) {
   q.seconds = bytes / (bw * kAssumedBandwidthEfficiency);
   if (ctx.target.launch_overhead_s) q.seconds = std::max(q.seconds, ctx.target.launch_overhead_s->value);
   q.uncertainty = kAssumedBandwidthBand;
-  q.detail = format_significant(bytes) + " B / (" + format_significant(bw / 1e9) + " GB/s x assumed efficiency " + format_significant(kAssumedBandwidthEfficiency) +
-             ")";
+  q.detail = format_significant(bytes) + " B / (" + format_significant(bw / 1e9) + " GB/s x assumed efficiency " +
+             format_significant(kAssumedBandwidthEfficiency) + ")";
   return q;
 }
 
@@ -195,7 +197,8 @@ std::optional<Quote> network(const Context& ctx, const Op& op, const CollectiveS
       default: break;
     }
     q.seconds = volume / bw + steps * lat;
-    q.detail = "ring model: " + format_significant(volume) + " B / " + format_significant(bw / 1e9) + " GB/s + " + format_significant(steps) + " x latency " +
+    q.detail = "ring model: " + format_significant(volume) + " B / " + format_significant(bw / 1e9) + " GB/s + " +
+               format_significant(steps) + " x latency " +
                (ctx.target.net_latency_s ? format_significant(lat * 1e6) + " us" : "(unknown, 0)");
     return q;
   }

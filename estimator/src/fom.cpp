@@ -108,8 +108,8 @@ SideRate estimated_side(const StudySide& side, const RunEstimate& run) {
 std::string run_note(const std::string& workload, const RunEstimate& r) {
   std::string s = workload + " on " + r.pass.platform + ": " + std::to_string(r.passes_per_epoch) + " passes/epoch x " +
                   std::to_string(r.epochs) + " epoch(s), pass " + format_significant(r.pass.pass_s * 1e3) + " ms +/- " +
-                  format_whole_percent(r.pass.uncertainty) + ", " + format_whole_percent(r.pass.table_coverage) + " of the " +
-                  (r.pass.coverage_of_baseline ? "baseline" : "predicted") + " time from its own tables";
+                  format_whole_percent(r.pass.uncertainty) + ", " + format_whole_percent(r.pass.table_coverage) +
+                  " of the " + (r.pass.coverage_of_baseline ? "baseline" : "predicted") + " time from its own tables";
   std::string methods;
   for (const auto& [m, share] : r.pass.by_method)
     if (share.predicted_s > 0)
@@ -206,8 +206,8 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
       const auto& c = base.pass.calibration.calibrated ? base.pass.calibration : target.pass.calibration;
       p.calibration = c.measured.source + " on " + c.measured.platform;
     } else {
-      p.calibration = sp.note.empty() ? std::string("no measured time of ") + *sp.workload + " on any platform"
-                                      : sp.note;
+      p.calibration =
+          sp.note.empty() ? std::string("no measured time of ") + *sp.workload + " on any platform" : sp.note;
     }
     p.notes.push_back(run_note(*sp.workload, base));
     if (!sp.target_hours) p.notes.push_back(run_note(*sp.workload, target));
@@ -218,7 +218,8 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
       if (c.calibrated && c.measured.platform != side->pass.platform)
         p.notes.push_back(side->pass.platform + ": residual " + c.carry_detail);
       if (side->pass.host_bound)
-        p.notes.push_back("host-bound on " + side->pass.platform + ": " + format_whole_percent(side->pass.residual_share) +
+        p.notes.push_back("host-bound on " + side->pass.platform + ": " +
+                          format_whole_percent(side->pass.residual_share) +
                           " of the time is the residual (host, framework, input pipeline), not modelled operations");
     }
     problems.push_back(std::move(p));

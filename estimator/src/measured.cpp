@@ -73,8 +73,10 @@ MeasuredPass measured_pass(const Workload& w, const Calibration& c, std::optiona
     m.notes.push_back("run " + format_duration(*c.run_s) + " / (" + std::to_string(e) + " epochs x " +
                       std::to_string(ppe) + " passes per epoch)");
   }
-  if (!c.pass_s) m.notes.push_back("it includes whatever else the measured epoch or run did (validation, checkpoints, "
-                                   "data loading): that lands in the residual");
+  if (!c.pass_s)
+    m.notes.push_back(
+        "it includes whatever else the measured epoch or run did (validation, checkpoints, "
+        "data loading): that lands in the residual");
   return m;
 }
 

@@ -85,8 +85,8 @@ PassEstimate model_pass(const Workload& w, std::string_view platform, const Cata
   std::string ratio_text;
   if (measured > 0) {
     ratio = predicted / measured;
-    ratio_text = "the workload's overall predicted/baseline ratio " + format_significant(*ratio) + " (over " + std::to_string(counted) +
-                 " timed ops)";
+    ratio_text = "the workload's overall predicted/baseline ratio " + format_significant(*ratio) + " (over " +
+                 std::to_string(counted) + " timed ops)";
   } else if (baseline) {
     const auto r = est::roofline_ratio(OpKind::other, 0, 0, *baseline, DType::fp32, *target, DType::fp32);
     if (r) {
@@ -132,8 +132,8 @@ PassEstimate model_pass(const Workload& w, std::string_view platform, const Cata
     if (is_table_backed(e.method)) predicted_backed += t;
   }
   pe.coverage_of_baseline = baseline_total > 0;
-  pe.table_coverage = pe.coverage_of_baseline ? baseline_backed / baseline_total
-                                              : (pe.ops_s > 0 ? predicted_backed / pe.ops_s : 0);
+  pe.table_coverage =
+      pe.coverage_of_baseline ? baseline_backed / baseline_total : (pe.ops_s > 0 ? predicted_backed / pe.ops_s : 0);
 
   pe.modelled_s = pe.ops_s;
   pe.pass_s = pe.ops_s;

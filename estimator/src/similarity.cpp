@@ -25,9 +25,9 @@ Peak peak_for(const Platform& p, DType d) {
   if (double v = figure(p, d); v > 0) return {v, d};
   // Stated equivalents: the 16-bit tensor rates are the same on every part that has both;
   // tf32 without its own figure runs at the fp32 rate; fp8 and int8 at the 16-bit rate.
-  const DType fallbacks[][2] = {{DType::bf16, DType::fp16}, {DType::fp16, DType::bf16}, {DType::tf32, DType::fp32},
-                                {DType::fp8, DType::fp16},  {DType::fp8, DType::bf16},  {DType::int8, DType::fp16},
-                                {DType::int8, DType::bf16}, {DType::int32, DType::fp32}, {DType::int64, DType::fp32},
+  const DType fallbacks[][2] = {{DType::bf16, DType::fp16},   {DType::fp16, DType::bf16},  {DType::tf32, DType::fp32},
+                                {DType::fp8, DType::fp16},    {DType::fp8, DType::bf16},   {DType::int8, DType::fp16},
+                                {DType::int8, DType::bf16},   {DType::int32, DType::fp32}, {DType::int64, DType::fp32},
                                 {DType::boolean, DType::fp32}};
   for (const auto& [from, to] : fallbacks)
     if (from == d)

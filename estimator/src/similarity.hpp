@@ -11,7 +11,7 @@
 namespace fomcast::est {
 
 struct Peak {
-  double flop_per_s = 0;  // 0: unknown
+  double flop_per_s = 0;         // 0: unknown
   DType dtype = DType::unknown;  // the rate actually used (bf16 may borrow fp16's, ...)
 };
 // The platform's peak for dtype, borrowing a stated equivalent where the spec has none

@@ -68,8 +68,8 @@ std::optional<Quote> in_group(const TableGroup& g, OpKind kind, const OpShape& s
     q.uncertainty = exact_uncertainty(e);
     q.method = Method::table;
     q.source = platform;
-    q.detail = "exact entry in " + group_name(platform, g) + ": " + describe(e.shape) + " = " + format_significant(e.time_us) +
-               " us (" + e.provenance + ")";
+    q.detail = "exact entry in " + group_name(platform, g) + ": " + describe(e.shape) + " = " +
+               format_significant(e.time_us) + " us (" + e.provenance + ")";
     if (note) q.notes.emplace_back(note);
     return q;
   };
@@ -105,20 +105,21 @@ std::optional<Quote> in_group(const TableGroup& g, OpKind kind, const OpShape& s
   floor *= latency_units(shape);
   if (q.seconds < floor) {
     q.seconds = floor;
-    q.notes.push_back("at the fastest time measured in " + group_name(platform, g) + " (" + format_significant(floor * 1e6) +
-                      " us): a latency floor");
+    q.notes.push_back("at the fastest time measured in " + group_name(platform, g) + " (" +
+                      format_significant(floor * 1e6) + " us): a latency floor");
   }
   q.uncertainty = interpolation_uncertainty(g, best->nearest_distance);
   q.method = Method::interpolated;
   q.source = platform;
   q.detail = std::string(to_string(g.interpolator)) + " in " + group_name(platform, g) + " (" +
              std::to_string(g.entries.size()) + " entries; nearest " + describe(g.entries[best->nearest]->shape) +
-             " at log-distance " + format_significant(best->nearest_distance) + "; leave-one-out band " + format_percent_significant(g.band) + ")";
+             " at log-distance " + format_significant(best->nearest_distance) + "; leave-one-out band " +
+             format_percent_significant(g.band) + ")";
   return q;
 }
 
-const TableGroup* find_group(const PlatformTables& t, OpKind kind, KernelPrecision precision, const TableVariant& variant,
-                             KernelMode& mode_used) {
+const TableGroup* find_group(const PlatformTables& t, OpKind kind, KernelPrecision precision,
+                             const TableVariant& variant, KernelMode& mode_used) {
   for (const KernelMode mode : kModes)
     if (const auto* g = t.find(kind, precision, mode, variant)) {
       mode_used = mode;
@@ -174,8 +175,7 @@ GemmShape implicit_gemm(const ConvShape& c) {
 }
 
 std::optional<Quote> conv_through_gemm(const PlatformTables& t, const Platform& p, const ConvShape& c,
-                                       const TableGroup& gemm, KernelPrecision precision,
-                                       const KernelEntry* exclude) {
+                                       const TableGroup& gemm, KernelPrecision precision, const KernelEntry* exclude) {
   const GemmShape gs = implicit_gemm(c);
   auto q = in_group(gemm, OpKind::gemm, gs, p.name, exclude);
   if (!q) return std::nullopt;
@@ -185,8 +185,8 @@ std::optional<Quote> conv_through_gemm(const PlatformTables& t, const Platform& 
   const bool corrected = t.find(OpKind::conv, precision, gemm.mode, c.direction) != nullptr;
   q->uncertainty = quad(q->uncertainty, corrected ? kImplicitGemmBand : kImplicitGemmUncorrectedBand);
   q->detail = "as the GEMM " + describe(gs) + " (implicit GEMM; " + q->detail + ")" +
-              (corrected ? ", x " + format_significant(correction) + " = " + p.name + "'s median conv/GEMM time ratio for " +
-                               std::string(to_string(c.direction)) + " convs"
+              (corrected ? ", x " + format_significant(correction) + " = " + p.name +
+                               "'s median conv/GEMM time ratio for " + std::string(to_string(c.direction)) + " convs"
                          : ", uncorrected: " + p.name + " has no " + std::string(to_string(precision)) + " conv table");
   if (c.groups > 1) q->notes.push_back("grouped conv timed as one GEMM of the same work");
   return q;

@@ -18,8 +18,8 @@ namespace fomcast::est {
 namespace {
 
 constexpr std::size_t kNeighbours = 16;
-constexpr double kRidge = 0.1;          // on the slopes, in log-log units
-constexpr std::size_t kLooSample = 300; // leave-one-out queries per group at most
+constexpr double kRidge = 0.1;           // on the slopes, in log-log units
+constexpr std::size_t kLooSample = 300;  // leave-one-out queries per group at most
 constexpr double kMinBand = 0.03;
 constexpr double kWidening = 0.25;
 

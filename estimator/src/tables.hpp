@@ -51,15 +51,15 @@ struct TableGroup {
   TableVariant variant;  // see group_variant()
   std::vector<const KernelEntry*> entries;
   std::vector<Features> features;
-  std::size_t dims = 0;            // features used
-  std::vector<double> log_rate;    // log(work / time_s): work is flops, or bytes for collectives
+  std::size_t dims = 0;                                 // features used
+  std::vector<double> log_rate;                         // log(work / time_s): work is flops, or bytes for collectives
   std::unordered_map<std::string, std::size_t> by_key;  // exact shape key -> entry
   std::unordered_map<std::string, std::size_t> by_mnk;  // GEMM: "m,n,k" ignoring transposes
   Interpolator interpolator = Interpolator::local_linear;
-  std::vector<double> loo_errors;  // |predicted - measured| / measured, sorted, chosen interpolator
+  std::vector<double> loo_errors;        // |predicted - measured| / measured, sorted, chosen interpolator
   std::vector<double> loo_errors_other;  // the same for the interpolator not chosen
-  double band = 0;                 // 68th percentile of loo_errors: the 1-sigma-like band
-  double median_efficiency = 0;    // median work / (time x peak) where the peak is known
+  double band = 0;                       // 68th percentile of loo_errors: the 1-sigma-like band
+  double median_efficiency = 0;          // median work / (time x peak) where the peak is known
   // A latency floor for shapes far smaller than any measured: the fastest kernel of the
   // group; for RNN layers the fastest time per timestep (times the query's timesteps).
   double min_time_s = 0;

@@ -78,9 +78,15 @@ LooReport validate_leave_one_out(const Catalog& catalog, const std::vector<std::
     Pairs gemm, conv, rnn;
     for (const auto& g : t->groups) {
       if (g.kind != OpKind::gemm && g.kind != OpKind::conv && g.kind != OpKind::rnn) continue;
-      LooGroup lg{name, std::string(to_string(g.kind)), std::string(to_string(g.precision)),
-                  std::string(to_string(g.mode)), variant_name(g), Method::interpolated,
-                  std::string(est::to_string(g.interpolator)), {}, 0};
+      LooGroup lg{name,
+                  std::string(to_string(g.kind)),
+                  std::string(to_string(g.precision)),
+                  std::string(to_string(g.mode)),
+                  variant_name(g),
+                  Method::interpolated,
+                  std::string(est::to_string(g.interpolator)),
+                  {},
+                  0};
       Pairs pairs, through;
       for (const auto* e : g.entries) {
         const auto q = est::quote_group(g, g.kind, e->shape, name, e);
@@ -126,7 +132,8 @@ std::vector<PlatformTransfer> validate_platform_transfer(const Catalog& catalog,
     for (const KernelPrecision precision : {KernelPrecision::fp32, KernelPrecision::fp16_mixed}) {
       std::vector<const KernelEntry*> entries;
       for (const auto& g : tt->groups)
-        if ((g.kind == OpKind::gemm || g.kind == OpKind::conv) && g.precision == precision && g.mode == KernelMode::train)
+        if ((g.kind == OpKind::gemm || g.kind == OpKind::conv) && g.precision == precision &&
+            g.mode == KernelMode::train)
           entries.insert(entries.end(), g.entries.begin(), g.entries.end());
       const DType dtype = precision_math_dtype(precision);
       if (entries.empty() || !(est::peak_for(*target, dtype).flop_per_s > 0)) continue;
@@ -149,11 +156,13 @@ std::vector<PlatformTransfer> validate_platform_transfer(const Catalog& catalog,
         for (const auto* e : entries) {
           auto it = by_key.find(shape_key(e->shape));
           if (it == by_key.end()) continue;
-          const double flops = op_flops(e->kind, e->shape), bytes = op_bytes(e->kind, e->shape, precision_dtype(precision));
+          const double flops = op_flops(e->kind, e->shape),
+                       bytes = op_bytes(e->kind, e->shape, precision_dtype(precision));
           const double t_src = it->second->time_us * 1e-6, t = e->time_us * 1e-6;
           if (auto k = est::roofline_ratio(e->kind, flops, bytes, *proxy.platform, from, *target, dtype))
             roof.add(t_src * *k, t);
-          if (auto k = est::roofline_ratio(e->kind, 0, 0, *proxy.platform, from, *target, dtype)) peak.add(t_src * *k, t);
+          if (auto k = est::roofline_ratio(e->kind, 0, 0, *proxy.platform, from, *target, dtype))
+            peak.add(t_src * *k, t);
           const double b_src = est::bandwidth_of(*proxy.platform), b_dst = est::bandwidth_of(*target);
           if (b_src > 0 && b_dst > 0) bw.add(t_src * b_src / b_dst, t);
         }
@@ -184,8 +193,8 @@ CrossHardware validate_cross_hardware(const Workload& from, const Workload& to, 
     throw InputError(to.name, "needs a measured pass time on a known platform (ingest it with --platform)", 0, -1,
                      "workload");
   if (from.recorded_on.empty())
-    throw InputError(from.name, "has no recording platform: its times cannot be carried (ingest it with --platform)",
-                     0, -1, "workload");
+    throw InputError(from.name, "has no recording platform: its times cannot be carried (ingest it with --platform)", 0,
+                     -1, "workload");
   const PassEstimate pe = estimate_pass(from, to.recorded_on, catalog);
   CrossHardware c;
   c.from_workload = from.name;
@@ -203,9 +212,8 @@ CrossHardware validate_cross_hardware(const Workload& from, const Workload& to, 
   c.residual_share = pe.residual_share;
   c.host_scaled = pe.calibration.host_scaled;
   c.carry_detail = pe.calibration.carry_detail;
-  c.implied_carry = pe.calibration.residual_there_s > 0
-                        ? (*to.pass_s - pe.modelled_s) / pe.calibration.residual_there_s
-                        : std::numeric_limits<double>::quiet_NaN();
+  c.implied_carry = pe.calibration.residual_there_s > 0 ? (*to.pass_s - pe.modelled_s) / pe.calibration.residual_there_s
+                                                        : std::numeric_limits<double>::quiet_NaN();
   return c;
 }
 

@@ -65,18 +65,19 @@ ScaleSpec parse_scale(std::string_view text, std::string_view flag) {
   ScaleSpec s;
   s.text = std::string(text);
   if (trim(text).empty())
-    throw UsageError(f + " is empty: give KEY=FACTOR[,KEY=FACTOR...] with keys peak_flops, mem_bw, net_bw, overhead, "
-                         "host or kind:<kind>");
+    throw UsageError(f +
+                     " is empty: give KEY=FACTOR[,KEY=FACTOR...] with keys peak_flops, mem_bw, net_bw, overhead, "
+                     "host or kind:<kind>");
   std::set<std::string> seen;
   std::size_t start = 0;
   while (start <= text.size()) {
     const std::size_t comma = text.find(',', start);
-    const std::string_view item = trim(text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    const std::string_view item =
+        trim(text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
     start = comma == std::string_view::npos ? text.size() + 1 : comma + 1;
     if (item.empty()) throw UsageError(f + ": an empty item in '" + s.text + "' (two commas, or one at an end)");
     const std::size_t eq = item.find('=');
-    if (eq == std::string_view::npos)
-      throw UsageError(f + ": '" + std::string(item) + "' is not KEY=FACTOR");
+    if (eq == std::string_view::npos) throw UsageError(f + ": '" + std::string(item) + "' is not KEY=FACTOR");
     const std::string key(trim(item.substr(0, eq)));
     const std::string value(trim(item.substr(eq + 1)));
     double factor = 0;
@@ -100,7 +101,8 @@ ScaleSpec parse_scale(std::string_view text, std::string_view flag) {
     } else if (parse_op_kind(key)) {
       throw UsageError(f + ": '" + key + "' is a kind of operation: write kind:" + key + "=" + value);
     } else {
-      throw UsageError(f + ": unknown key '" + key + "' (keys: peak_flops, mem_bw, net_bw, overhead, host, kind:<kind>)");
+      throw UsageError(f + ": unknown key '" + key +
+                       "' (keys: peak_flops, mem_bw, net_bw, overhead, host, kind:<kind>)");
     }
   }
   return s;
@@ -154,7 +156,8 @@ WhatIf what_if(const Workload& w, std::string_view platform, const Catalog& cata
     if (!classes.count(kind))
       r.notes.push_back("kind:" + std::string(to_string(kind)) + ": " + w.name + " has no " +
                         std::string(to_string(kind)) + " operations, so it changes nothing");
-  if (scale.kinds.count(OpKind::gemm) && !scale.kinds.count(OpKind::batched_gemm) && classes.count(OpKind::batched_gemm))
+  if (scale.kinds.count(OpKind::gemm) && !scale.kinds.count(OpKind::batched_gemm) &&
+      classes.count(OpKind::batched_gemm))
     r.notes.push_back("kind:gemm does not include the " + std::to_string(classes[OpKind::batched_gemm].ops) +
                       " batched_gemm op(s) (" + format_duration(classes[OpKind::batched_gemm].reference_s) +
                       " per pass): add kind:batched_gemm=F to scale them too");

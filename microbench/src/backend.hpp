@@ -17,8 +17,8 @@ namespace fomcast::bench::detail {
 // when it has finished (a device backend synchronises), so a host clock around it times it.
 struct Prepared {
   std::function<void()> run;
-  double flops = 0;  // per call
-  double bytes = 0;  // per call
+  double flops = 0;         // per call
+  double bytes = 0;         // per call
   double buffer_bytes = 0;  // what its operands occupy
 };
 
@@ -36,7 +36,7 @@ struct Unsupported : std::runtime_error {
 //   elementwise + TensorShape {{n}, {n}}      triad a[i] = b[i] + s * c[i]
 struct Backend {
   BackendInfo info;
-  int64_t stream_elements = 0;  // per array for the bandwidth ceilings (>> last-level cache)
+  int64_t stream_elements = 0;    // per array for the bandwidth ceilings (>> last-level cache)
   double memory_limit_bytes = 0;  // operands larger than this are refused, not swapped
   std::function<Prepared(OpKind, const OpShape&, DType)> prepare;
 };

@@ -113,12 +113,14 @@ void identify(BackendInfo& info, int threads) {
     info.library = "OpenBLAS";
     info.version = second_word(info.config);
     info.path += " -> " + file_of(reinterpret_cast<void*>(config));
-    apply_threads<int, int>(info, threads, "openblas_set_num_threads", "openblas_get_num_threads", "OPENBLAS_NUM_THREADS");
+    apply_threads<int, int>(info, threads, "openblas_set_num_threads", "openblas_get_num_threads",
+                            "OPENBLAS_NUM_THREADS");
   } else if (auto version = symbol<const char* (*)()>("bli_info_get_version_str")) {
     info.library = "BLIS";
     info.version = version();
     info.path += " -> " + file_of(reinterpret_cast<void*>(version));
-    apply_threads<long, long>(info, threads, "bli_thread_set_num_threads", "bli_thread_get_num_threads", "BLIS_NUM_THREADS");
+    apply_threads<long, long>(info, threads, "bli_thread_set_num_threads", "bli_thread_get_num_threads",
+                              "BLIS_NUM_THREADS");
   } else if (auto mkl = symbol<void (*)(char*, int)>("mkl_get_version_string")) {
     char buf[256] = {0};
     mkl(buf, sizeof buf);

@@ -175,7 +175,8 @@ Backend cpu_backend(BackendInfo info, const CpuGemm& gemm, std::function<void(co
   b.info = std::move(info);
   const double limit = host_memory_limit_bytes();
   b.memory_limit_bytes = limit;
-  b.prepare = [gemm, limit, check = std::move(check), name = b.info.name](OpKind kind, const OpShape& shape, DType dtype) {
+  b.prepare = [gemm, limit, check = std::move(check), name = b.info.name](OpKind kind, const OpShape& shape,
+                                                                          DType dtype) {
     if (check) check(shape);
     return prepare_cpu(gemm, name, limit, kind, shape, dtype);
   };

@@ -3,11 +3,11 @@
 // through cublasDgeam for the bandwidth ceilings. Built only when CMake finds a CUDA
 // toolkit, and as a module (fomcast_cuda.so) that backend_cuda_loader.cpp opens when
 // --backend cuda asks for it: every other fomcast run starts without loading the
-// CUDA libraries (a quarter of a gigabyte mapped and 0.1 s per start). Operands live on device 0; each call is timed by the host clock around the
-// call and cudaDeviceSynchronize, as DeepBench does. Not verified on a GPU yet (see
+// CUDA libraries (a quarter of a gigabyte mapped and 0.1 s per start). Operands live on device 0; each call is timed by
+// the host clock around the call and cudaDeviceSynchronize, as DeepBench does. Not verified on a GPU yet (see
 // docs/microbench.md): without a device it refuses cleanly with "no CUDA device".
-#include <cuda_runtime.h>
 #include <cublas_v2.h>
+#include <cuda_runtime.h>
 #ifdef FOMCAST_HAVE_CUDNN
 #include <cudnn.h>
 #endif
@@ -155,8 +155,8 @@ Prepared gemm(const std::shared_ptr<Context>& ctx, const GemmShape& s, DType d) 
     const void* one = d == DType::fp64 ? static_cast<const void*>(&one_d) : static_cast<const void*>(&one_f);
     cublasStatus_t st;
     if (b == 1)
-      st = cublasGemmEx(ctx->blas, ta, tb, int(s.m), int(s.n), int(s.k), one, A->p, type, lda, B->p, type, ldb, one, C->p,
-                        type, ldc, compute, CUBLAS_GEMM_DEFAULT);
+      st = cublasGemmEx(ctx->blas, ta, tb, int(s.m), int(s.n), int(s.k), one, A->p, type, lda, B->p, type, ldb, one,
+                        C->p, type, ldc, compute, CUBLAS_GEMM_DEFAULT);
     else
       st = cublasGemmStridedBatchedEx(ctx->blas, ta, tb, int(s.m), int(s.n), int(s.k), one, A->p, type, lda, sa, B->p,
                                       type, ldb, sb, one, C->p, type, ldc, sc, int(b), compute, CUBLAS_GEMM_DEFAULT);
@@ -183,14 +183,17 @@ struct ConvDescriptors {
 template <class Perf>
 void take_fastest(const Perf* perf, int found, const char* what, int& algo, std::size_t& workspace,
                   cudnnMathType_t& math) {
-  if (found < 1 || perf[0].status != CUDNN_STATUS_SUCCESS) throw Unsupported(std::string("cuDNN found no ") + what + " algorithm");
+  if (found < 1 || perf[0].status != CUDNN_STATUS_SUCCESS)
+    throw Unsupported(std::string("cuDNN found no ") + what + " algorithm");
   algo = int(perf[0].algo), workspace = perf[0].memory, math = perf[0].mathType;
 }
 
 void tensor(cudnnTensorDescriptor_t t, cudnnDataType_t type, std::vector<int> dims) {
   std::vector<int> strides(dims.size(), 1);
-  for (int i = int(dims.size()) - 2; i >= 0; --i) strides[std::size_t(i)] = strides[std::size_t(i) + 1] * dims[std::size_t(i) + 1];
-  check(cudnnSetTensorNdDescriptor(t, type, int(dims.size()), dims.data(), strides.data()), "cudnnSetTensorNdDescriptor");
+  for (int i = int(dims.size()) - 2; i >= 0; --i)
+    strides[std::size_t(i)] = strides[std::size_t(i) + 1] * dims[std::size_t(i) + 1];
+  check(cudnnSetTensorNdDescriptor(t, type, int(dims.size()), dims.data(), strides.data()),
+        "cudnnSetTensorNdDescriptor");
 }
 
 Prepared conv(const std::shared_ptr<Context>& ctx, const ConvShape& s, DType d) {
@@ -287,7 +290,8 @@ Prepared conv(const std::shared_ptr<Context>& ctx, const ConvShape& s, DType d) 
     else
       st = cudnnConvolutionBackwardFilter(ctx->dnn, one, desc->x, X->p, desc->y, Y->p, desc->conv,
                                           cudnnConvolutionBwdFilterAlgo_t(algo), ws->p, workspace, zero, desc->w, W->p);
-    if (st != CUDNN_STATUS_SUCCESS) throw std::runtime_error(std::string("cuDNN convolution: ") + cudnnGetErrorString(st));
+    if (st != CUDNN_STATUS_SUCCESS)
+      throw std::runtime_error(std::string("cuDNN convolution: ") + cudnnGetErrorString(st));
     sync();
   };
   return p;
@@ -313,9 +317,9 @@ Prepared stream(const std::shared_ptr<Context>& ctx, OpKind kind, int64_t n) {
     p.run = [=] {
       const double one = 1, scalar = 3;
       // a = 1 * b + 3 * c: cuBLAS's matrix addition over one n x 1 column is the triad.
-      const cublasStatus_t st = cublasDgeam(ctx->blas, CUBLAS_OP_N, CUBLAS_OP_N, int(n), 1, &one,
-                                            static_cast<const double*>(b->p), int(n), &scalar,
-                                            static_cast<const double*>(c->p), int(n), static_cast<double*>(a->p), int(n));
+      const cublasStatus_t st =
+          cublasDgeam(ctx->blas, CUBLAS_OP_N, CUBLAS_OP_N, int(n), 1, &one, static_cast<const double*>(b->p), int(n),
+                      &scalar, static_cast<const double*>(c->p), int(n), static_cast<double*>(a->p), int(n));
       if (st != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublasDgeam: status " + std::to_string(int(st)));
       sync();
     };
@@ -395,6 +399,6 @@ Backend open_cuda_module(int threads) {
 // The module's one entry point (backend_cuda_loader.cpp). Exceptions pass through it: the
 // module and fomcast are one build with one C++ runtime.
 extern "C" __attribute__((visibility("default"))) void fomcast_cuda_open(int threads,
-                                                                          fomcast::bench::detail::Backend* out) {
+                                                                         fomcast::bench::detail::Backend* out) {
   *out = fomcast::bench::detail::open_cuda_module(threads);
 }

@@ -53,8 +53,8 @@ Backend open_eigen(int threads) {
   if (have_openmp()) {
     Eigen::setNbThreads(threads);
     info.threads = Eigen::nbThreads();
-    info.threads_how = "Eigen::setNbThreads(" + std::to_string(threads) + ") with OpenMP; Eigen::nbThreads() = " +
-                       std::to_string(info.threads);
+    info.threads_how = "Eigen::setNbThreads(" + std::to_string(threads) +
+                       ") with OpenMP; Eigen::nbThreads() = " + std::to_string(info.threads);
   } else {
     info.threads = 1;
     info.threads_how = "built without OpenMP: Eigen runs one thread whatever --threads says";

@@ -38,8 +38,7 @@ Backend open_backend(std::string_view name, int threads) {
       }
       return b;
     }
-  if (name == "cuda")
-    throw UsageError("backend 'cuda' is not built in: this fomcast was built without a CUDA toolkit");
+  if (name == "cuda") throw UsageError("backend 'cuda' is not built in: this fomcast was built without a CUDA toolkit");
   std::string known;
   for (const auto& row : kBackends) known += (known.empty() ? "" : ", ") + std::string(row.name);
   throw UsageError("unknown backend '" + std::string(name) + "' (known: " + known + ")");

@@ -69,8 +69,9 @@ std::vector<std::size_t> budget_order(const BenchSuite& suite, const std::vector
 MeasuredKernel time_kernel(const detail::Backend& b, const BenchKernel& k, const RunnerOptions& runner) {
   const detail::Prepared p = b.prepare(k.kind, k.shape, k.dtype);
   const double first = detail::time_call(p.run);
-  const int calls =
-      first >= kMinRepSeconds ? 1 : static_cast<int>(std::min(1000.0, std::ceil(kMinRepSeconds / std::max(first, 1e-8))));
+  const int calls = first >= kMinRepSeconds
+                        ? 1
+                        : static_cast<int>(std::min(1000.0, std::ceil(kMinRepSeconds / std::max(first, 1e-8))));
   auto repetition = [&] {
     return detail::time_call([&] {
       for (int c = 0; c < calls; ++c) p.run();
@@ -249,13 +250,13 @@ Platform measured_platform(const BenchResult& r, Platform p) {
   if (c.gemm_fp64_flop_per_s > 0)
     p.peak_flop_per_s[DType::fp64] = {c.gemm_fp64_flop_per_s, gemm(c.gemm_fp64_n, c.gemm_fp64, DType::fp64)};
   if (c.triad_bytes_per_s > 0)
-    p.mem_bw_bytes_per_s = Sourced{c.triad_bytes_per_s, src + ": STREAM triad over 3 arrays of " +
-                                                            std::to_string(c.stream_elements) +
-                                                            " fp64, 24 bytes per element, " + describe(c.triad)};
+    p.mem_bw_bytes_per_s =
+        Sourced{c.triad_bytes_per_s, src + ": STREAM triad over 3 arrays of " + std::to_string(c.stream_elements) +
+                                         " fp64, 24 bytes per element, " + describe(c.triad)};
   if (c.host_speed > 0)
-    p.host_speed = Sourced{c.host_speed, src + ": host benchmark " + fixed(c.host.median_s * 1e3, 2) + " ms (" +
-                                             describe(c.host) + ") against " + fixed(host_reference_s() * 1e3, 2) +
-                                             " ms on the reference host"};
+    p.host_speed =
+        Sourced{c.host_speed, src + ": host benchmark " + fixed(c.host.median_s * 1e3, 2) + " ms (" + describe(c.host) +
+                                  ") against " + fixed(host_reference_s() * 1e3, 2) + " ms on the reference host"};
   p.environment_json = r.environment.dump();
   return p;
 }

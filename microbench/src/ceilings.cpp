@@ -81,8 +81,7 @@ Ceilings measure_ceilings(const Backend& b, double seconds, const std::function<
       const Prepared p = b.prepare(kind, shape, d);
       t = timed(p, ceiling_runner(stream_share));
       rate = p.bytes / t.median_s;
-    } catch (const Unsupported&) {
-    }
+    } catch (const Unsupported&) {}
   };
   bandwidth("ceiling: STREAM copy", OpKind::memcpy, one, DType::fp64, c.copy, c.copy_bytes_per_s);
   bandwidth("ceiling: STREAM triad", OpKind::elementwise, two, DType::fp64, c.triad, c.triad_bytes_per_s);

@@ -190,11 +190,11 @@ void conv_backward_filter(const CpuGemm& gemm, const ConvShape& s, const T* x, c
     }
 }
 
-#define FOMCAST_CONV_INSTANTIATE(T)                                                                       \
-  template void im2col<T>(const ConvShape&, const T*, T*);                                               \
-  template void col2im_add<T>(const ConvShape&, const T*, T*);                                           \
-  template void conv_forward<T>(const CpuGemm&, const ConvShape&, const T*, const T*, T*, T*);           \
-  template void conv_backward_data<T>(const CpuGemm&, const ConvShape&, const T*, const T*, T*, T*);     \
+#define FOMCAST_CONV_INSTANTIATE(T)                                                                  \
+  template void im2col<T>(const ConvShape&, const T*, T*);                                           \
+  template void col2im_add<T>(const ConvShape&, const T*, T*);                                       \
+  template void conv_forward<T>(const CpuGemm&, const ConvShape&, const T*, const T*, T*, T*);       \
+  template void conv_backward_data<T>(const CpuGemm&, const ConvShape&, const T*, const T*, T*, T*); \
   template void conv_backward_filter<T>(const CpuGemm&, const ConvShape&, const T*, const T*, T*, T*);
 FOMCAST_CONV_INSTANTIATE(float)
 FOMCAST_CONV_INSTANTIATE(double)

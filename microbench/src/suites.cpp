@@ -44,7 +44,9 @@ BenchSuite deepbench_suite(std::string_view set) {
   const KernelMode mode = *known;
   const bool train = mode == KernelMode::train;
   // The list's own `set` column: train, inference_server, inference_device.
-  auto in_set = [&](const std::string& s) { return train ? s == "train" : s == "inference_server" || s == "inference_device"; };
+  auto in_set = [&](const std::string& s) {
+    return train ? s == "train" : s == "inference_server" || s == "inference_device";
+  };
   BenchSuite suite;
   suite.name = "deepbench-" + std::string(set);
   suite.sampling = BenchSuite::Sampling::spread;
@@ -95,7 +97,8 @@ BenchSuite workload_suite(const Workload& w) {
   std::map<std::string, int> others;
   for (std::size_t i = 0; i < w.ops.size(); ++i) {
     const Op& op = w.ops[i];
-    const bool gemm = (op.kind == OpKind::gemm || op.kind == OpKind::batched_gemm) && std::holds_alternative<GemmShape>(op.shape);
+    const bool gemm =
+        (op.kind == OpKind::gemm || op.kind == OpKind::batched_gemm) && std::holds_alternative<GemmShape>(op.shape);
     const bool conv = op.kind == OpKind::conv && std::holds_alternative<ConvShape>(op.shape);
     const bool optimizer = op.kind == OpKind::optimizer && std::holds_alternative<TensorShape>(op.shape) &&
                            std::get<TensorShape>(op.shape).elements() > 0;
@@ -113,8 +116,9 @@ BenchSuite workload_suite(const Workload& w) {
   std::string rest;
   for (const auto& [kind, n] : others) rest += (rest.empty() ? "" : ", ") + std::to_string(n) + " " + kind;
   if (!rest.empty())
-    suite.not_measured.push_back(rest + " op(s): no kernel here measures them; the estimator scales memory-bound ops "
-                                        "with the platform's measured bandwidth");
+    suite.not_measured.push_back(rest +
+                                 " op(s): no kernel here measures them; the estimator scales memory-bound ops "
+                                 "with the platform's measured bandwidth");
   if (suite.kernels.empty())
     throw UsageError("workload '" + w.name + "' has no GEMM, convolution or optimizer op with a shape to measure");
   return suite;

@@ -24,8 +24,8 @@ int rnn_gates(RnnCell c) { return c == RnnCell::lstm ? 4 : c == RnnCell::gru ? 3
 
 double conv_macs(const ConvShape& c) {
   const double groups = c.groups > 0 ? static_cast<double>(c.groups) : 1.0;
-  return static_cast<double>(c.n) * static_cast<double>(c.k) * (static_cast<double>(c.c) / groups) *
-         product(c.filter) * product(c.output());
+  return static_cast<double>(c.n) * static_cast<double>(c.k) * (static_cast<double>(c.c) / groups) * product(c.filter) *
+         product(c.output());
 }
 
 }  // namespace

@@ -14,8 +14,7 @@ std::string format_where(const std::string& file, int64_t line, int64_t byte_off
 
 }  // namespace
 
-InputError::InputError(std::string file_, std::string message_, int64_t line_, int64_t byte_offset_,
-                       std::string field_)
+InputError::InputError(std::string file_, std::string message_, int64_t line_, int64_t byte_offset_, std::string field_)
     : std::runtime_error(format_where(file_, line_, byte_offset_, field_) + ": " + message_),
       file(std::move(file_)),
       message(std::move(message_)),

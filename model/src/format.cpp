@@ -43,9 +43,9 @@ std::string format_duration(double s) {
   std::size_t u = 0;
   if (a >= 1e-3) u = 1;
   if (a >= 1) u = 2;
-  if (a >= 100) u = 3;           // 100 s and up: minutes
-  if (a >= 100 * 60) u = 4;      // 100 min and up: hours
-  if (a >= 1000 * 3600) u = 5;   // 1,000 h and up: days
+  if (a >= 100) u = 3;          // 100 s and up: minutes
+  if (a >= 100 * 60) u = 4;     // 100 min and up: hours
+  if (a >= 1000 * 3600) u = 5;  // 1,000 h and up: days
   const double v = s / kUnits[u].seconds;
   std::snprintf(buf, sizeof buf, std::fabs(v) >= 1000 ? "%.0f %s" : "%.3g %s", v, kUnits[u].name);
   return buf;

@@ -40,24 +40,33 @@ json shape_to_json(const OpShape& shape) {
       Overloaded{
           [](std::monostate) { return json(nullptr); },
           [](const GemmShape& g) {
-            return json{{"type", "gemm"}, {"m", g.m}, {"n", g.n}, {"k", g.k}, {"batch", g.batch},
-                        {"trans_a", g.trans_a}, {"trans_b", g.trans_b}};
+            return json{
+                {"type", "gemm"},      {"m", g.m}, {"n", g.n}, {"k", g.k}, {"batch", g.batch}, {"trans_a", g.trans_a},
+                {"trans_b", g.trans_b}};
           },
           [](const ConvShape& c) {
-            return json{{"type", "conv"},         {"dims", c.dims},
-                        {"n", c.n},               {"c", c.c},
-                        {"k", c.k},               {"groups", c.groups},
-                        {"input", triple(c.input)}, {"filter", triple(c.filter)},
-                        {"stride", triple(c.stride)}, {"pad", triple(c.pad)},
-                        {"dilation", triple(c.dilation)}, {"direction", to_string(c.direction)}};
+            return json{{"type", "conv"},
+                        {"dims", c.dims},
+                        {"n", c.n},
+                        {"c", c.c},
+                        {"k", c.k},
+                        {"groups", c.groups},
+                        {"input", triple(c.input)},
+                        {"filter", triple(c.filter)},
+                        {"stride", triple(c.stride)},
+                        {"pad", triple(c.pad)},
+                        {"dilation", triple(c.dilation)},
+                        {"direction", to_string(c.direction)}};
           },
           [](const RnnShape& r) {
-            json j{{"type", "rnn"},       {"cell", to_string(r.cell)}, {"hidden", r.hidden},
-                   {"input", r.input},    {"batch", r.batch},          {"timesteps", r.timesteps}};
+            json j{{"type", "rnn"},    {"cell", to_string(r.cell)}, {"hidden", r.hidden},
+                   {"input", r.input}, {"batch", r.batch},          {"timesteps", r.timesteps}};
             if (r.backward) j["direction"] = "backward";
             return j;
           },
-          [](const TensorShape& t) { return json{{"type", "tensor"}, {"inputs", t.inputs}}; },
+          [](const TensorShape& t) {
+            return json{{"type", "tensor"}, {"inputs", t.inputs}};
+          },
           [](const CollectiveShape& c) {
             return json{{"type", "collective"}, {"op", to_string(c.op)}, {"bytes", c.bytes}, {"ranks", c.ranks}};
           },

@@ -26,28 +26,49 @@ std::optional<E> parse_name(const std::pair<E, const char*> (&table)[N], std::st
 }
 
 constexpr std::pair<DType, const char*> kDTypes[] = {
-    {DType::fp64, "fp64"}, {DType::fp32, "fp32"},   {DType::tf32, "tf32"},     {DType::fp16, "fp16"},
-    {DType::bf16, "bf16"}, {DType::fp8, "fp8"},     {DType::int8, "int8"},     {DType::int32, "int32"},
+    {DType::fp64, "fp64"},   {DType::fp32, "fp32"},    {DType::tf32, "tf32"},       {DType::fp16, "fp16"},
+    {DType::bf16, "bf16"},   {DType::fp8, "fp8"},      {DType::int8, "int8"},       {DType::int32, "int32"},
     {DType::int64, "int64"}, {DType::boolean, "bool"}, {DType::unknown, "unknown"},
 };
 
 // Spellings seen in PyTorch (`Input type`), TensorFlow (`DT_*`), DeepBench precisions and
 // numpy. Compared after lower-casing.
 constexpr std::pair<DType, const char*> kDTypeAliases[] = {
-    {DType::fp64, "double"},          {DType::fp64, "float64"},        {DType::fp64, "dt_double"},
-    {DType::fp32, "float"},           {DType::fp32, "float32"},        {DType::fp32, "dt_float"},
-    {DType::fp32, "single"},          {DType::fp16, "c10::half"},      {DType::fp16, "half"},
-    {DType::fp16, "float16"},         {DType::fp16, "dt_half"},        {DType::fp16, "fp16_mixed"},
-    {DType::fp16, "fp16_io_fp32_math"}, {DType::bf16, "c10::bfloat16"}, {DType::bf16, "bfloat16"},
-    {DType::bf16, "dt_bfloat16"},     {DType::fp8, "c10::float8_e4m3fn"}, {DType::fp8, "c10::float8_e5m2"},
-    {DType::int8, "signed char"},     {DType::int8, "unsigned char"},  {DType::int8, "uint8"},
-    {DType::int8, "dt_int8"},         {DType::int32, "int"},           {DType::int32, "dt_int32"},
-    {DType::int64, "long int"},       {DType::int64, "long"},          {DType::int64, "dt_int64"},
+    {DType::fp64, "double"},
+    {DType::fp64, "float64"},
+    {DType::fp64, "dt_double"},
+    {DType::fp32, "float"},
+    {DType::fp32, "float32"},
+    {DType::fp32, "dt_float"},
+    {DType::fp32, "single"},
+    {DType::fp16, "c10::half"},
+    {DType::fp16, "half"},
+    {DType::fp16, "float16"},
+    {DType::fp16, "dt_half"},
+    {DType::fp16, "fp16_mixed"},
+    {DType::fp16, "fp16_io_fp32_math"},
+    {DType::bf16, "c10::bfloat16"},
+    {DType::bf16, "bfloat16"},
+    {DType::bf16, "dt_bfloat16"},
+    {DType::fp8, "c10::float8_e4m3fn"},
+    {DType::fp8, "c10::float8_e5m2"},
+    {DType::int8, "signed char"},
+    {DType::int8, "unsigned char"},
+    {DType::int8, "uint8"},
+    {DType::int8, "dt_int8"},
+    {DType::int32, "int"},
+    {DType::int32, "dt_int32"},
+    {DType::int64, "long int"},
+    {DType::int64, "long"},
+    {DType::int64, "dt_int64"},
     {DType::boolean, "boolean"},
 };
 
 constexpr std::pair<Phase, const char*> kPhases[] = {
-    {Phase::forward, "forward"}, {Phase::backward, "backward"}, {Phase::optimizer, "optimizer"}, {Phase::other, "other"},
+    {Phase::forward, "forward"},
+    {Phase::backward, "backward"},
+    {Phase::optimizer, "optimizer"},
+    {Phase::other, "other"},
 };
 
 constexpr std::pair<OpKind, const char*> kKinds[] = {
@@ -73,14 +94,20 @@ constexpr std::pair<ConvDirection, const char*> kDirections[] = {
 };
 
 constexpr std::pair<RnnCell, const char*> kCells[] = {
-    {RnnCell::vanilla, "vanilla"}, {RnnCell::lstm, "lstm"}, {RnnCell::gru, "gru"},
+    {RnnCell::vanilla, "vanilla"},
+    {RnnCell::lstm, "lstm"},
+    {RnnCell::gru, "gru"},
 };
 
 constexpr std::pair<CollectiveKind, const char*> kCollectives[] = {
-    {CollectiveKind::allreduce, "allreduce"},   {CollectiveKind::allgather, "allgather"},
-    {CollectiveKind::reduce_scatter, "reduce_scatter"}, {CollectiveKind::broadcast, "broadcast"},
-    {CollectiveKind::reduce, "reduce"},         {CollectiveKind::alltoall, "alltoall"},
-    {CollectiveKind::send_recv, "send_recv"},   {CollectiveKind::barrier, "barrier"},
+    {CollectiveKind::allreduce, "allreduce"},
+    {CollectiveKind::allgather, "allgather"},
+    {CollectiveKind::reduce_scatter, "reduce_scatter"},
+    {CollectiveKind::broadcast, "broadcast"},
+    {CollectiveKind::reduce, "reduce"},
+    {CollectiveKind::alltoall, "alltoall"},
+    {CollectiveKind::send_recv, "send_recv"},
+    {CollectiveKind::barrier, "barrier"},
     {CollectiveKind::other, "other"},
 };
 
@@ -92,21 +119,27 @@ constexpr std::pair<PlatformOrigin, const char*> kPlatformOrigins[] = {
 };
 
 constexpr std::pair<KernelPrecision, const char*> kPrecisions[] = {
-    {KernelPrecision::fp64, "fp64"},   {KernelPrecision::fp32, "fp32"},
-    {KernelPrecision::tf32, "tf32"},   {KernelPrecision::fp16, "fp16"},
-    {KernelPrecision::bf16, "bf16"},   {KernelPrecision::fp8, "fp8"},
-    {KernelPrecision::int8, "int8"},   {KernelPrecision::int32, "int32"},
-    {KernelPrecision::int64, "int64"}, {KernelPrecision::boolean, "bool"},
-    {KernelPrecision::fp16_mixed, "fp16_mixed"}, {KernelPrecision::fp16_io_fp32_math, "fp16_io_fp32_math"},
+    {KernelPrecision::fp64, "fp64"},
+    {KernelPrecision::fp32, "fp32"},
+    {KernelPrecision::tf32, "tf32"},
+    {KernelPrecision::fp16, "fp16"},
+    {KernelPrecision::bf16, "bf16"},
+    {KernelPrecision::fp8, "fp8"},
+    {KernelPrecision::int8, "int8"},
+    {KernelPrecision::int32, "int32"},
+    {KernelPrecision::int64, "int64"},
+    {KernelPrecision::boolean, "bool"},
+    {KernelPrecision::fp16_mixed, "fp16_mixed"},
+    {KernelPrecision::fp16_io_fp32_math, "fp16_io_fp32_math"},
 };
 
 // The element type of each precision's operands.
 constexpr std::pair<KernelPrecision, DType> kPrecisionDTypes[] = {
-    {KernelPrecision::fp64, DType::fp64},   {KernelPrecision::fp32, DType::fp32},
-    {KernelPrecision::tf32, DType::tf32},   {KernelPrecision::fp16, DType::fp16},
-    {KernelPrecision::bf16, DType::bf16},   {KernelPrecision::fp8, DType::fp8},
-    {KernelPrecision::int8, DType::int8},   {KernelPrecision::int32, DType::int32},
-    {KernelPrecision::int64, DType::int64}, {KernelPrecision::boolean, DType::boolean},
+    {KernelPrecision::fp64, DType::fp64},       {KernelPrecision::fp32, DType::fp32},
+    {KernelPrecision::tf32, DType::tf32},       {KernelPrecision::fp16, DType::fp16},
+    {KernelPrecision::bf16, DType::bf16},       {KernelPrecision::fp8, DType::fp8},
+    {KernelPrecision::int8, DType::int8},       {KernelPrecision::int32, DType::int32},
+    {KernelPrecision::int64, DType::int64},     {KernelPrecision::boolean, DType::boolean},
     {KernelPrecision::fp16_mixed, DType::fp16}, {KernelPrecision::fp16_io_fp32_math, DType::fp16},
 };
 

@@ -46,7 +46,8 @@ Sourced read_sourced(const json& j, double scale, std::string_view file, const s
   } else {
     throw InputError(std::string(file), "expected a number or {\"value\": number, \"source\": text}", 0, -1, field);
   }
-  if (!std::isfinite(v) || v <= 0) throw InputError(std::string(file), "must be a positive finite number", 0, -1, field);
+  if (!std::isfinite(v) || v <= 0)
+    throw InputError(std::string(file), "must be a positive finite number", 0, -1, field);
   s.value = v * scale;
   return s;
 }
@@ -66,17 +67,19 @@ Platform platform_from_json(const json& j, std::string_view file) {
   const std::string origin = j.value("origin", std::string("user"));
   const auto known_origin = parse_platform_origin(origin);
   if (!known_origin)
-    throw InputError(std::string(file), "unknown origin '" + origin + "' (user, shipped, measured or placeholder)", 0, -1,
-                     "origin");
+    throw InputError(std::string(file), "unknown origin '" + origin + "' (user, shipped, measured or placeholder)", 0,
+                     -1, "origin");
   p.origin = *known_origin;
-  for (const auto& [key, member] : {std::pair{"vendor", &Platform::vendor}, std::pair{"architecture", &Platform::architecture}}) {
+  for (const auto& [key, member] :
+       {std::pair{"vendor", &Platform::vendor}, std::pair{"architecture", &Platform::architecture}}) {
     if (!j.contains(key) || j.at(key).is_null()) continue;
     if (!j.at(key).is_string()) throw InputError(std::string(file), "must be a string", 0, -1, key);
     p.*member = j.at(key).get<std::string>();
   }
   if (j.contains("peak_tflop_per_s")) {
     const auto& peaks = j.at("peak_tflop_per_s");
-    if (!peaks.is_object()) throw InputError(std::string(file), "must be an object of dtype -> figure", 0, -1, "peak_tflop_per_s");
+    if (!peaks.is_object())
+      throw InputError(std::string(file), "must be an object of dtype -> figure", 0, -1, "peak_tflop_per_s");
     for (const auto& [dtype_name, fig] : peaks.items()) {
       const std::string field = "peak_tflop_per_s." + dtype_name;
       auto d = parse_dtype(dtype_name);
@@ -91,7 +94,10 @@ Platform platform_from_json(const json& j, std::string_view file) {
 }
 
 json platform_to_json(const Platform& p) {
-  json j{{"name", p.name}, {"description", p.description}, {"device_kind", p.device_kind}, {"origin", to_string(p.origin)}};
+  json j{{"name", p.name},
+         {"description", p.description},
+         {"device_kind", p.device_kind},
+         {"origin", to_string(p.origin)}};
   if (!p.vendor.empty()) j["vendor"] = p.vendor;
   if (!p.architecture.empty()) j["architecture"] = p.architecture;
   json peaks = json::object();

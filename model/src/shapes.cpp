@@ -82,8 +82,9 @@ std::string describe(const OpShape& shape) {
             return s;
           },
           [](const ConvShape& c) {
-            std::string s = "conv" + std::to_string(c.dims) + "d N=" + std::to_string(c.n) + " C=" + std::to_string(c.c) +
-                            " " + spatial(c.input, c.dims) + " K=" + std::to_string(c.k) + " " + spatial(c.filter, c.dims);
+            std::string s = "conv" + std::to_string(c.dims) + "d N=" + std::to_string(c.n) +
+                            " C=" + std::to_string(c.c) + " " + spatial(c.input, c.dims) + " K=" + std::to_string(c.k) +
+                            " " + spatial(c.filter, c.dims);
             if (c.stride != std::array<int64_t, 3>{1, 1, 1}) s += " /" + spatial(c.stride, c.dims);
             if (c.pad != std::array<int64_t, 3>{0, 0, 0}) s += " pad " + spatial(c.pad, c.dims);
             if (c.dilation != std::array<int64_t, 3>{1, 1, 1}) s += " dil " + spatial(c.dilation, c.dims);
@@ -120,43 +121,43 @@ std::string describe(const OpShape& shape) {
 }
 
 std::string shape_key(const OpShape& shape) {
-  return std::visit(
-      Overloaded{
-          [](std::monostate) { return std::string(); },
-          [](const GemmShape& g) {
-            return "gemm:m=" + std::to_string(g.m) + ",n=" + std::to_string(g.n) + ",k=" + std::to_string(g.k) +
-                   ",b=" + std::to_string(g.batch) + ",ta=" + std::to_string(int(g.trans_a)) +
-                   ",tb=" + std::to_string(int(g.trans_b));
-          },
-          [](const ConvShape& c) {
-            return "conv:d=" + std::to_string(c.dims) + ",n=" + std::to_string(c.n) + ",c=" + std::to_string(c.c) +
-                   ",k=" + std::to_string(c.k) + ",g=" + std::to_string(c.groups) + ",in=" + triple(c.input) +
-                   ",f=" + triple(c.filter) + ",s=" + triple(c.stride) + ",p=" + triple(c.pad) +
-                   ",dl=" + triple(c.dilation) + ",dir=" + std::string(to_string(c.direction));
-          },
-          [](const RnnShape& r) {
-            return "rnn:" + std::string(to_string(r.cell)) + ",h=" + std::to_string(r.hidden) +
-                   ",i=" + std::to_string(r.input) + ",b=" + std::to_string(r.batch) +
-                   ",t=" + std::to_string(r.timesteps) + (r.backward ? ",dir=bwd" : "");
-          },
-          [](const TensorShape& t) {
-            std::string s = "tensor:";
-            for (std::size_t i = 0; i < t.inputs.size(); ++i) {
-              if (i) s += ';';
-              s += "[" + join_dims(t.inputs[i], ',') + "]";
-            }
-            return s;
-          },
-          [](const CollectiveShape& c) {
-            return std::string(to_string(c.op)) + ":bytes=" + std::to_string(c.bytes) +
-                   ",ranks=" + std::to_string(c.ranks);
-          },
-          [](const EmbeddingShape& e) {
-            return "embedding:rows=" + std::to_string(e.rows) + ",dim=" + std::to_string(e.dim) +
-                   ",lookups=" + std::to_string(e.lookups);
-          },
-      },
-      shape);
+  return std::visit(Overloaded{
+                        [](std::monostate) { return std::string(); },
+                        [](const GemmShape& g) {
+                          return "gemm:m=" + std::to_string(g.m) + ",n=" + std::to_string(g.n) +
+                                 ",k=" + std::to_string(g.k) + ",b=" + std::to_string(g.batch) +
+                                 ",ta=" + std::to_string(int(g.trans_a)) + ",tb=" + std::to_string(int(g.trans_b));
+                        },
+                        [](const ConvShape& c) {
+                          return "conv:d=" + std::to_string(c.dims) + ",n=" + std::to_string(c.n) +
+                                 ",c=" + std::to_string(c.c) + ",k=" + std::to_string(c.k) +
+                                 ",g=" + std::to_string(c.groups) + ",in=" + triple(c.input) +
+                                 ",f=" + triple(c.filter) + ",s=" + triple(c.stride) + ",p=" + triple(c.pad) +
+                                 ",dl=" + triple(c.dilation) + ",dir=" + std::string(to_string(c.direction));
+                        },
+                        [](const RnnShape& r) {
+                          return "rnn:" + std::string(to_string(r.cell)) + ",h=" + std::to_string(r.hidden) +
+                                 ",i=" + std::to_string(r.input) + ",b=" + std::to_string(r.batch) +
+                                 ",t=" + std::to_string(r.timesteps) + (r.backward ? ",dir=bwd" : "");
+                        },
+                        [](const TensorShape& t) {
+                          std::string s = "tensor:";
+                          for (std::size_t i = 0; i < t.inputs.size(); ++i) {
+                            if (i) s += ';';
+                            s += "[" + join_dims(t.inputs[i], ',') + "]";
+                          }
+                          return s;
+                        },
+                        [](const CollectiveShape& c) {
+                          return std::string(to_string(c.op)) + ":bytes=" + std::to_string(c.bytes) +
+                                 ",ranks=" + std::to_string(c.ranks);
+                        },
+                        [](const EmbeddingShape& e) {
+                          return "embedding:rows=" + std::to_string(e.rows) + ",dim=" + std::to_string(e.dim) +
+                                 ",lookups=" + std::to_string(e.lookups);
+                        },
+                    },
+                    shape);
 }
 
 }  // namespace fomcast

@@ -57,9 +57,10 @@ struct Reader {
 };
 
 const std::set<std::string> kProblemFields = {
-    "name",           "workload",        "baseline_hours", "target_hours", "epochs", "baseline_epoch_s",
-    "baseline_pass_s", "nodes_per_unit", "note",           "description",  "source", "baseline_source",
-    "batch_size",      "samples_per_epoch",
+    "name",       "workload",          "baseline_hours",  "target_hours",
+    "epochs",     "baseline_epoch_s",  "baseline_pass_s", "nodes_per_unit",
+    "note",       "description",       "source",          "baseline_source",
+    "batch_size", "samples_per_epoch",
 };
 
 }  // namespace
@@ -117,9 +118,9 @@ Study parse_study(std::string_view text, std::string_view file) {
     }
     if (!prob.baseline_source.empty() && !prob.baseline_hours && !prob.baseline_epoch_s && !prob.baseline_pass_s)
       r.fail(path + "baseline_source", "names the source of a measured baseline time, but none is given");
-    for (const auto& [key, member] : {std::pair{"epochs", &StudyProblem::epochs},
-                                      std::pair{"batch_size", &StudyProblem::batch_size},
-                                      std::pair{"samples_per_epoch", &StudyProblem::samples_per_epoch}}) {
+    for (const auto& [key, member] :
+         {std::pair{"epochs", &StudyProblem::epochs}, std::pair{"batch_size", &StudyProblem::batch_size},
+          std::pair{"samples_per_epoch", &StudyProblem::samples_per_epoch}}) {
       if (!p.contains(key)) continue;
       const json& e = p.at(key);
       if (!e.is_number_integer() || e.get<int64_t>() <= 0) r.fail(path + key, "must be a positive integer");
@@ -129,10 +130,11 @@ Study parse_study(std::string_view text, std::string_view file) {
       r.fail(path + "baseline_hours", "missing: give baseline_hours or a workload to estimate");
     if (!prob.workload && !prob.target_hours)
       r.fail(path + "target_hours", "missing: give target_hours or a workload to estimate");
-    if (!prob.workload && (prob.baseline_epoch_s || prob.baseline_pass_s || prob.epochs || prob.batch_size ||
-                           prob.samples_per_epoch))
-      r.fail(path + "workload",
-             "missing: baseline_epoch_s, baseline_pass_s, epochs, batch_size and samples_per_epoch describe a workload");
+    if (!prob.workload &&
+        (prob.baseline_epoch_s || prob.baseline_pass_s || prob.epochs || prob.batch_size || prob.samples_per_epoch))
+      r.fail(
+          path + "workload",
+          "missing: baseline_epoch_s, baseline_pass_s, epochs, batch_size and samples_per_epoch describe a workload");
     study.problems.push_back(std::move(prob));
   }
   return study;

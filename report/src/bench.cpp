@@ -17,13 +17,13 @@ using bench::Timing;
 namespace {
 
 nlohmann::json timing_json(const Timing& t) {
-  return {{"median_s", t.median_s}, {"min_s", t.min_s},     {"p10_s", t.p10_s},   {"p90_s", t.p90_s},
-          {"spread", t.spread},     {"reps", t.reps},       {"warmup", t.warmup}, {"stopped", to_string(t.stopped)}};
+  return {{"median_s", t.median_s}, {"min_s", t.min_s}, {"p10_s", t.p10_s},   {"p90_s", t.p90_s},
+          {"spread", t.spread},     {"reps", t.reps},   {"warmup", t.warmup}, {"stopped", to_string(t.stopped)}};
 }
 
 nlohmann::json kernel_json(const BenchKernel& k) {
-  return {{"kind", to_string(k.kind)}, {"shape", shape_to_json(k.shape)}, {"describe", describe(k.shape)},
-          {"dtype", to_string(k.dtype)}, {"mode", to_string(k.mode)}, {"origin", k.origin}};
+  return {{"kind", to_string(k.kind)},   {"shape", shape_to_json(k.shape)}, {"describe", describe(k.shape)},
+          {"dtype", to_string(k.dtype)}, {"mode", to_string(k.mode)},       {"origin", k.origin}};
 }
 
 std::string gb(double bytes_per_s) { return format_number(bytes_per_s / 1e9, 1) + " GB/s"; }
@@ -87,8 +87,8 @@ std::string bench_to_text(const BenchResult& r, std::string_view platform, std::
   TextTable ceilings{{"ceiling", "value", "how"}, {false, true, false}, {}};
   auto gemm_row = [&](const char* name, double rate, int64_t n, const Timing& t) {
     if (rate > 0)
-      ceilings.rows.push_back({name, format_number(rate / 1e9, 1) + " GFLOP/s",
-                               std::to_string(n) + "^3, " + describe(t)});
+      ceilings.rows.push_back(
+          {name, format_number(rate / 1e9, 1) + " GFLOP/s", std::to_string(n) + "^3, " + describe(t)});
   };
   gemm_row("fp32 GEMM", c.gemm_fp32_flop_per_s, c.gemm_fp32_n, c.gemm_fp32);
   gemm_row("fp64 GEMM", c.gemm_fp64_flop_per_s, c.gemm_fp64_n, c.gemm_fp64);
@@ -110,8 +110,8 @@ std::string bench_to_text(const BenchResult& r, std::string_view platform, std::
                 {false, false, false, true, true, true, true},
                 {}};
     for (const auto& m : r.measured)
-      t.rows.push_back({std::string(to_string(m.entry.kind)), describe(m.entry.shape), std::string(to_string(m.entry.precision)),
-                        format_duration(m.timing.median_s),
+      t.rows.push_back({std::string(to_string(m.entry.kind)), describe(m.entry.shape),
+                        std::string(to_string(m.entry.precision)), format_duration(m.timing.median_s),
                         is_memory_bound(m.entry.kind) || m.flops <= 0
                             ? gb(m.bytes / m.timing.median_s)
                             : format_number(m.flops / m.timing.median_s / 1e9, 1) + " GFLOP/s",
@@ -119,8 +119,8 @@ std::string bench_to_text(const BenchResult& r, std::string_view platform, std::
     out += t.render() + "\n";
   }
   for (const auto& s : r.skipped)
-    out += "skipped: " + std::string(to_string(s.kernel.kind)) + " " + describe(s.kernel.shape) + ": " + s.reason +
-           "\n";
+    out +=
+        "skipped: " + std::string(to_string(s.kernel.kind)) + " " + describe(s.kernel.shape) + ": " + s.reason + "\n";
   for (const auto& n : r.not_measured) out += "not measured: " + n + "\n";
   return out;
 }
@@ -139,10 +139,8 @@ nlohmann::json bench_import_to_json(const BenchImport& imported, std::string_vie
 
 std::string bench_import_to_text(const BenchImport& imported, std::string_view file, std::string_view format) {
   std::string out = "Imported " + std::to_string(imported.entries()) + " kernel entries from " +
-                    std::to_string(imported.rows) + " rows of " + std::string(file) + " (" + std::string(format) +
-                    ")";
-  if (imported.merged)
-    out += "; " + std::to_string(imported.merged) + " entries merge rows that time the same kernel";
+                    std::to_string(imported.rows) + " rows of " + std::string(file) + " (" + std::string(format) + ")";
+  if (imported.merged) out += "; " + std::to_string(imported.merged) + " entries merge rows that time the same kernel";
   out += "\n";
   for (const auto& [name, entries] : imported.by_platform)
     out += "  " + name + ": " + std::to_string(entries.size()) + " entries\n";

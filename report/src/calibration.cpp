@@ -49,11 +49,13 @@ std::string calibration_to_text(const CalibrationResult& r) {
          "): host, framework, input pipeline; carried to other platforms by their host speeds\n";
   if (p.calibration.ops_scale < 1)
     out += "note: the measurement is shorter than the modelled operations (" +
-           format_duration(p.calibration.modelled_there_s) + "): estimates elsewhere scale the modelled operations by " +
-           format_significant(p.calibration.ops_scale, 3) + " and carry no residual\n";
+           format_duration(p.calibration.modelled_there_s) +
+           "): estimates elsewhere scale the modelled operations by " + format_significant(p.calibration.ops_scale, 3) +
+           " and carry no residual\n";
   if (p.host_bound)
-    out += "WARNING host-bound: most of the measured time is not the modelled operations; projections from it "
-           "are host-bound too\n";
+    out +=
+        "WARNING host-bound: most of the measured time is not the modelled operations; projections from it "
+        "are host-bound too\n";
   out += "Estimates of " + c.workload + " now start from this measurement (`fomcast estimate`, `fom`, `whatif`).\n";
   return out;
 }

@@ -5,8 +5,8 @@
 #include "charts.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 
 namespace fomcast::chart {
@@ -149,7 +149,8 @@ std::vector<Tick> log_ticks(double lo, double hi) {
   for (std::size_t i = stops.size(); i-- > 0;)
     if (stops[i].value >= hi * (1 - 1e-9)) to = i;
   if (to <= from) to = from + 1;  // one value: an axis still needs two ends
-  return std::vector<Tick>(stops.begin() + static_cast<std::ptrdiff_t>(from), stops.begin() + static_cast<std::ptrdiff_t>(to) + 1);
+  return std::vector<Tick>(stops.begin() + static_cast<std::ptrdiff_t>(from),
+                           stops.begin() + static_cast<std::ptrdiff_t>(to) + 1);
 }
 
 std::vector<Tick> linear_ticks(double lo, double hi, const std::function<std::string(double)>& label) {
@@ -189,7 +190,7 @@ std::string log_bars(const std::vector<Bar>& bars, const std::vector<Marker>& ma
   const auto ticks = log_ticks(lo, hi);
   const double l0 = std::log10(ticks.front().value), l1 = std::log10(ticks.back().value);
 
-  const double x0 = label_area(bars), x1 = kWidth - value_area(bars, [](const Bar& b) { return b.value_label; });
+  const double x0 = label_area(bars), x1 = kWidth - value_area(bars, [](const Bar&b) { return b.value_label; });
   const double top = 30, row = 26, bar = 16;
   const double plot_bottom = top + row * static_cast<double>(bars.size());
   const double height = plot_bottom + 46;
@@ -234,9 +235,8 @@ std::string log_bars(const std::vector<Bar>& bars, const std::vector<Marker>& ma
   return out + "</svg>";
 }
 
-std::string stacked_bars(const std::vector<Series>& series, const std::vector<StackedRow>& rows,
-                         std::string_view title, std::string_view axis_label,
-                         const std::function<std::string(double)>& tick_label) {
+std::string stacked_bars(const std::vector<Series>& series, const std::vector<StackedRow>& rows, std::string_view title,
+                         std::string_view axis_label, const std::function<std::string(double)>& tick_label) {
   double hi = 0;
   std::vector<bool> used(series.size(), false);
   for (const auto& r : rows) {
@@ -269,9 +269,10 @@ std::string stacked_bars(const std::vector<Series>& series, const std::vector<St
     for (std::size_t i = 0; i < rows[r].values.size() && i < series.size(); ++i) {
       const double v = rows[r].values[i];
       if (!(v > 0) || !std::isfinite(v)) continue;
-      body += "<rect x=\"" + n(x(at)) + "\" y=\"" + n(cy - bar / 2) + "\" width=\"" + n(std::max(0.5, x(at + v) - x(at))) +
-              "\" height=\"" + n(bar) + "\" fill=\"" + series[i].color + "\"><title>" +
-              html_escape(rows[r].label + ", " + series[i].name + ": " + tick_label(v)) + "</title></rect>";
+      body += "<rect x=\"" + n(x(at)) + "\" y=\"" + n(cy - bar / 2) + "\" width=\"" +
+              n(std::max(0.5, x(at + v) - x(at))) + "\" height=\"" + n(bar) + "\" fill=\"" + series[i].color +
+              "\"><title>" + html_escape(rows[r].label + ", " + series[i].name + ": " + tick_label(v)) +
+              "</title></rect>";
       at += v;
     }
     body += text(x(at) + 6, cy + 4, rows[r].total_label, "class=\"value\"");

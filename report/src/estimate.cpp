@@ -64,8 +64,10 @@ json estimate_to_json(const RunEstimate& r, const Workload& w) {
   }
   json by_method = json::object();
   for (const auto& [m, s] : p.by_method)
-    by_method[std::string(to_string(m))] = {
-        {"ops", s.ops}, {"baseline_s", s.baseline_s}, {"predicted_s", s.predicted_s}, {"table_backed", is_table_backed(m)}};
+    by_method[std::string(to_string(m))] = {{"ops", s.ops},
+                                            {"baseline_s", s.baseline_s},
+                                            {"predicted_s", s.predicted_s},
+                                            {"table_backed", is_table_backed(m)}};
   return json{{"workload", p.workload},
               {"platform", p.platform},
               {"baseline_platform", p.baseline_platform.empty() ? json(nullptr) : json(p.baseline_platform)},
@@ -106,8 +108,8 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
                                      : " (baseline: measured on " + p.baseline_platform + ")\n\n";
   if (p.baseline_platform.empty()) out += "\n";
   out += "pass   " + format_duration(p.pass_s) + " +/- " + format_share(p.uncertainty) + " = modelled " +
-         format_duration(p.modelled_s) + " (" + format_share(p.pass_s > 0 ? p.modelled_s / p.pass_s : 0) + ") + residual " +
-         format_duration(p.residual_s) + " (" + format_share(p.residual_share) + ")\n";
+         format_duration(p.modelled_s) + " (" + format_share(p.pass_s > 0 ? p.modelled_s / p.pass_s : 0) +
+         ") + residual " + format_duration(p.residual_s) + " (" + format_share(p.residual_share) + ")\n";
   const CalibrationLine& c = p.calibration;
   if (c.calibrated) {
     const std::string there = c.measured.platform.empty() ? std::string("an unnamed platform") : c.measured.platform;
@@ -116,21 +118,24 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
            format_duration(c.residual_there_s) + "\n";
     if (c.measured.platform != p.platform) out += "       residual " + c.carry_detail + "\n";
   } else {
-    out += "       not calibrated: no measured time on any platform, so no host, framework or input-pipeline time "
-           "(`fomcast calibrate`)\n";
+    out +=
+        "       not calibrated: no measured time on any platform, so no host, framework or input-pipeline time "
+        "(`fomcast calibrate`)\n";
   }
   if (p.host_bound)
-    out += "WARNING host-bound: " + format_share(p.residual_share) + " of the pass is residual (host, framework, input pipeline)" +
+    out += "WARNING host-bound: " + format_share(p.residual_share) +
+           " of the pass is residual (host, framework, input pipeline)" +
            (c.measured.platform == p.platform ? std::string(" measured on ") + p.platform
                                               : " carried from " + c.measured.platform) +
            ", not modelled operations: the projection says more about the host than about the device\n";
-  out += "epoch  " + format_number(static_cast<double>(r.passes_per_epoch), 0) + " passes = " +
-         format_duration(r.epoch_s) + "\n";
+  out += "epoch  " + format_number(static_cast<double>(r.passes_per_epoch), 0) +
+         " passes = " + format_duration(r.epoch_s) + "\n";
   out += "run    " + std::to_string(r.epochs) + " epoch(s) = " + format_duration(r.run_s) + "\n";
   out += "rate   " + format_number(r.units_per_day, 2) + " runs/day on " + format_number(r.nodes, 0) + " node(s)\n";
-  out += "coverage: " + format_share(p.table_coverage) + " of the " + (p.coverage_of_baseline ? "baseline" : "predicted") +
-         " time predicted from measurements (measured, table, interpolated, implicit-gemm, rnn-as-gemm), " + format_share(1 - p.table_coverage) +
-         " by fallbacks\n";
+  out += "coverage: " + format_share(p.table_coverage) + " of the " +
+         (p.coverage_of_baseline ? "baseline" : "predicted") +
+         " time predicted from measurements (measured, table, interpolated, implicit-gemm, rnn-as-gemm), " +
+         format_share(1 - p.table_coverage) + " by fallbacks\n";
   std::string methods;
   for (const auto& [m, s] : p.by_method)
     methods += (methods.empty() ? "" : ", ") + std::string(to_string(m)) + " " +

@@ -61,7 +61,7 @@ namespace {
 std::string residual(const ProblemResult& p) {
   auto one = [](const SideRate& s) {
     return s.method == SideMethod::measured && s.calibration.empty() ? std::string("-")
-                                                            : format_percent(s.residual_share, 0);
+                                                                     : format_percent(s.residual_share, 0);
   };
   return one(p.baseline) + " / " + one(p.target);
 }
@@ -76,13 +76,14 @@ std::string fom_to_text(const FomResult& r, const Study& study) {
   bool any_workload = false;
   for (const auto& p : r.problems) any_workload = any_workload || !p.calibration.empty();
   TextTable t;
-  t.header = {"problem", "baseline time/unit", "baseline units/day", "target time/unit", "target units/day", "ratio", "how"};
+  t.header = {"problem", "baseline time/unit", "baseline units/day", "target time/unit", "target units/day", "ratio",
+              "how"};
   t.right_align = {false, true, true, true, true, true, false};
   if (any_workload) t.header.push_back("residual"), t.right_align.push_back(false);
   for (const auto& p : r.problems) {
     t.rows.push_back({p.name, format_duration(p.baseline.seconds_per_unit), format_number(p.baseline.units_per_day, 1),
-                      format_duration(p.target.seconds_per_unit),
-                      format_number(p.target.units_per_day, 1), format_number(p.ratio, 2),
+                      format_duration(p.target.seconds_per_unit), format_number(p.target.units_per_day, 1),
+                      format_number(p.ratio, 2),
                       std::string(to_string(p.baseline.method)) + " / " + std::string(to_string(p.target.method))});
     if (any_workload) t.rows.back().push_back(residual(p));
   }
@@ -93,17 +94,18 @@ std::string fom_to_text(const FomResult& r, const Study& study) {
   out += "(not the FOM, for comparison: arithmetic mean of ratios " + format_number(r.ratio_arithmetic_mean, 2) +
          ", harmonic mean of ratios " + format_number(r.ratio_harmonic_mean, 2) + ")\n";
   if (any_workload) {
-    out += "\nCalibration (CANDLE step 1: a projection starts from a measured run; the residual column is the share "
-           "of the baseline / target time that is host, framework and input pipeline rather than modelled "
-           "operations):\n";
+    out +=
+        "\nCalibration (CANDLE step 1: a projection starts from a measured run; the residual column is the share "
+        "of the baseline / target time that is host, framework and input pipeline rather than modelled "
+        "operations):\n";
     for (const auto& p : r.problems)
       if (!p.calibration.empty())
         out += "  " + p.name + ": " + (p.calibrated ? "calibrated by " : "NOT calibrated: ") + p.calibration + "\n";
     for (const auto& p : r.problems)
       for (const auto* s : {&p.baseline, &p.target})
         if (s->host_bound)
-          out += "WARNING host-bound (" + p.name + " on " + s->platform + "): " +
-                 format_percent(s->residual_share, 0) + " of the time is residual, not modelled operations\n";
+          out += "WARNING host-bound (" + p.name + " on " + s->platform + "): " + format_percent(s->residual_share, 0) +
+                 " of the time is residual, not modelled operations\n";
   }
   for (const auto& p : r.problems)
     for (const auto& n : p.notes) out += "note (" + p.name + "): " + n + "\n";
@@ -134,8 +136,8 @@ std::string fom_history_to_text(const std::vector<FomRecord>& records) {
     if (auto it = previous.find(r.study_name); it != previous.end())
       change = format_number(100.0 * (r.fom - it->second) / it->second, 2) + "%";
     previous[r.study_name] = r.fom;
-    t.rows.push_back({std::to_string(r.id), r.recorded_at, r.study_name, r.label, r.git_commit,
-                      format_number(r.fom, 3), change});
+    t.rows.push_back(
+        {std::to_string(r.id), r.recorded_at, r.study_name, r.label, r.git_commit, format_number(r.fom, 3), change});
   }
   return t.render();
 }

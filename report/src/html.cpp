@@ -39,8 +39,8 @@ std::string plus_minus(double u) { return u > 0 ? "\u00b1" + format_share(u) : "
 
 // A word for a shell command line: quoted when it holds anything but the safe characters.
 std::string shell_word(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-+:/=") ==
-                        std::string::npos)
+  if (!s.empty() &&
+      s.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-+:/=") == std::string::npos)
     return s;
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -79,8 +79,7 @@ struct HtmlTable {
     std::string out = "<table>\n<thead>";
     if (!groups.empty()) {
       out += "<tr class=\"groups\">";
-      for (const auto& [text, span] : groups)
-        out += "<th colspan=\"" + std::to_string(span) + "\">" + text + "</th>";
+      for (const auto& [text, span] : groups) out += "<th colspan=\"" + std::to_string(span) + "\">" + text + "</th>";
       out += "</tr>";
     }
     out += "<tr>";
@@ -151,7 +150,7 @@ std::string sourced(const Sourced& s, double scale, int digits, std::string_view
 }
 
 std::function<std::optional<std::string>(const Platform&)> figure_of(std::optional<Sourced> Platform::*field,
-                                                                      double scale, std::string unit) {
+                                                                     double scale, std::string unit) {
   return [field, scale, unit](const Platform& p) -> std::optional<std::string> {
     if (!(p.*field)) return std::nullopt;
     return sourced(*(p.*field), scale, 4, unit);
@@ -161,8 +160,9 @@ std::function<std::optional<std::string>(const Platform&)> figure_of(std::option
 std::string machines(const HtmlReportInput& in) {
   const Study& s = *in.study;
   std::string out = "<section id=\"machines\">\n<h2>Baseline and target machines</h2>\n";
-  out += "<p>One node of each machine as fomcast knows it (<code>fomcast platforms --json</code>), every figure with "
-         "its source.</p>\n";
+  out +=
+      "<p>One node of each machine as fomcast knows it (<code>fomcast platforms --json</code>), every figure with "
+      "its source.</p>\n";
   std::vector<Figure> rows;
   rows.push_back({"description", [](const Platform& p) -> std::optional<std::string> {
                     return p.description.empty() ? std::nullopt : std::optional(esc(p.description));
@@ -219,12 +219,11 @@ std::string fom_section(const HtmlReportInput& in) {
   std::string out = "<section id=\"fom\">\n<h2>Figure of merit</h2>\n<div class=\"fom-box\">\n";
   out += "<div class=\"fom-value\"><small>FOM</small><data id=\"fom-value\" value=\"" + exact(r.fom) + "\">" +
          format_number(r.fom, 3) + "</data></div>\n<div>";
-  out += "<div>FOM = HM(target units/day) / HM(baseline units/day) = " +
-         format_number(r.target_hm_units_per_day, 2) + " / " + format_number(r.baseline_hm_units_per_day, 2) + "</div>";
+  out += "<div>FOM = HM(target units/day) / HM(baseline units/day) = " + format_number(r.target_hm_units_per_day, 2) +
+         " / " + format_number(r.baseline_hm_units_per_day, 2) + "</div>";
   if (u.fom > 0)
     out += "<div>uncertainty <strong><data id=\"fom-uncertainty\" value=\"" + exact(u.fom) + "\">" + plus_minus(u.fom) +
-           "</data></strong>: about " +
-           three_digits(r.fom / (1 + u.fom)) + " to " + three_digits(r.fom * (1 + u.fom)) +
+           "</data></strong>: about " + three_digits(r.fom / (1 + u.fom)) + " to " + three_digits(r.fom * (1 + u.fom)) +
            " <span class=\"muted\">(one standard deviation, first order, the problems' and sides' errors taken as "
            "independent)</span></div>";
   else
@@ -239,11 +238,12 @@ std::string fom_section(const HtmlReportInput& in) {
   t.rows.push_back({"target", esc(s.target.platform + " \u00d7 " + format_number(s.target.nodes, 0)),
                     format_number(r.target_hm_units_per_day, 2), plus_minus(u.target_hm)});
   out += t.render();
-  out += "<div class=\"not-fom\"><strong>Not the FOM</strong>, shown because they are often computed by mistake: "
-         "arithmetic mean of the per-problem ratios <strong>" +
-         format_number(r.ratio_arithmetic_mean, 2) + "</strong>, harmonic mean of the ratios <strong>" +
-         format_number(r.ratio_harmonic_mean, 2) +
-         "</strong>. The FOM averages the rates on each machine, not the ratios.</div>\n";
+  out +=
+      "<div class=\"not-fom\"><strong>Not the FOM</strong>, shown because they are often computed by mistake: "
+      "arithmetic mean of the per-problem ratios <strong>" +
+      format_number(r.ratio_arithmetic_mean, 2) + "</strong>, harmonic mean of the ratios <strong>" +
+      format_number(r.ratio_harmonic_mean, 2) +
+      "</strong>. The FOM averages the rates on each machine, not the ratios.</div>\n";
   return out + "</section>\n";
 }
 
@@ -263,13 +263,15 @@ std::string problems_section(const HtmlReportInput& in) {
     if (u > 0) b.low = p.ratio / (1 + u), b.high = p.ratio * (1 + u), whiskers = true;
     bars.push_back(std::move(b));
   }
-  out += figure(chart::log_bars(bars, {{r.fom, "FOM " + format_number(r.fom, 3)}},
-                                "Ratio of target to baseline units/day per problem", "target units/day / baseline units/day (log scale)"),
-                "Ratio of the target's to the baseline's units of work per day, per problem, on a log axis; the dashed "
-                "line is the FOM." +
-                    std::string(whiskers ? " Whiskers: ratio / (1 + u) to ratio \u00d7 (1 + u), u combining both sides' "
-                                           "uncertainties."
-                                         : ""));
+  out +=
+      figure(chart::log_bars(bars, {{r.fom, "FOM " + format_number(r.fom, 3)}},
+                             "Ratio of target to baseline units/day per problem",
+                             "target units/day / baseline units/day (log scale)"),
+             "Ratio of the target's to the baseline's units of work per day, per problem, on a log axis; the dashed "
+             "line is the FOM." +
+                 std::string(whiskers ? " Whiskers: ratio / (1 + u) to ratio \u00d7 (1 + u), u combining both sides' "
+                                        "uncertainties."
+                                      : ""));
 
   HtmlTable t;
   t.groups = {{"", 1},
@@ -283,28 +285,36 @@ std::string problems_section(const HtmlReportInput& in) {
     const auto& p = r.problems[i];
     const StudyProblem* sp = i < s.problems.size() ? &s.problems[i] : nullptr;
     std::string name = esc(p.name);
-    if (sp && sp->workload && *sp->workload != p.name) name += "<div class=\"src\">workload " + esc(*sp->workload) + "</div>";
-    t.rows.push_back({name, hours(p.baseline.seconds_per_unit),
-                      format_number(p.baseline.units_per_day, 1), how(p.baseline), hours(p.target.seconds_per_unit),
-                      format_number(p.target.units_per_day, 1), how(p.target), "<strong>" + format_number(p.ratio, 2) + "</strong>"});
+    if (sp && sp->workload && *sp->workload != p.name)
+      name += "<div class=\"src\">workload " + esc(*sp->workload) + "</div>";
+    t.rows.push_back({name, hours(p.baseline.seconds_per_unit), format_number(p.baseline.units_per_day, 1),
+                      how(p.baseline), hours(p.target.seconds_per_unit), format_number(p.target.units_per_day, 1),
+                      how(p.target), "<strong>" + format_number(p.ratio, 2) + "</strong>"});
   }
-  t.footer = {"harmonic mean", "", format_number(r.baseline_hm_units_per_day, 2), "", "",
-              format_number(r.target_hm_units_per_day, 2), "", "FOM " + format_number(r.fom, 3)};
+  t.footer = {"harmonic mean",
+              "",
+              format_number(r.baseline_hm_units_per_day, 2),
+              "",
+              "",
+              format_number(r.target_hm_units_per_day, 2),
+              "",
+              "FOM " + format_number(r.fom, 3)};
   out += t.render();
-  out += "<p class=\"muted\">h/unit: hours per unit of work (one training run) on one unit's share of the machine; "
-         "units/day: 86,400 / seconds per unit \u00d7 nodes / nodes per unit. <em>measured</em>: hours given in the "
-         "study; <em>estimated</em>: predicted from the workload's operations on that platform; <em>calibrated</em>: "
-         "the target estimate scaled by measured / estimated baseline time. \u00b1: relative uncertainty of the time, "
-         "about one standard deviation.</p>\n";
+  out +=
+      "<p class=\"muted\">h/unit: hours per unit of work (one training run) on one unit's share of the machine; "
+      "units/day: 86,400 / seconds per unit \u00d7 nodes / nodes per unit. <em>measured</em>: hours given in the "
+      "study; <em>estimated</em>: predicted from the workload's operations on that platform; <em>calibrated</em>: "
+      "the target estimate scaled by measured / estimated baseline time. \u00b1: relative uncertainty of the time, "
+      "about one standard deviation.</p>\n";
   return out + "</section>\n";
 }
 
 // ---------------------------------------------------------------------------------------
 // One workload problem: where the time goes on each side
 
-constexpr OpKind kKinds[] = {OpKind::gemm,        OpKind::batched_gemm, OpKind::conv,      OpKind::rnn,
+constexpr OpKind kKinds[] = {OpKind::gemm,        OpKind::batched_gemm, OpKind::conv,          OpKind::rnn,
                              OpKind::elementwise, OpKind::reduction,    OpKind::normalization, OpKind::pooling,
-                             OpKind::embedding,   OpKind::optimizer,    OpKind::collective, OpKind::memcpy,
+                             OpKind::embedding,   OpKind::optimizer,    OpKind::collective,    OpKind::memcpy,
                              OpKind::other};
 // Okabe-Ito first (distinct for colour-blind readers), then further hues; grey last for
 // the overhead line.
@@ -349,29 +359,30 @@ std::string share(double part, double whole) { return whole > 0 ? format_share(p
 
 std::string summary_table(const std::vector<SideView>& sides) {
   HtmlTable t;
-  t.header = {"side", "platform", "pass", "= ops", "+ overhead", "passes/epoch", "epoch", "epochs", "run (unit)",
-              "runs/day", "from own tables"};
+  t.header = {"side",  "platform", "pass",       "= ops",    "+ overhead",     "passes/epoch",
+              "epoch", "epochs",   "run (unit)", "runs/day", "from own tables"};
   t.numeric = {false, false, true, true, true, true, true, true, true, true, true};
   for (const auto& s : sides) {
     const RunEstimate& r = *s.run;
     std::string overhead = format_duration(r.pass.residual_s);
-    t.rows.push_back({esc(s.role), esc(r.pass.platform),
-                      format_duration(r.pass.pass_s) +
-                          (r.pass.uncertainty > 0 ? " <span class=\"muted\">" + plus_minus(r.pass.uncertainty) + "</span>" : ""),
-                      format_duration(r.pass.ops_s), overhead,
-                      format_number(static_cast<double>(r.passes_per_epoch), 0), format_duration(r.epoch_s),
-                      std::to_string(r.epochs), format_duration(r.run_s),
-                      format_number(r.units_per_day, 1) + "<div class=\"src\">on " + format_number(r.nodes, 0) +
-                          " node" + (r.nodes == 1 ? "" : "s") + "</div>",
-                      format_share(r.pass.table_coverage) + "<div class=\"src\">of the " +
-                          (r.pass.coverage_of_baseline ? "measured" : "predicted") + " time</div>"});
+    t.rows.push_back(
+        {esc(s.role), esc(r.pass.platform),
+         format_duration(r.pass.pass_s) +
+             (r.pass.uncertainty > 0 ? " <span class=\"muted\">" + plus_minus(r.pass.uncertainty) + "</span>" : ""),
+         format_duration(r.pass.ops_s), overhead, format_number(static_cast<double>(r.passes_per_epoch), 0),
+         format_duration(r.epoch_s), std::to_string(r.epochs), format_duration(r.run_s),
+         format_number(r.units_per_day, 1) + "<div class=\"src\">on " + format_number(r.nodes, 0) + " node" +
+             (r.nodes == 1 ? "" : "s") + "</div>",
+         format_share(r.pass.table_coverage) + "<div class=\"src\">of the " +
+             (r.pass.coverage_of_baseline ? "measured" : "predicted") + " time</div>"});
   }
   return t.render();
 }
 
 std::string kind_breakdown(const std::vector<SideView>& sides, const Workload& w, const std::string& problem) {
   std::vector<chart::Series> series;
-  for (std::size_t k = 0; k < std::size(kKinds); ++k) series.push_back({std::string(to_string(kKinds[k])), kKindColours[k]});
+  for (std::size_t k = 0; k < std::size(kKinds); ++k)
+    series.push_back({std::string(to_string(kKinds[k])), kKindColours[k]});
   series.push_back({"framework overhead", kOverheadColour});
   std::vector<std::vector<double>> by_side;
   std::vector<chart::StackedRow> rows;
@@ -383,14 +394,14 @@ std::string kind_breakdown(const std::vector<SideView>& sides, const Workload& w
     rows.push_back({s.role + ": " + s.run->pass.platform, v, format_duration(s.run->pass.pass_s)});
     by_side.push_back(std::move(v));
   }
-  std::string out = figure(chart::stacked_bars(series, rows, "Time per pass by operation kind, " + problem,
-                                               "time per pass (training step)",
-                                               [](double v) { return v == 0 ? std::string("0") : format_duration(v); }),
-                           std::string("Predicted time of one pass on each side, split by operation kind. ") +
-                               (overhead ? "The grey segment is the framework overhead line (measured pass time minus "
-                                           "summed op times, carried across)."
-                                         : "No framework overhead line: the workload has no measured pass time to "
-                                           "take it from."));
+  std::string out = figure(
+      chart::stacked_bars(series, rows, "Time per pass by operation kind, " + problem, "time per pass (training step)",
+                          [](double v) { return v == 0 ? std::string("0") : format_duration(v); }),
+      std::string("Predicted time of one pass on each side, split by operation kind. ") +
+          (overhead ? "The grey segment is the framework overhead line (measured pass time minus "
+                      "summed op times, carried across)."
+                    : "No framework overhead line: the workload has no measured pass time to "
+                      "take it from."));
   HtmlTable t;
   t.header = {"kind"};
   t.numeric = {false};
@@ -442,13 +453,13 @@ std::string coverage(const std::vector<SideView>& sides, const std::string& prob
     rows.push_back(std::move(row));
   }
   std::string out = "<h4>Coverage: where each side's operation times came from</h4>\n";
-  out += figure(chart::stacked_bars(series, rows, "Share of the predicted operation time by method, " + problem,
-                                    "share of summed operation time per pass",
-                                    [](double v) { return format_percent(v, 0); }),
-                "Share of each side's summed operation time per pass by the method that predicted it. Blues: from the "
-                "platform's own measurements (measured, table, interpolated, implicit-gemm, rnn-as-gemm); oranges and "
-                "reds: fallbacks (another platform's table scaled, bandwidth, network, roofline, scaled). The label "
-                "gives the table-backed share of the measured time where the workload has one, else of the predicted.");
+  out += figure(
+      chart::stacked_bars(series, rows, "Share of the predicted operation time by method, " + problem,
+                          "share of summed operation time per pass", [](double v) { return format_percent(v, 0); }),
+      "Share of each side's summed operation time per pass by the method that predicted it. Blues: from the "
+      "platform's own measurements (measured, table, interpolated, implicit-gemm, rnn-as-gemm); oranges and "
+      "reds: fallbacks (another platform's table scaled, bandwidth, network, roofline, scaled). The label "
+      "gives the table-backed share of the measured time where the workload has one, else of the predicted.");
   HtmlTable t;
   t.header = {"method", "source"};
   t.numeric = {false, false};
@@ -459,8 +470,9 @@ std::string coverage(const std::vector<SideView>& sides, const std::string& prob
     for (int i = 0; i < 3; ++i) t.numeric.push_back(true);
   }
   for (Method m : order) {
-    std::vector<std::string> row = {esc(to_string(m)), is_table_backed(m) ? std::string("own measurements")
-                                                                           : std::string("<span class=\"tag fallback\">fallback</span>")};
+    std::vector<std::string> row = {esc(to_string(m)),
+                                    is_table_backed(m) ? std::string("own measurements")
+                                                       : std::string("<span class=\"tag fallback\">fallback</span>")};
     for (const auto& s : sides) {
       const PassEstimate& p = s.run->pass;
       auto it = p.by_method.find(m);
@@ -484,14 +496,16 @@ std::string top_ops(const std::vector<SideView>& sides, const Workload& w, std::
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   auto per_pass = [&](std::size_t i) { return w.ops[base.pass.ops[i].op_index].count * base.pass.ops[i].predicted_s; };
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return per_pass(a) > per_pass(b); });
-  const bool measured = std::any_of(base.pass.ops.begin(), base.pass.ops.end(), [](const OpEstimate& e) { return e.baseline_s.has_value(); });
+  const bool measured = std::any_of(base.pass.ops.begin(), base.pass.ops.end(),
+                                    [](const OpEstimate& e) { return e.baseline_s.has_value(); });
 
   HtmlTable t;
   t.header = {"#", "operation", "shape", "calls/pass"};
   t.numeric = {true, false, false, true};
   t.cell_class = {"", "name", "shape", ""};
   if (measured) {
-    t.header.push_back("measured on " + esc(base.pass.baseline_platform.empty() ? "recording" : base.pass.baseline_platform));
+    t.header.push_back("measured on " +
+                       esc(base.pass.baseline_platform.empty() ? "recording" : base.pass.baseline_platform));
     t.numeric.push_back(true);
     t.cell_class.push_back("");
   }
@@ -510,8 +524,8 @@ std::string top_ops(const std::vector<SideView>& sides, const Workload& w, std::
     const std::string shown_name = chart::clip(op.name, 80);
     std::string name = esc(shown_name);
     if (shown_name != op.name) name = "<span title=\"" + esc(op.name) + "\">" + name + "</span>";
-    name += "<div class=\"src\">" + esc(std::string(to_string(op.kind)) + " \u00b7 " + std::string(to_string(op.phase))) +
-            "</div>";
+    name += "<div class=\"src\">" +
+            esc(std::string(to_string(op.kind)) + " \u00b7 " + std::string(to_string(op.phase))) + "</div>";
     std::vector<std::string> row = {std::to_string(n + 1), name, esc(describe(op.shape)),
                                     format_number(op.count, op.count == std::floor(op.count) ? 0 : 2)};
     if (measured) row.push_back(b.baseline_s ? format_duration(*b.baseline_s) : "\u2013");
@@ -534,8 +548,8 @@ std::string top_ops(const std::vector<SideView>& sides, const Workload& w, std::
                     esc(base.pass.platform) + "); times are per call.";
   if (order.size() > shown)
     out += " " + std::to_string(order.size() - shown) + " more operation" + (order.size() - shown == 1 ? "" : "s") +
-           ": <code>fomcast estimate --workload " + esc(shell_word(w.name)) + " --platform " + esc(shell_word(base.pass.platform)) +
-           " --all</code> lists every one.";
+           ": <code>fomcast estimate --workload " + esc(shell_word(w.name)) + " --platform " +
+           esc(shell_word(base.pass.platform)) + " --all</code> lists every one.";
   return out + "</p>\n" + t.render();
 }
 
@@ -553,11 +567,12 @@ std::string workload_section(const ProblemResult& p, std::size_t index) {
   std::string about = w.origin.empty() ? "" : "from " + w.origin;
   if (!w.source.empty()) about += (about.empty() ? "" : ", ") + w.source;
   if (!w.recorded_on.empty()) about += "; times measured on " + w.recorded_on;
-  out += "<p>" + esc(std::to_string(w.ops.size()) + " distinct operations per pass" + (about.empty() ? "" : ", " + about) +
-                     ".") +
-         " The FOM uses: baseline " + tag(to_string(p.baseline.method)) + " " + esc(hours(p.baseline.seconds_per_unit)) +
-         " h/unit, target " + tag(to_string(p.target.method)) + " " + esc(hours(p.target.seconds_per_unit)) +
-         " h/unit (ratio " + format_number(p.ratio, 2) + "). The estimates below are before any calibration.</p>\n";
+  out +=
+      "<p>" +
+      esc(std::to_string(w.ops.size()) + " distinct operations per pass" + (about.empty() ? "" : ", " + about) + ".") +
+      " The FOM uses: baseline " + tag(to_string(p.baseline.method)) + " " + esc(hours(p.baseline.seconds_per_unit)) +
+      " h/unit, target " + tag(to_string(p.target.method)) + " " + esc(hours(p.target.seconds_per_unit)) +
+      " h/unit (ratio " + format_number(p.ratio, 2) + "). The estimates below are before any calibration.</p>\n";
   out += summary_table(sides);
   // Each block keeps its heading, chart and table on one printed page.
   out += "<div class=\"block\">\n<h4>Where the time goes</h4>\n" + kind_breakdown(sides, w, p.name) + "</div>\n";
@@ -573,8 +588,10 @@ std::string workload_section(const ProblemResult& p, std::size_t index) {
   add_unique(workload_notes, w.notes);
   out += "<h4>Notes and warnings</h4>\n";
   if (!study_notes.empty()) out += "<p>From the study evaluation:</p>\n" + note_list(study_notes);
-  if (!base_notes.empty()) out += "<p>Estimate on " + esc(est.baseline.pass.platform) + ":</p>\n" + note_list(base_notes);
-  if (!target_notes.empty()) out += "<p>Estimate on " + esc(est.target.pass.platform) + ":</p>\n" + note_list(target_notes);
+  if (!base_notes.empty())
+    out += "<p>Estimate on " + esc(est.baseline.pass.platform) + ":</p>\n" + note_list(base_notes);
+  if (!target_notes.empty())
+    out += "<p>Estimate on " + esc(est.target.pass.platform) + ":</p>\n" + note_list(target_notes);
   if (!workload_notes.empty()) out += "<p>From reading the workload:</p>\n" + note_list(workload_notes);
   return out + "</section>\n";
 }
@@ -592,19 +609,21 @@ std::string history_section(const HtmlReportInput& in) {
       points.push_back({r.label.empty() ? "#" + std::to_string(r.id) : r.label, r.fom,
                         "#" + std::to_string(r.id) + " " + r.recorded_at + (r.label.empty() ? "" : " " + r.label) +
                             (r.git_commit.empty() ? "" : " @" + r.git_commit) + ": FOM " + format_number(r.fom, 3)});
-    out += figure(chart::line_chart(points, "Recorded FOM of " + in.study->name, "FOM",
-                                    [](double v) { return format_significant(v, 4); }),
-                  "Recorded FOM over the records of this study, in order (labels, else record ids, under the axis); the "
-                  "axis does not start at zero.");
+    out +=
+        figure(chart::line_chart(points, "Recorded FOM of " + in.study->name, "FOM",
+                                 [](double v) { return format_significant(v, 4); }),
+               "Recorded FOM over the records of this study, in order (labels, else record ids, under the axis); the "
+               "axis does not start at zero.");
   }
   HtmlTable t;
   t.header = {"id", "recorded at", "label", "commit", "FOM", "change"};
   t.numeric = {true, false, false, false, true, true};
   const FomRecord* previous = nullptr;
   for (const auto& r : h) {
-    t.rows.push_back({std::to_string(r.id), esc(r.recorded_at), esc(r.label), esc(r.git_commit), format_number(r.fom, 3),
-                      previous && previous->fom != 0 ? format_number(100.0 * (r.fom - previous->fom) / previous->fom, 2) + "%"
-                                                     : "\u2013"});
+    t.rows.push_back(
+        {std::to_string(r.id), esc(r.recorded_at), esc(r.label), esc(r.git_commit), format_number(r.fom, 3),
+         previous && previous->fom != 0 ? format_number(100.0 * (r.fom - previous->fom) / previous->fom, 2) + "%"
+                                        : "\u2013"});
     previous = &r;
   }
   return out + t.render() + "</section>\n";
@@ -653,9 +672,10 @@ target estimate by the measured over the estimated baseline time.</p>
 }
 
 std::string contents(const HtmlReportInput& in) {
-  std::string out = "<nav><strong>Contents</strong><ol>\n<li><a href=\"#fom\">Figure of merit</a></li>\n"
-                    "<li><a href=\"#machines\">Baseline and target machines</a></li>\n"
-                    "<li><a href=\"#problems\">Problems</a></li>\n";
+  std::string out =
+      "<nav><strong>Contents</strong><ol>\n<li><a href=\"#fom\">Figure of merit</a></li>\n"
+      "<li><a href=\"#machines\">Baseline and target machines</a></li>\n"
+      "<li><a href=\"#problems\">Problems</a></li>\n";
   std::string workloads;
   for (std::size_t i = 0; i < in.fom->problems.size(); ++i)
     if (in.fom->problems[i].estimates)
@@ -670,11 +690,12 @@ std::string contents(const HtmlReportInput& in) {
 
 std::string report_to_html(const HtmlReportInput& in) {
   const FomResult& r = *in.fom;
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-                    "<meta name=\"generator\" content=\"" + esc(in.version) + "\">\n<title>FOM report: " +
-                    esc(in.study->name) + "</title>\n<style>\n" + std::string(report_asset("report.css")) +
-                    "</style>\n</head>\n<body>\n";
+  std::string out =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<meta name=\"generator\" content=\"" +
+      esc(in.version) + "\">\n<title>FOM report: " + esc(in.study->name) + "</title>\n<style>\n" +
+      std::string(report_asset("report.css")) + "</style>\n</head>\n<body>\n";
   out += header(in);
   out += contents(in);
   out += fom_section(in);
@@ -684,10 +705,11 @@ std::string report_to_html(const HtmlReportInput& in) {
   for (std::size_t i = 0; i < r.problems.size(); ++i)
     if (r.problems[i].estimates) workloads += workload_section(r.problems[i], i);
   if (!workloads.empty())
-    out += "<section id=\"workloads\">\n<h2>Workload breakdowns</h2>\n<p>For each problem estimated from a workload: "
-           "the estimate on each side with its overhead line, where the time goes by operation kind, where each "
-           "operation's time came from, the operations that matter most, and every note the estimator wrote.</p>\n" +
-           workloads + "</section>\n";
+    out +=
+        "<section id=\"workloads\">\n<h2>Workload breakdowns</h2>\n<p>For each problem estimated from a workload: "
+        "the estimate on each side with its overhead line, where the time goes by operation kind, where each "
+        "operation's time came from, the operations that matter most, and every note the estimator wrote.</p>\n" +
+        workloads + "</section>\n";
   if (!in.history.empty()) out += history_section(in);
   out += method_section();
   out += "<footer>Generated by " + esc(in.version) + (in.commit.empty() ? "" : " (" + esc(in.commit) + ")") + " on " +

@@ -102,63 +102,64 @@ std::string validation_to_text(const LooReport& loo, const std::vector<PlatformT
         std::sort(v.begin(), v.end());
         return format_percent(v[v.size() / 2], 1);
       };
-      t.rows.push_back({p.platform, median_error(p.gemm_and_conv), std::to_string(p.gemm_and_conv.n), median_error(p.gemm), median_error(p.conv),
-                        median_error(p.rnn), med(ig_med), med(rg_med)});
+      t.rows.push_back({p.platform, median_error(p.gemm_and_conv), std::to_string(p.gemm_and_conv.n),
+                        median_error(p.gemm), median_error(p.conv), median_error(p.rnn), med(ig_med), med(rg_med)});
     }
     out += t.render();
-    out += "\nPer group (interpolated = the estimator's `interpolated` method; implicit-gemm / rnn-as-gemm = through "
-           "the GEMM table):\n";
+    out +=
+        "\nPer group (interpolated = the estimator's `interpolated` method; implicit-gemm / rnn-as-gemm = through "
+        "the GEMM table):\n";
     TextTable d;
-    d.header = {"platform", "kind", "precision", "mode", "variant", "method", "interpolator", "n", "median", "p68",
-                "p90", "bias"};
+    d.header = {"platform",     "kind", "precision", "mode", "variant", "method",
+                "interpolator", "n",    "median",    "p68",  "p90",     "bias"};
     d.right_align = {false, false, false, false, false, false, false, true, true, true, true, true};
     for (const auto& g : loo.groups)
-      d.rows.push_back({g.platform, g.kind, g.precision, g.mode, g.variant, std::string(to_string(g.method)), interpolator(g),
-                        std::to_string(g.stats.n), median_error(g.stats),
-                        g.stats.n ? format_percent(g.stats.p68, 1) : "-",
-                        g.stats.n ? format_percent(g.stats.p90, 1) : "-",
-                        format_percent(std::exp(g.stats.mean_log_ratio) - 1, 1)});
+      d.rows.push_back(
+          {g.platform, g.kind, g.precision, g.mode, g.variant, std::string(to_string(g.method)), interpolator(g),
+           std::to_string(g.stats.n), median_error(g.stats), g.stats.n ? format_percent(g.stats.p68, 1) : "-",
+           g.stats.n ? format_percent(g.stats.p90, 1) : "-", format_percent(std::exp(g.stats.mean_log_ratio) - 1, 1)});
     out += d.render();
   }
   if (!transfers.empty()) {
-    out += "\nLeave-one-platform-out: a platform's training tables predicted from another platform's (median |error| "
-           "over the shapes both measured)\n";
+    out +=
+        "\nLeave-one-platform-out: a platform's training tables predicted from another platform's (median |error| "
+        "over the shapes both measured)\n";
     TextTable t;
-    t.header = {"target", "precision", "chosen source", "roofline ratio", "peak ratio", "bandwidth ratio",
-                "best source", "best", "median over sources", "sources"};
+    t.header = {"target",          "precision",   "chosen source", "roofline ratio",      "peak ratio",
+                "bandwidth ratio", "best source", "best",          "median over sources", "sources"};
     t.right_align = {false, false, false, true, true, true, false, true, true, true};
     for (const auto& r : transfers)
       t.rows.push_back({r.target, r.precision, r.chosen.empty() ? "-" : r.chosen, median_error(r.chosen_stats),
-                        median_error(r.chosen_peak_ratio), median_error(r.chosen_bw_ratio), r.best, median_error(r.best_stats),
-                        format_percent(r.median_over_sources, 1), std::to_string(r.sources)});
+                        median_error(r.chosen_peak_ratio), median_error(r.chosen_bw_ratio), r.best,
+                        median_error(r.best_stats), format_percent(r.median_over_sources, 1),
+                        std::to_string(r.sources)});
     out += t.render();
   }
   if (!cross.empty()) {
     out += "\nCross-hardware: one workload's pass predicted from the same workload recorded elsewhere\n";
     TextTable t;
-    t.header = {"from", "recorded on", "to", "measured on", "measured pass", "predicted pass", "error", "+/-",
-                "measured ops", "predicted ops", "table coverage"};
+    t.header = {"from",  "recorded on", "to",           "measured on",   "measured pass", "predicted pass",
+                "error", "+/-",         "measured ops", "predicted ops", "table coverage"};
     t.right_align = {false, false, false, false, true, true, true, true, true, true, true};
     for (const auto& c : cross)
       t.rows.push_back({c.from_workload, c.from_platform, c.to_workload, c.to_platform,
                         format_duration(c.measured_pass_s), format_duration(c.predicted_pass_s),
-                        format_percent(c.error, 1), format_percent(c.uncertainty, 0),
-                        format_duration(c.measured_ops_s), format_duration(c.predicted_ops_s),
-                        format_percent(c.table_coverage, 0)});
+                        format_percent(c.error, 1), format_percent(c.uncertainty, 0), format_duration(c.measured_ops_s),
+                        format_duration(c.predicted_ops_s), format_percent(c.table_coverage, 0)});
     out += t.render();
-    out += "\nThe same pairs without calibration (the modelled operations alone, no measured time) and with it "
-           "(the source trace's step split into modelled and residual, the residual carried):\n";
+    out +=
+        "\nThe same pairs without calibration (the modelled operations alone, no measured time) and with it "
+        "(the source trace's step split into modelled and residual, the residual carried):\n";
     TextTable u;
-    u.header = {"from", "to", "measured pass", "uncalibrated", "error", "calibrated", "error", "residual",
-                "carry for 0 error", "residual carried"};
+    u.header = {"from",       "to",    "measured pass", "uncalibrated",      "error",
+                "calibrated", "error", "residual",      "carry for 0 error", "residual carried"};
     u.right_align = {false, false, true, true, true, true, true, true, true, false};
     for (const auto& c : cross)
-      u.rows.push_back({c.from_platform, c.to_platform, format_duration(c.measured_pass_s),
-                        format_duration(c.predicted_ops_s), format_percent(c.uncalibrated_error, 1),
-                        format_duration(c.predicted_pass_s), format_percent(c.error, 1),
-                        format_percent(c.residual_share, 0),
-                        std::isfinite(c.implied_carry) ? format_number(c.implied_carry, 3) : std::string("-"),
-                        c.carry_detail});
+      u.rows.push_back(
+          {c.from_platform, c.to_platform, format_duration(c.measured_pass_s), format_duration(c.predicted_ops_s),
+           format_percent(c.uncalibrated_error, 1), format_duration(c.predicted_pass_s), format_percent(c.error, 1),
+           format_percent(c.residual_share, 0),
+           std::isfinite(c.implied_carry) ? format_number(c.implied_carry, 3) : std::string("-"), c.carry_detail});
     out += u.render();
   }
   return out;

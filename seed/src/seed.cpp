@@ -21,7 +21,8 @@ void seed_platforms(Store& store) {
     Platform p = platform_from_json(j, where);
     p.origin = PlatformOrigin::shipped;
     // A user's measured or hand-made platform of the same name wins over ours.
-    if (auto existing = store.platform(p.name); existing && existing->origin != PlatformOrigin::shipped && !existing->placeholder())
+    if (auto existing = store.platform(p.name);
+        existing && existing->origin != PlatformOrigin::shipped && !existing->placeholder())
       continue;
     store.put_platform(p);
   }

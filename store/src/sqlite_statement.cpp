@@ -79,8 +79,7 @@ bool Statement::step() {
 }
 
 void Statement::run() {
-  while (step()) {
-  }
+  while (step()) {}
   reset();
 }
 

@@ -85,9 +85,10 @@ KernelTable Store::kernel_table(std::string_view platform) const {
     const auto precision = parse_kernel_precision(s.text_at(3));
     const auto mode = parse_kernel_mode(s.text_at(4));
     if (!precision || !mode)
-      throw InputError(path_, "stored kernel entry is corrupt: unknown precision '" + s.text_at(3) + "' or mode '" +
-                                  s.text_at(4) + "'",
-                       0, -1, "kernel_entries of " + std::string(platform));
+      throw InputError(
+          path_,
+          "stored kernel entry is corrupt: unknown precision '" + s.text_at(3) + "' or mode '" + s.text_at(4) + "'", 0,
+          -1, "kernel_entries of " + std::string(platform));
     e.precision = *precision;
     e.mode = *mode;
     e.time_us = s.double_at(5);
@@ -99,8 +100,7 @@ KernelTable Store::kernel_table(std::string_view platform) const {
   return table;
 }
 
-void Store::put_kernel_entries(std::string_view platform, const std::vector<KernelEntry>& entries,
-                               TableOrigin origin) {
+void Store::put_kernel_entries(std::string_view platform, const std::vector<KernelEntry>& entries, TableOrigin origin) {
   transaction([&] {
     const Platform p = ensure_platform(platform);
     Statement id(db_, "SELECT id FROM platforms WHERE name = ?1", path_);
@@ -115,8 +115,7 @@ void Store::put_kernel_entries(std::string_view platform, const std::vector<Kern
                   "dtype = excluded.dtype, shape_json = excluded.shape_json",
                   path_);
     for (const auto& e : entries) {
-      if (!(e.time_us > 0))
-        throw InputError(path_, "kernel time must be positive", 0, -1, shape_key(e.shape));
+      if (!(e.time_us > 0)) throw InputError(path_, "kernel time must be positive", 0, -1, shape_key(e.shape));
       ins.bind(1, platform_id).bind(2, to_string(origin)).bind(3, to_string(e.kind)).bind(4, shape_key(e.shape));
       ins.bind(5, shape_to_json(e.shape).dump()).bind(6, to_string(e.dtype)).bind(7, to_string(e.precision));
       ins.bind(8, to_string(e.mode));
@@ -128,16 +127,16 @@ void Store::put_kernel_entries(std::string_view platform, const std::vector<Kern
 
 void Store::delete_kernel_entries(std::string_view platform, TableOrigin origin) {
   transaction([&] {
-    Statement s(db_,
-                "DELETE FROM kernel_entries WHERE origin = ?2 AND platform_id = (SELECT id FROM platforms WHERE name = ?1)",
-                path_);
+    Statement s(
+        db_,
+        "DELETE FROM kernel_entries WHERE origin = ?2 AND platform_id = (SELECT id FROM platforms WHERE name = ?1)",
+        path_);
     s.bind(1, platform).bind(2, to_string(origin)).run();
   });
 }
 
 int64_t Store::kernel_entry_count(std::string_view platform) const {
-  Statement s(db_,
-              "SELECT count(*) FROM kernel_entries e JOIN platforms p ON p.id = e.platform_id WHERE p.name = ?1",
+  Statement s(db_, "SELECT count(*) FROM kernel_entries e JOIN platforms p ON p.id = e.platform_id WHERE p.name = ?1",
               path_);
   s.bind(1, platform);
   return s.step() ? s.int_at(0) : 0;

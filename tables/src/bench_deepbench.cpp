@@ -30,7 +30,8 @@ Common common(const CsvTable& t, std::size_t row, BenchRows& out) {
   c.mode = *known_mode;
   const std::string precision = t.text(row, "precision");
   const auto known_precision = parse_kernel_precision(precision);
-  if (!known_precision || std::find(std::begin(kPrecisions), std::end(kPrecisions), *known_precision) == std::end(kPrecisions))
+  if (!known_precision ||
+      std::find(std::begin(kPrecisions), std::end(kPrecisions), *known_precision) == std::end(kPrecisions))
     t.fail(row, "precision", "expected fp32, fp16_mixed, fp16_io_fp32_math or int8, got '" + precision + "'");
   c.precision = *known_precision;
   c.provenance = t.file() + " line " + std::to_string(t.line(row));
@@ -39,8 +40,8 @@ Common common(const CsvTable& t, std::size_t row, BenchRows& out) {
     if (!t.empty(row, "sheet")) c.provenance += " sheet '" + t.text(row, "sheet") + "'";
     if (!t.empty(row, "sheet_row")) c.provenance += " row " + t.text(row, "sheet_row");
   }
-  c.method = "DeepBench published result (" + mode + (t.empty(row, "deployment") ? "" : " " + t.text(row, "deployment")) +
-             ", " + precision + ")";
+  c.method = "DeepBench published result (" + mode +
+             (t.empty(row, "deployment") ? "" : " " + t.text(row, "deployment")) + ", " + precision + ")";
   if (!out.described.count(c.platform)) {
     Platform p;
     p.name = c.platform;
@@ -117,8 +118,8 @@ void conv_rows(const CsvTable& t, BenchRows& out) {
     ConvShape data = s, filter = s;
     data.direction = ConvDirection::backward_data;
     filter.direction = ConvDirection::backward_filter;
-    add_timed(t, r, c, OpKind::conv,
-              {{s, "fwd_time_us"}, {data, "bwd_data_time_us"}, {filter, "bwd_filter_time_us"}}, out);
+    add_timed(t, r, c, OpKind::conv, {{s, "fwd_time_us"}, {data, "bwd_data_time_us"}, {filter, "bwd_filter_time_us"}},
+              out);
   }
 }
 

@@ -77,7 +77,8 @@ int64_t BenchImport::entries() const {
   return n;
 }
 
-BenchImport read_bench_csv(std::string_view text, std::string_view file, BenchFormat format, std::string_view platform) {
+BenchImport read_bench_csv(std::string_view text, std::string_view file, BenchFormat format,
+                           std::string_view platform) {
   const CsvTable table(text, file);
   detail::BenchRows rows = format == BenchFormat::csv ? detail::read_native_rows(table, platform)
                                                       : detail::read_deepbench_rows(table, format);
@@ -91,8 +92,9 @@ BenchImport read_bench_csv(std::string_view text, std::string_view file, BenchFo
   if (grouped.empty()) {
     std::string known;
     for (const auto& [name, p] : rows.described) known += (known.empty() ? "" : ", ") + name;
-    throw InputError(std::string(file), "no rows for platform '" + std::string(platform) + "' (the file has: " + known + ")",
-                     0, -1, "platform");
+    throw InputError(std::string(file),
+                     "no rows for platform '" + std::string(platform) + "' (the file has: " + known + ")", 0, -1,
+                     "platform");
   }
   for (auto& [name, entries] : grouped) {
     out.by_platform[name] = merge_duplicates(std::move(entries), out.merged);

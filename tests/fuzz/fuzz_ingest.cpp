@@ -17,9 +17,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/readers.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/model.hpp"
-#include "common/readers.hpp"
 
 namespace {
 
@@ -80,7 +80,8 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string name = "fuzz-input";
   try {
-    const auto file = fomcast::ingest::InputFile::from_memory(name, std::string(reinterpret_cast<const char*>(data), size));
+    const auto file =
+        fomcast::ingest::InputFile::from_memory(name, std::string(reinterpret_cast<const char*>(data), size));
     const FormatReader* reader = g_reader ? g_reader : detect(file.head(), name);
     if (!reader) return 0;  // `fomcast ingest` refuses it too
     fomcast::IngestOptions options;

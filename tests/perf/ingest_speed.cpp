@@ -192,11 +192,16 @@ int main(int argc, char** argv) {
                        "/traces/pytorch_kineto/kineto_tbplugin_resnet50_worker0.1623143089861.pt.trace.json.gz";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--copies" && i + 1 < argc) copies = std::max(1, std::atoi(argv[++i]));
-    else if (a == "--runs" && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
-    else if (a == "--source" && i + 1 < argc) source = argv[++i];
-    else if (a == "--keep") keep = true;
-    else if (a == "--no-python") python = false;
+    if (a == "--copies" && i + 1 < argc)
+      copies = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--runs" && i + 1 < argc)
+      runs = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--source" && i + 1 < argc)
+      source = argv[++i];
+    else if (a == "--keep")
+      keep = true;
+    else if (a == "--no-python")
+      python = false;
     else {
       std::cerr << "usage: perf_ingest_speed [--copies N] [--runs R] [--source TRACE] [--keep] [--no-python]\n";
       return 2;
@@ -230,8 +235,8 @@ int main(int argc, char** argv) {
   std::ifstream fo(dir / "fomcast.out");
   std::string summary((std::istreambuf_iterator<char>(fo)), std::istreambuf_iterator<char>());
   const auto at = summary.find("\"ops\"");
-  std::printf("fomcast ingest: median of %d runs %.2f s (best %.2f s), %.0f MB/s, peak RSS %.1f MB\n", runs,
-              f.wall_s, fruns.front().wall_s, mb / f.wall_s, static_cast<double>(f.max_rss_kb) / 1024.0);
+  std::printf("fomcast ingest: median of %d runs %.2f s (best %.2f s), %.0f MB/s, peak RSS %.1f MB\n", runs, f.wall_s,
+              fruns.front().wall_s, mb / f.wall_s, static_cast<double>(f.max_rss_kb) / 1024.0);
   if (at != std::string::npos) std::printf("  %s\n", summary.substr(at, summary.find('\n', at) - at).c_str());
   // The same source once: peak RSS of a trace 1/copies the size.
   if (copies > 1) {
@@ -253,7 +258,9 @@ int main(int argc, char** argv) {
                 static_cast<double>(p.max_rss_kb) / 1024.0);
     std::printf("ratio (fomcast / python throughput): %.1fx\n", p.wall_s / f.wall_s);
   }
-  if (!keep) fs::remove_all(dir);
-  else std::printf("kept %s\n", dir.string().c_str());
+  if (!keep)
+    fs::remove_all(dir);
+  else
+    std::printf("kept %s\n", dir.string().c_str());
   return 0;
 }

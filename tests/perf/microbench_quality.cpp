@@ -84,9 +84,10 @@ void time_workload(const std::string& name) {
     const auto t0 = std::chrono::steady_clock::now();
     const BenchResult r = run_bench(suite, o);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("bench --suite workload:%s (%s, no budget): %zu kernels measured, %zu skipped, %.1f s wall "
-                "(target: under 120 s)\n",
-                name.c_str(), describe(r.backend).c_str(), r.measured.size(), r.skipped.size(), wall);
+    std::printf(
+        "bench --suite workload:%s (%s, no budget): %zu kernels measured, %zu skipped, %.1f s wall "
+        "(target: under 120 s)\n",
+        name.c_str(), describe(r.backend).c_str(), r.measured.size(), r.skipped.size(), wall);
   }
   std::filesystem::remove_all(dir);
 }
@@ -108,8 +109,8 @@ int main(int argc, char** argv) {
   std::printf("fomcast bench quality: fp32 GEMM ceiling with 1 thread on %s\n", host.cpu_model.c_str());
   std::printf("direct reference: %s\n", openblas_get_config());
   std::printf("blas backend: %s\n\n", describe(probe_backend("blas", 1)).c_str());
-  std::printf("%-6s %7s %10s %10s %7s   %7s %10s %10s %7s\n", "round", "n", "OpenBLAS", "blas", "ratio", "n", "OpenBLAS",
-              "eigen", "ratio");
+  std::printf("%-6s %7s %10s %10s %7s   %7s %10s %10s %7s\n", "round", "n", "OpenBLAS", "blas", "ratio", "n",
+              "OpenBLAS", "eigen", "ratio");
   std::vector<double> blas_ratios, eigen_ratios;
   for (int r = 1; r <= rounds; ++r) {
     const Ceiling blas = backend_ceiling("blas");
@@ -118,8 +119,8 @@ int main(int argc, char** argv) {
     const double direct_e = direct_openblas_gflops(eigen.n);
     blas_ratios.push_back(blas.gflops / direct_b);
     eigen_ratios.push_back(eigen.gflops / direct_e);
-    std::printf("%-6d %7lld %10.1f %10.1f %7.3f   %7lld %10.1f %10.1f %7.3f\n", r, static_cast<long long>(blas.n), direct_b,
-                blas.gflops, blas_ratios.back(), static_cast<long long>(eigen.n), direct_e, eigen.gflops,
+    std::printf("%-6d %7lld %10.1f %10.1f %7.3f   %7lld %10.1f %10.1f %7.3f\n", r, static_cast<long long>(blas.n),
+                direct_b, blas.gflops, blas_ratios.back(), static_cast<long long>(eigen.n), direct_e, eigen.gflops,
                 eigen_ratios.back());
   }
   auto summary = [](const char* what, const std::vector<double>& v, double target) {

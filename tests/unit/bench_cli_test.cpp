@@ -71,7 +71,8 @@ TEST_CASE("bench: a tiny CSV suite on eigen and blas stores a complete measured 
   for (const std::string backend : {"eigen", "blas"}) {
     CAPTURE(backend);
     const std::string platform = "tiny-" + backend;
-    const auto j = run_json("bench --platform " + platform + " --shapes '" + shapes + "' --backend " + backend + kQuick, db);
+    const auto j =
+        run_json("bench --platform " + platform + " --shapes '" + shapes + "' --backend " + backend + kQuick, db);
     CHECK(j.at("platform") == platform);
     CHECK(j.at("entries") == 6);
     CHECK(j.at("peak_gemm_gflops").get<double>() > 0);
@@ -134,7 +135,8 @@ TEST_CASE("bench: workload:P1B2 measures the workload's own shapes, sampled unde
     CHECK(j.at("entries") == 0);
     CHECK(j.at("table").empty());
     REQUIRE(!j.at("skipped").empty());
-    for (const auto& s : j.at("skipped")) CHECK(s.at("reason").get<std::string>().find("left of --max-seconds 0.1") != std::string::npos);
+    for (const auto& s : j.at("skipped"))
+      CHECK(s.at("reason").get<std::string>().find("left of --max-seconds 0.1") != std::string::npos);
     CHECK(j.at("peak_gemm_gflops").get<double>() > 0);
   }
   const auto j = run_json("bench --platform roomy --suite workload:P1B2 --max-seconds 120" + std::string(kQuick), db);
@@ -143,7 +145,8 @@ TEST_CASE("bench: workload:P1B2 measures the workload's own shapes, sampled unde
   REQUIRE(w);
   std::set<std::string> op_keys;
   for (const auto& op : w->ops)
-    if (op.kind == OpKind::gemm || op.kind == OpKind::conv || op.kind == OpKind::optimizer) op_keys.insert(shape_key(op.shape));
+    if (op.kind == OpKind::gemm || op.kind == OpKind::conv || op.kind == OpKind::optimizer)
+      op_keys.insert(shape_key(op.shape));
   // Every distinct shape measured or skipped with a reason; what was stored hits the
   // workload's own keys exactly (that is what makes the table usable for this workload).
   CHECK(j.at("entries").get<std::size_t>() + j.at("skipped").size() == op_keys.size());
@@ -222,7 +225,8 @@ TEST_CASE("bench: fills in a placeholder, protects shipped platforms, follows LD
   CHECK(file_fingerprint(db) == before);
   CHECK(to_string(Store::open(db).platform("NV_K20X")->origin) == "shipped");
   // ... but --force replaces it with measurements.
-  const auto forced = run_fomcast("bench --platform NV_K20X --force --backend eigen --shapes '" + shapes + "'" + kQuick, db);
+  const auto forced =
+      run_fomcast("bench --platform NV_K20X --force --backend eigen --shapes '" + shapes + "'" + kQuick, db);
   REQUIRE_MESSAGE(forced.status == 0, forced.err);
   CHECK(forced.out.find("Measured platform 'NV_K20X' with eigen") == 0);
   CHECK(to_string(Store::open(db).platform("NV_K20X")->origin) == "measured");

@@ -187,9 +187,9 @@ TEST_CASE("a new database holds every DeepBench table") {
   CHECK(store.kernel_entry_count("IA_KNL7250") == 456);
   CHECK(store.kernel_entry_count("iPhone7") == 13);
   // And each is attached to a shipped spec, not a placeholder.
-  for (const char* p : {"NV_TitanX_Maxwell", "NV_M40", "NV_TitanX_Pascal", "NV_TitanXp", "NV_1080Ti", "NV_P100",
-                        "NV_V100", "NV_T4", "AMD_MI25", "AMD_VegaFE", "IA_KNL7250", "RaspberryPi3", "iPhone6",
-                        "iPhone7"}) {
+  for (const char* p :
+       {"NV_TitanX_Maxwell", "NV_M40", "NV_TitanX_Pascal", "NV_TitanXp", "NV_1080Ti", "NV_P100", "NV_V100", "NV_T4",
+        "AMD_MI25", "AMD_VegaFE", "IA_KNL7250", "RaspberryPi3", "iPhone6", "iPhone7"}) {
     auto spec = store.platform(p);
     REQUIRE_MESSAGE(spec, p);
     CHECK_MESSAGE(to_string(spec->origin) == "shipped", p);
@@ -230,7 +230,8 @@ TEST_CASE("fomcast import-bench: good input lands, bad input leaves the database
   CHECK(nlohmann::json::parse(r.out)["entries"] == 13);
 
   const std::string before = test::file_fingerprint(db);
-  const std::string broken = dir.write("broken.csv", "kind,m,n,k,dtype,time_us\ngemm,8,8,8,fp32,2\ngemm,8,8,x,fp32,2\n");
+  const std::string broken =
+      dir.write("broken.csv", "kind,m,n,k,dtype,time_us\ngemm,8,8,8,fp32,2\ngemm,8,8,x,fp32,2\n");
   r = run_fomcast("import-bench '" + broken + "' --format csv --platform MyBox", db);
   CHECK(r.status == 2);
   CHECK_MESSAGE(r.err.find(broken) != std::string::npos, r.err);

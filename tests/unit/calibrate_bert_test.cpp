@@ -49,13 +49,15 @@ TEST_CASE("BERT-small H100 <-> MI300X: errors with and without calibration are t
   ScratchDir dir;
   const std::string db = dir.file("bert.db");
   for (const auto& [name, platform] : {std::pair{"h100", "H100"}, std::pair{"mi300x", "MI300X"}}) {
-    const auto r = run_fomcast("ingest '" + shared_path(std::string("traces/pytorch_kineto/tracelens_") + name +
-                                                        "_bert-small-uncased.json.gz") +
-                                   "' --workload bert-" + name + " --platform " + platform,
-                               db);
+    const auto r = run_fomcast(
+        "ingest '" +
+            shared_path(std::string("traces/pytorch_kineto/tracelens_") + name + "_bert-small-uncased.json.gz") +
+            "' --workload bert-" + name + " --platform " + platform,
+        db);
     REQUIRE_MESSAGE(r.status == 0, r.err);
   }
-  const auto v = run_fomcast("validate --no-tables --pair bert-h100,bert-mi300x --pair bert-mi300x,bert-h100 --json", db);
+  const auto v =
+      run_fomcast("validate --no-tables --pair bert-h100,bert-mi300x --pair bert-mi300x,bert-h100 --json", db);
   REQUIRE_MESSAGE(v.status == 0, v.err);
   const json pairs = json::parse(v.out).at("cross_hardware");
   REQUIRE(pairs.size() == 2);

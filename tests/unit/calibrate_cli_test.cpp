@@ -33,7 +33,8 @@ json run_json(const std::string& args, const std::string& db) {
 std::map<std::string, std::array<double, 4>> chainer_stages() {
   const std::string readme = fomcast::test::slurp(shared_path("fixtures/seed-formats/README.md"));
   std::map<std::string, std::array<double, 4>> out;
-  const std::regex row(R"(\|\s*(original|all)\s*\|\s*([0-9,.]+)\s*\|\s*([0-9,.]+)\s*\|\s*([0-9,.]+)\s*\|\s*([0-9,.]+)\s*\|)");
+  const std::regex row(
+      R"(\|\s*(original|all)\s*\|\s*([0-9,.]+)\s*\|\s*([0-9,.]+)\s*\|\s*([0-9,.]+)\s*\|\s*([0-9,.]+)\s*\|)");
   auto num = [](std::string s) {
     s.erase(std::remove(s.begin(), s.end(), ','), s.end());
     return std::stod(s);
@@ -73,7 +74,8 @@ TEST_CASE("whatif by class on the Chainer-on-K profile reproduces the tuning tab
 
   // GEMM 6.101x, Adam 209.6x, other 1.166x: the 'all' stage, 635.2 s.
   j = run_json(
-      "whatif --workload chainer-k --platform SPARC64_VIIIfx --scale kind:gemm=6.101,kind:optimizer=209.6,kind:other=1.166 "
+      "whatif --workload chainer-k --platform SPARC64_VIIIfx --scale "
+      "kind:gemm=6.101,kind:optimizer=209.6,kind:other=1.166 "
       "--json",
       db);
   CHECK(std::round(j["pass_s"].get<double>() * 10) / 10 == doctest::Approx(all[3]));

@@ -78,9 +78,9 @@ TEST_CASE("cross-hardware prototype: BERT-small step H100 <-> MI300X") {
   const Catalog catalog = load_catalog(test::open_seeded(dir.file("x.db")));
   for (const bool from_h100 : {true, false}) {
     const CrossHardware c = validate_cross_hardware(bert(from_h100), bert(!from_h100), catalog);
-    MESSAGE(c.from_platform << " -> " << c.to_platform << ": predicted " << c.predicted_pass_s * 1e6
-                            << " us, measured " << c.measured_pass_s * 1e6 << " us, error " << 100 * c.error
-                            << "%, band " << 100 * c.uncertainty << "%; kernels predicted " << c.predicted_ops_s * 1e6
+    MESSAGE(c.from_platform << " -> " << c.to_platform << ": predicted " << c.predicted_pass_s * 1e6 << " us, measured "
+                            << c.measured_pass_s * 1e6 << " us, error " << 100 * c.error << "%, band "
+                            << 100 * c.uncertainty << "%; kernels predicted " << c.predicted_ops_s * 1e6
                             << " us, measured " << c.measured_ops_s * 1e6 << " us");
     // The step is mostly host time (92% on H100), carried as measured: the pass error stays
     // inside the estimate's own band. The kernels of these tiny, latency-bound GEMMs are

@@ -38,7 +38,8 @@ TEST_CASE("epoch size: estimate --batch --samples-per-epoch and the study fields
                       db)
               .status == 0);
   const json plain = run_json("estimate --workload bert --platform MI300X", db);
-  CHECK(plain.at("epoch_s").get<double>() == doctest::Approx(plain.at("pass_s").get<double>()));  // the trace's one step
+  CHECK(plain.at("epoch_s").get<double>() ==
+        doctest::Approx(plain.at("pass_s").get<double>()));  // the trace's one step
   // 1,601 samples in batches of 16: 101 passes, the last one short but a pass all the same.
   const json sized = run_json("estimate --workload bert --platform MI300X --batch 16 --samples-per-epoch 1601", db);
   CHECK(sized.at("pass_s").get<double>() == doctest::Approx(plain.at("pass_s").get<double>()));
@@ -48,16 +49,18 @@ TEST_CASE("epoch size: estimate --batch --samples-per-epoch and the study fields
   CHECK_MESSAGE(bad.err.find("no batch size to divide 1600 samples per epoch by") != std::string::npos, bad.err);
 
   // In a study: units/day follow the epoch size on both sides, the ratio does not.
-  const std::string small = dir.write("small.json", study({{"name", "bert"}, {"workload", "bert"}, {"batch_size", 16},
-                                                           {"samples_per_epoch", 1600}}));
-  const std::string large = dir.write("large.json", study({{"name", "bert"}, {"workload", "bert"}, {"batch_size", 16},
-                                                           {"samples_per_epoch", 3200}}));
+  const std::string small = dir.write(
+      "small.json", study({{"name", "bert"}, {"workload", "bert"}, {"batch_size", 16}, {"samples_per_epoch", 1600}}));
+  const std::string large = dir.write(
+      "large.json", study({{"name", "bert"}, {"workload", "bert"}, {"batch_size", 16}, {"samples_per_epoch", 3200}}));
   const json a = run_json("fom '" + small + "'", db).at("problems").at(0);
   const json b = run_json("fom '" + large + "'", db).at("problems").at(0);
-  CHECK(a.at("baseline_units_per_day").get<double>() == doctest::Approx(2 * b.at("baseline_units_per_day").get<double>()));
+  CHECK(a.at("baseline_units_per_day").get<double>() ==
+        doctest::Approx(2 * b.at("baseline_units_per_day").get<double>()));
   CHECK(a.at("target_units_per_day").get<double>() == doctest::Approx(2 * b.at("target_units_per_day").get<double>()));
   CHECK(a.at("ratio").get<double>() == doctest::Approx(b.at("ratio").get<double>()));
-  const std::string lone = dir.write("lone.json", study({{"name", "bert"}, {"workload", "bert"}, {"samples_per_epoch", 1600}}));
+  const std::string lone =
+      dir.write("lone.json", study({{"name", "bert"}, {"workload", "bert"}, {"samples_per_epoch", 1600}}));
   const auto r = run_fomcast("fom '" + lone + "'", db);
   CHECK(r.status == 2);
   CHECK_MESSAGE(r.err.find("problems[0].batch_size") != std::string::npos, r.err);

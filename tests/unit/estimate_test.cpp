@@ -140,8 +140,9 @@ TEST_CASE("conv: exact directions, and a backward op without direction is data +
   e = only(workload({conv(v100_readme_conv(), Phase::backward)}), "NV_V100");
   CHECK(e.method == Method::table);
   CHECK(e.predicted_s == doctest::Approx((602 + 997) * 1e-6));
-  CHECK(std::any_of(e.notes.begin(), e.notes.end(),
-                    [](const std::string& n) { return n.find("backward-data + backward-filter") != std::string::npos; }));
+  CHECK(std::any_of(e.notes.begin(), e.notes.end(), [](const std::string& n) {
+    return n.find("backward-data + backward-filter") != std::string::npos;
+  }));
 }
 
 TEST_CASE("implicit-gemm: a conv with no conv table is its GEMM on the GEMM table") {
@@ -348,7 +349,8 @@ TEST_CASE("every kind of op on every platform: a method or a said reason, never 
     ops.push_back(op);
   };
   ConvShape conv1d;  // NT3's second layer: Conv1D(128, 10) over 60,474 positions, batch 20
-  conv1d.dims = 1, conv1d.n = 20, conv1d.c = 128, conv1d.k = 128, conv1d.input = {1, 1, 60474}, conv1d.filter = {1, 1, 10};
+  conv1d.dims = 1, conv1d.n = 20, conv1d.c = 128, conv1d.k = 128, conv1d.input = {1, 1, 60474},
+  conv1d.filter = {1, 1, 10};
   ConvShape grouped = v100_readme_conv();
   grouped.groups = 64, grouped.c = 64, grouped.k = 64;
   add(OpKind::conv, conv1d, DType::fp32, Phase::backward);
@@ -378,4 +380,3 @@ TEST_CASE("every kind of op on every platform: a method or a said reason, never 
     }
   }
 }
-

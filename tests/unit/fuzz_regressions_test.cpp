@@ -5,8 +5,8 @@
 
 #include <filesystem>
 
-#include "fomcast/error.hpp"
 #include "common/readers.hpp"
+#include "fomcast/error.hpp"
 #include "test_support.hpp"
 
 using namespace fomcast;

@@ -54,7 +54,8 @@ std::string metadata(const std::string& schema) {
 // the end of its view.
 std::string current_layout_trace(bool timed = false) {
   std::string t = metadata("1.1.0-chakra.0.0.4");
-  const std::string addmm_values = "[[1, 2, 0, 64, 4, 'cuda:0'], [3, 4, 0, 4096, 4, 'cuda:0'], [5, 6, 0, 8192, 4, 'cuda:0'], 1, 1]";
+  const std::string addmm_values =
+      "[[1, 2, 0, 64, 4, 'cuda:0'], [3, 4, 0, 4096, 4, 'cuda:0'], [5, 6, 0, 8192, 4, 'cuda:0'], 1, 1]";
   const std::string addmm_shapes = "[[64], [32, 128], [128, 64], [], []]";
   const std::string addmm_types = "['Tensor(float)', 'Tensor(float)', 'Tensor(float)', 'Int', 'Int']";
   for (uint64_t step = 0; step < 2; ++step) {
@@ -66,8 +67,10 @@ std::string current_layout_trace(bool timed = false) {
     t += node(b + 3, "ampere_sgemm_32x32_sliced1x4_tn", {b + 2}, 40 + step * 20, false, "", "", "", at(30));
     t += node(b + 4, "aten::relu", {b}, 4, true, "[[7, 8, 0, 2048, 4, 'cuda:0']]", "[[32, 64]]", "['Tensor(float)']",
               at(80 + step * 10));
-    t += node(b + 5, "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::launch_clamp_scalar>",
-              {b + 4}, 5, false, "", "", "", at(90 + step * 2));
+    t += node(
+        b + 5,
+        "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::launch_clamp_scalar>",
+        {b + 4}, 5, false, "", "", "", at(90 + step * 2));
     t += node(b + 6, "aten::view", {b}, 1, true, "[[7, 8, 0, 2048, 4, 'cuda:0'], [-1]]", "[[32, 64], [[1]]]",
               "['Tensor(float)', 'GenericList[Int]']", at(100));
   }
@@ -138,8 +141,8 @@ TEST_CASE("chakra-et: the current converter's layout (nested ops, kernels under 
   const Op& gemm = test::op_named(w, "aten::addmm");
   CHECK(gemm.kind == OpKind::gemm);
   CHECK(std::get<GemmShape>(gemm.shape) == GemmShape{32, 64, 128});
-  CHECK(gemm.count == 1);                                      // one call per step
-  CHECK(*gemm.self_time_s == doctest::Approx(50e-6));          // kernels of 40 and 60 us
+  CHECK(gemm.count == 1);                              // one call per step
+  CHECK(*gemm.self_time_s == doctest::Approx(50e-6));  // kernels of 40 and 60 us
   const Op& relu = test::op_named(w, "aten::relu");
   CHECK(relu.kind == OpKind::elementwise);
   CHECK(*relu.self_time_s == doctest::Approx(5e-6));

@@ -47,8 +47,10 @@ TEST_CASE("pytorch-et alone: shapes and counts, no times") {
   const Workload lin = ingest({"pytorch_et/param_linear_et.json.gz"});
   CHECK(count_of(lin, "aten::addmm", [](const Op& op) { return gemm(op, 512, 1024, 1024); }) == 21);
   CHECK(find_all(lin, "aten::linear").empty());
-  CHECK(count_of(lin, "aten::mm", [](const Op& op) { return gemm(op, 1024, 1024, 512) && op.phase == Phase::backward; }) == 21);
-  CHECK(count_of(lin, "aten::mm", [](const Op& op) { return gemm(op, 512, 1024, 1024) && op.phase == Phase::backward; }) == 20);
+  CHECK(count_of(lin, "aten::mm",
+                 [](const Op& op) { return gemm(op, 1024, 1024, 512) && op.phase == Phase::backward; }) == 21);
+  CHECK(count_of(lin, "aten::mm",
+                 [](const Op& op) { return gemm(op, 512, 1024, 1024) && op.phase == Phase::backward; }) == 20);
   // Views (aten::t, aten::transpose, aten::as_strided) move no data: left out.
   CHECK(find_all(lin, "aten::t").empty());
 
@@ -99,8 +101,8 @@ TEST_CASE("chakra-json: the 2-rank all_gather trace") {
 TEST_CASE("ET + Kineto of one run: shapes from the ET, times from Kineto") {
   // simple_add: ET rf_id = Kineto External id, names agree. Kineto alone has no shapes;
   // joined, aten::add carries [256, 256] and its 2 calls' kernels (6 us, from the trace).
-  const Workload w = ingest({"pytorch_et/hta_benchmark_simple_add_et.json.gz",
-                             "pytorch_et/hta_benchmark_simple_add_trace.json.gz"});
+  const Workload w =
+      ingest({"pytorch_et/hta_benchmark_simple_add_et.json.gz", "pytorch_et/hta_benchmark_simple_add_trace.json.gz"});
   CHECK(w.origin == "kineto+pytorch-et");
   CHECK(has_note(w, "joined by External id = rf_id"));
   const auto adds = find_all(w, "aten::add");
@@ -109,8 +111,8 @@ TEST_CASE("ET + Kineto of one run: shapes from the ET, times from Kineto") {
   CHECK(adds[0]->count == 2);
   CHECK(adds[0]->count * *adds[0]->self_time_s == doctest::Approx(6e-6));
   // The order of the two files does not matter.
-  const Workload r = ingest({"pytorch_et/hta_benchmark_simple_add_trace.json.gz",
-                             "pytorch_et/hta_benchmark_simple_add_et.json.gz"});
+  const Workload r =
+      ingest({"pytorch_et/hta_benchmark_simple_add_trace.json.gz", "pytorch_et/hta_benchmark_simple_add_et.json.gz"});
   CHECK(r.ops.size() == w.ops.size());
 
   // param linear: the ET's rf_ids count from 0 and do not name Kineto's ops (checked, and

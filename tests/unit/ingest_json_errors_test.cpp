@@ -6,9 +6,9 @@
 
 #include <string>
 
+#include "decode/json_scan.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/ingest.hpp"
-#include "decode/json_scan.hpp"
 #include "test_support.hpp"
 
 using namespace fomcast;
@@ -17,7 +17,8 @@ using fomcast::test::ScratchDir;
 namespace {
 
 // A Kineto-looking prefix so that auto-detection picks the kineto reader.
-const std::string kHead = R"({"schemaVersion": 1, "deviceProperties": [], "traceEvents": [)" "\n";
+const std::string kHead = R"({"schemaVersion": 1, "deviceProperties": [], "traceEvents": [)"
+                          "\n";
 std::string op_event(const std::string& ts, const std::string& dur) {
   return R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": )" + ts + R"(, "dur": )" + dur +
          R"(, "args": {"External id": 1}})";
@@ -37,7 +38,9 @@ InputError ingest_error(const std::string& path, const std::string& format = "au
   return InputError("", "");
 }
 
-bool says(const InputError& e, const std::string& part) { return std::string(e.what()).find(part) != std::string::npos; }
+bool says(const InputError& e, const std::string& part) {
+  return std::string(e.what()).find(part) != std::string::npos;
+}
 
 }  // namespace
 
@@ -101,8 +104,8 @@ TEST_CASE("json errors: empty, garbage, non-Kineto JSON and a truncated gzip") {
   CHECK(brackets.byte_offset == 1);
   CHECK(says(ingest_error(dir.write("no-events.json", R"({"schemaVersion": 1})"), "kineto"), "no `traceEvents`"));
   // A valid trace whose events hold no operation.
-  CHECK(says(ingest_error(dir.write("no-ops.json", kHead + R"({"ph": "i", "name": "x", "ts": 1}]})")),
-             "no operations"));
+  CHECK(
+      says(ingest_error(dir.write("no-ops.json", kHead + R"({"ph": "i", "name": "x", "ts": 1}]})")), "no operations"));
   // A gzip cut in half: the decompressor's error, with the compressed offset.
   const std::string whole =
       test::slurp(test::shared_path("traces/pytorch_kineto/hta_amd_mi250_minitoy_train_ROCm6_2_kineto.json.gz"));
@@ -153,8 +156,9 @@ TEST_CASE("json errors: execution-trace and TF-timeline readers report bad nodes
   CHECK(says(et, "`id` is not an integer"));
   CHECK(et.field == "nodes[0].id");
   const InputError tf = ingest_error(dir.write(
-      "bad-tf.json", R"({"traceEvents": [{"ph": "M", "pid": 1, "name": "process_name", "args": {"name": "/job:localhost/replica:0/task:0/cpu:0 Compute"}}, )"
-                     R"({"ph": "X", "cat": "Op", "pid": 1, "tid": 0, "ts": 5, "dur": -1, "name": "MatMul", "args": {"name": "m", "op": "MatMul"}}]})"));
+      "bad-tf.json",
+      R"({"traceEvents": [{"ph": "M", "pid": 1, "name": "process_name", "args": {"name": "/job:localhost/replica:0/task:0/cpu:0 Compute"}}, )"
+      R"({"ph": "X", "cat": "Op", "pid": 1, "tid": 0, "ts": 5, "dur": -1, "name": "MatMul", "args": {"name": "m", "op": "MatMul"}}]})"));
   CHECK(says(tf, "negative duration"));
 }
 
@@ -227,7 +231,8 @@ TEST_CASE("json scanner: strings, escapes and elements across blocks and read ch
 }
 
 TEST_CASE("ingest progress: reported in bytes up to the file's size") {
-  const std::string path = test::shared_path("traces/pytorch_kineto/hta_ns_resolution_rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz");
+  const std::string path =
+      test::shared_path("traces/pytorch_kineto/hta_ns_resolution_rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz");
   double last = -1, total = 0;
   int calls = 0;
   bool monotone = true;

@@ -28,7 +28,9 @@ using test::has_note;
 using test::per_pass_us;
 using test::total;
 using test::Total;
-bool gemm(const Op& op, int64_t m, int64_t n, int64_t k, int64_t batch = 1) { return test::is_gemm(op, m, n, k, batch); }
+bool gemm(const Op& op, int64_t m, int64_t n, int64_t k, int64_t batch = 1) {
+  return test::is_gemm(op, m, n, k, batch);
+}
 
 }  // namespace
 
@@ -56,8 +58,8 @@ TEST_CASE("kineto: negative_queue (A100, integer-us) has steps 550-554 and its G
 
 TEST_CASE("kineto: ns_resolution (V100, fractional-us) matches the reference op times") {
   const Workload w = ingest("pytorch_kineto/hta_ns_resolution_rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz");
-  CHECK(w.passes == 5);                                  // ProfilerStep#101..#105
-  CHECK(*w.pass_s == doctest::Approx(0.0788281616));     // mean ProfilerStep dur, 78828.1616 us
+  CHECK(w.passes == 5);                               // ProfilerStep#101..#105
+  CHECK(*w.pass_s == doctest::Approx(0.0788281616));  // mean ProfilerStep dur, 78828.1616 us
   CHECK(has_note(w, "ProfilerStep#101 to #105"));
   // No record_shapes in this trace: ops are kinds without shapes. Reference per step:
   // aten::cudnn_convolution 53 calls, 17955.7758 us; aten::convolution_backward 53 calls,
@@ -100,7 +102,7 @@ TEST_CASE("kineto: trace_diff_control (DLRM) steps 1009-1014, batched GEMMs") {
 TEST_CASE("kineto: PyTorch 1.9 tbplugin ResNet-50 (old schema) steps 5-10, conv shapes") {
   const Workload w = ingest("pytorch_kineto/kineto_tbplugin_resnet50_worker0.1623143089861.pt.trace.json.gz");
   CHECK(w.events == 75718);
-  CHECK(w.passes == 6);                                    // ProfilerStep#5..#10 ("Operator" events)
+  CHECK(w.passes == 6);                                             // ProfilerStep#5..#10 ("Operator" events)
   CHECK(*w.pass_s == doctest::Approx(0.1748293333).epsilon(1e-6));  // mean dur 174829.33 us
   // First conv: cudnn_convolution Input Dims [[32, 3, 224, 224], [64, 3, 7, 7], ...] with no
   // values recorded; cudnn_convolution_backward shows its output [32, 64, 112, 112], so
@@ -244,10 +246,11 @@ TEST_CASE("kineto: the legacy autograd profiler's bare array is read") {
   // The format torch.autograd.profiler.profile().export_chrome_trace() writes (no
   // categories, "CPU functions" pid): a tiny example in that exact shape.
   fomcast::test::ScratchDir dir;
-  const std::string path = dir.write("legacy.json",
-                                     R"([{"name": "aten::addmm", "ph": "X", "ts": 10.0, "dur": 30.0, "tid": 1, "pid": "CPU functions", "args": {}}, )"
-                                     R"({"name": "aten::empty", "ph": "X", "ts": 12.0, "dur": 5.0, "tid": 1, "pid": "CPU functions", "args": {}}, )"
-                                     R"({"name": "aten::relu", "ph": "X", "ts": 50.0, "dur": 8.0, "tid": 1, "pid": "CPU functions", "args": {}}])");
+  const std::string path = dir.write(
+      "legacy.json",
+      R"([{"name": "aten::addmm", "ph": "X", "ts": 10.0, "dur": 30.0, "tid": 1, "pid": "CPU functions", "args": {}}, )"
+      R"({"name": "aten::empty", "ph": "X", "ts": 12.0, "dur": 5.0, "tid": 1, "pid": "CPU functions", "args": {}}, )"
+      R"({"name": "aten::relu", "ph": "X", "ts": 50.0, "dur": 8.0, "tid": 1, "pid": "CPU functions", "args": {}}])");
   IngestOptions o;
   o.workload = "legacy";
   const Workload w = ingest_files({path}, o);

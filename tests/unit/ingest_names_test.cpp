@@ -27,12 +27,19 @@ TEST_CASE("MPI, OpenCL and Python names classify as their work") {
 TEST_CASE("pointwise aten ops classify as elementwise, not other") {
   // ResNet-50 traces of PyTorch 1.8 run ReLU as aten::clamp_min; fused optimizers run
   // aten::_foreach_* ops.
-  for (const char* n : {"aten::clamp_min", "aten::clamp_min_", "aten::clamp", "aten::hardtanh_", "aten::hardswish",
-                        "aten::softplus", "aten::mish", "aten::elu", "aten::erf", "aten::log", "aten::reciprocal",
-                        "aten::sin", "aten::cos", "aten::floor", "aten::round", "aten::sign", "aten::lerp_",
-                        "aten::ones_like", "aten::zeros_like", "aten::_foreach_add_", "aten::_foreach_mul_",
-                        "aten::uniform_", "aten::normal_", "aten::randn", "aten::bernoulli_",
-                        "saxpy(double *, double *, double *, double, int)"})
+  for (const char* n : {"aten::clamp_min",     "aten::clamp_min_",
+                        "aten::clamp",         "aten::hardtanh_",
+                        "aten::hardswish",     "aten::softplus",
+                        "aten::mish",          "aten::elu",
+                        "aten::erf",           "aten::log",
+                        "aten::reciprocal",    "aten::sin",
+                        "aten::cos",           "aten::floor",
+                        "aten::round",         "aten::sign",
+                        "aten::lerp_",         "aten::ones_like",
+                        "aten::zeros_like",    "aten::_foreach_add_",
+                        "aten::_foreach_mul_", "aten::uniform_",
+                        "aten::normal_",       "aten::randn",
+                        "aten::bernoulli_",    "saxpy(double *, double *, double *, double, int)"})
     CHECK_MESSAGE(classify_name(n) == OpKind::elementwise, n);
   // The rules before them still win.
   CHECK(classify_name("aten::log_softmax") == OpKind::reduction);

@@ -83,35 +83,48 @@ std::string make_emit_nvtx_export(const test::ScratchDir& dir) {
   const std::string path = dir.file("emit_nvtx.sqlite");
   sqlite3* db = nullptr;
   REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
-  exec(db, "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
-           "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, correlationId INTEGER, "
-           "  demangledName INTEGER, shortName INTEGER);"
-           "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, correlationId INTEGER, "
-           "  nameId INTEGER, globalTid INTEGER);"
-           "CREATE TABLE NVTX_EVENTS (start INTEGER, end INTEGER, eventType INTEGER, text TEXT, "
-           "  globalTid INTEGER, textId INTEGER, domainId INTEGER);"
-           "INSERT INTO StringIds VALUES (1, 'ampere_sgemm_64x64_nn'), (2, 'cudaLaunchKernel'), "
-           "  (3, 'ampere_sgemm_128x64_tn');");
+  exec(db,
+       "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+       "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, correlationId INTEGER, "
+       "  demangledName INTEGER, shortName INTEGER);"
+       "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, correlationId INTEGER, "
+       "  nameId INTEGER, globalTid INTEGER);"
+       "CREATE TABLE NVTX_EVENTS (start INTEGER, end INTEGER, eventType INTEGER, text TEXT, "
+       "  globalTid INTEGER, textId INTEGER, domainId INTEGER);"
+       "INSERT INTO StringIds VALUES (1, 'ampere_sgemm_64x64_nn'), (2, 'cudaLaunchKernel'), "
+       "  (3, 'ampere_sgemm_128x64_tn');");
   for (int step = 0; step < 2; ++step) {
     const int64_t t0 = 1000000 + step * 100000;
     auto n = [&](int64_t off) { return std::to_string(t0 + off); };
     const std::string c1 = std::to_string(10 + step * 2), c2 = std::to_string(11 + step * 2);
     exec(db, "INSERT INTO NVTX_EVENTS VALUES (" + n(0) + "," + n(90000) + ",59,'ProfilerStep#" + std::to_string(step) +
                  "',7,NULL,0);"
-                 "INSERT INTO NVTX_EVENTS VALUES (" + n(100) + "," + n(500) +
+                 "INSERT INTO NVTX_EVENTS VALUES (" +
+                 n(100) + "," + n(500) +
                  ",59,'aten::addmm, seq = 3, op_id = 5, sizes = [[128], [64, 256], [256, 128]], "
                  "input_op_ids = [(1, 0)]',7,NULL,0);"
-                 "INSERT INTO NVTX_EVENTS VALUES (" + n(1000) + "," + n(2000) + ",59,'MmBackward0, seq = 3',8,NULL,0);"
-                 "INSERT INTO NVTX_EVENTS VALUES (" + n(1100) + "," + n(1900) +
+                 "INSERT INTO NVTX_EVENTS VALUES (" +
+                 n(1000) + "," + n(2000) +
+                 ",59,'MmBackward0, seq = 3',8,NULL,0);"
+                 "INSERT INTO NVTX_EVENTS VALUES (" +
+                 n(1100) + "," + n(1900) +
                  ",59,'aten::mm, seq = -1, sizes = [[256, 64], [64, 128]]',8,NULL,0);"
-                 "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (" + n(200) + "," + n(250) + "," + c1 + ",2,7);"
-                 "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (" + n(1200) + "," + n(1250) + "," + c2 + ",2,8);"
-                 "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (" + n(300) + "," + n(3300) + "," + c1 + ",1,1);"
-                 "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (" + n(2300) + "," + n(7300) + "," + c2 + ",3,3);");
+                 "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (" +
+                 n(200) + "," + n(250) + "," + c1 +
+                 ",2,7);"
+                 "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (" +
+                 n(1200) + "," + n(1250) + "," + c2 +
+                 ",2,8);"
+                 "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (" +
+                 n(300) + "," + n(3300) + "," + c1 +
+                 ",1,1);"
+                 "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (" +
+                 n(2300) + "," + n(7300) + "," + c2 + ",3,3);");
   }
   // A warm-up kernel before the first step: not part of any pass.
-  exec(db, "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (10, 20, 99, 2, 7);"
-           "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (30, 40030, 99, 1, 1);");
+  exec(db,
+       "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (10, 20, 99, 2, 7);"
+       "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (30, 40030, 99, 1, 1);");
   sqlite3_close(db);
   return path;
 }

@@ -130,13 +130,16 @@ TEST_CASE("TAU 2.29 profile with call paths and message-size user events") {
 TEST_CASE("TAU 2.18 profile: quoted C signatures with commas and parentheses") {
   const auto w = ingest_one(shared_path("traces/tau/tau2_opencl_fft_profile.0.0.0"));
   CHECK(w.ops.size() == 20);  // 21 timers less .TAU application
-  // "cl_int clBuildProgram(cl_program, cl_uint, const cl_device_id *, const char *, void (*)(cl_program, void *) C, void *) C" 1 0 3714749
-  const Op& build = op_named(w, "cl_int clBuildProgram(cl_program, cl_uint, const cl_device_id *, const char *, void "
-                                "(*)(cl_program, void *) C, void *) C");
+  // "cl_int clBuildProgram(cl_program, cl_uint, const cl_device_id *, const char *, void (*)(cl_program, void *) C,
+  // void *) C" 1 0 3714749
+  const Op& build = op_named(w,
+                             "cl_int clBuildProgram(cl_program, cl_uint, const cl_device_id *, const char *, void "
+                             "(*)(cl_program, void *) C, void *) C");
   CHECK(*build.self_time_s == doctest::Approx(3.714749));
   // "... clEnqueueReadBuffer(...) C" 10 0 56292: a device-to-host copy, 10 calls.
-  const Op& rd = op_named(w, "cl_int clEnqueueReadBuffer(cl_command_queue, cl_mem, cl_bool, size_t, size_t, void *, "
-                             "cl_uint, const cl_event *, cl_event *) C");
+  const Op& rd = op_named(w,
+                          "cl_int clEnqueueReadBuffer(cl_command_queue, cl_mem, cl_bool, size_t, size_t, void *, "
+                          "cl_uint, const cl_event *, cl_event *) C");
   CHECK(rd.kind == OpKind::memcpy);
   CHECK(rd.count == 10);
   CHECK(*w.pass_s == doctest::Approx(5.963579));

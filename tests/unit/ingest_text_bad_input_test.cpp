@@ -68,13 +68,16 @@ TEST_CASE("a header line followed by junk names the junk's line") {
       {"tfprof-op", "node name | requested bytes | total execution time\nMatMul 12MB (1%, 1%)\n", "columns", 2},
       {"tfprof-shapes", "0:100x100, 1:100x50 (run*2 defined*2) exec_time: 549us\nrandom words here\n", "shape row", 2},
       {"tfprof-shapes", "0:100xabc, 1:100x50 (run*1 defined*1) exec_time: 549us\n", "dimension", 1},
-      {"tau", "2 templated_functions_MULTI_TIME\n# Name Calls Subrs Excl Incl ProfileCalls #\njunk\n", "quoted name", 3},
+      {"tau", "2 templated_functions_MULTI_TIME\n# Name Calls Subrs Excl Incl ProfileCalls #\njunk\n", "quoted name",
+       3},
       {"tau", "1 templated_functions_MULTI_TIME\n# Name Calls Subrs Excl Incl ProfileCalls #\n\"f\" 1 0 x 2 0\n",
        "bad number", 3},
-      {"pprof", "%Time    Exclusive    Inclusive       #Call      #Subrs  Inclusive Name\nthis is junk\n", "pprof row", 2},
+      {"pprof", "%Time    Exclusive    Inclusive       #Call      #Subrs  Inclusive Name\nthis is junk\n", "pprof row",
+       2},
       {"cprofile", "   ncalls  tottime  percall  cumtime  percall filename:lineno(function)\nnot a row\n", "ncalls", 2},
-      {"cprofile", "   ncalls  tottime  percall  cumtime  percall filename:lineno(function)\n 1/2/3 0.1 0.1 0.1 0.1 f\n",
-       "ncalls", 2},
+      {"cprofile",
+       "   ncalls  tottime  percall  cumtime  percall filename:lineno(function)\n 1/2/3 0.1 0.1 0.1 0.1 f\n", "ncalls",
+       2},
   };
   for (const auto& c : cases) {
     CAPTURE(c.text);
@@ -84,7 +87,7 @@ TEST_CASE("a header line followed by junk names the junk's line") {
       FAIL("no error");
     } catch (const InputError& e) {
       const std::string message = e.what();
-    CAPTURE(message);
+      CAPTURE(message);
       CHECK(e.line == c.line);
       CHECK(std::string(e.what()).find(c.expect) != std::string::npos);
     }
@@ -112,7 +115,8 @@ TEST_CASE("negative, NaN, infinite and absurd numbers are refused") {
       {"pprof", "%Time Exclusive Inclusive #Call #Subrs Inclusive Name\n 10.0 1:99x:00 3 1 0 3 f\n"},
       {"cprofile", "   ncalls  tottime  percall  cumtime  percall filename:lineno(function)\n 5 -1.0 0.1 0.1 0.1 f\n"},
       {"cprofile", "   ncalls  tottime  percall  cumtime  percall filename:lineno(function)\n 5 nan 0.1 0.1 0.1 f\n"},
-      {"cprofile", "   ncalls  tottime  percall  cumtime  percall filename:lineno(function)\n 1e30 1.0 0.1 0.1 0.1 f\n"},
+      {"cprofile",
+       "   ncalls  tottime  percall  cumtime  percall filename:lineno(function)\n 1e30 1.0 0.1 0.1 0.1 f\n"},
   };
   for (const auto& [format, text] : cases) {
     CAPTURE(text);
@@ -122,7 +126,7 @@ TEST_CASE("negative, NaN, infinite and absurd numbers are refused") {
       FAIL("no error");
     } catch (const InputError& e) {
       const std::string message = e.what();
-    CAPTURE(message);
+      CAPTURE(message);
       CHECK(e.file == p);
       CHECK(e.line == std::count(text.begin(), text.end(), '\n'));  // the last line holds the bad number
     }
@@ -149,7 +153,8 @@ TEST_CASE("truncated real files: an error, not a silently shorter workload") {
 
 TEST_CASE("a gzip that ends early is an error with a byte offset") {
   ScratchDir dir;
-  const std::string src = dir.write("profile.0.0.0", slurp(shared_path("traces/tau/hatchet_tau-cpi-mpi_profile.0.0.0")));
+  const std::string src =
+      dir.write("profile.0.0.0", slurp(shared_path("traces/tau/hatchet_tau-cpi-mpi_profile.0.0.0")));
   REQUIRE(std::system(("gzip -c '" + src + "' > '" + src + ".gz'").c_str()) == 0);
   const std::string gz = slurp(src + ".gz");
   // The whole .gz reads like the plain file...
@@ -176,8 +181,9 @@ TEST_CASE("SQLite files that are not nsys exports, and broken ones") {
   expect_positioned_error(fomcast_db, "nsys-sqlite", "fomcast database");
   // A SQLite file with no tables, and one with unrelated tables.
   const std::string empty_db = dir.file("empty.sqlite"), other_db = dir.file("other.sqlite");
-  for (const auto& [p, sql] : {std::pair{empty_db, std::string("PRAGMA user_version = 7")},
-                               std::pair{other_db, std::string("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1)")}}) {
+  for (const auto& [p, sql] :
+       {std::pair{empty_db, std::string("PRAGMA user_version = 7")},
+        std::pair{other_db, std::string("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1)")}}) {
     sqlite3* db = nullptr;
     REQUIRE(sqlite3_open(p.c_str(), &db) == SQLITE_OK);
     REQUIRE(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
@@ -210,12 +216,13 @@ TEST_CASE("through the CLI: exit status 2, the file named, the database byte-ide
       "ingest '" + shared_path("fixtures/seed-formats/tfprof_op_view_p1b3.txt") + "' --workload p1b3", db);
   REQUIRE(good.status == 0);
   const std::string before = test::file_fingerprint(db);
-  const std::string junk = dir.write("junk.txt", "node name | requested bytes | total execution time\nMatMul 1MB (1%, 1%), -5ms\n");
+  const std::string junk =
+      dir.write("junk.txt", "node name | requested bytes | total execution time\nMatMul 1MB (1%, 1%), -5ms\n");
   const std::string fomcast_db = dir.file("other.db");
   REQUIRE(test::run_fomcast("platforms", fomcast_db).status == 0);
-  for (const auto& [file, format] : {std::pair{junk, std::string("auto")}, std::pair{junk, std::string("tau")},
-                                     std::pair{fomcast_db, std::string("auto")},
-                                     std::pair{dir.write("e.txt", ""), std::string("cprofile")}}) {
+  for (const auto& [file, format] :
+       {std::pair{junk, std::string("auto")}, std::pair{junk, std::string("tau")},
+        std::pair{fomcast_db, std::string("auto")}, std::pair{dir.write("e.txt", ""), std::string("cprofile")}}) {
     const auto r = test::run_fomcast("ingest '" + file + "' --workload p1b3 --format " + format, db);
     CAPTURE(r.err);
     CHECK(r.status == 2);

@@ -75,7 +75,8 @@ TEST_CASE("ingest then show: the P1B3 op view and the matrix sizes as stored") {
 
 TEST_CASE("nsys CloverLeaf through the binary: kernel count and GPU span") {
   ScratchDir dir;
-  const auto j = ingest_json(shared_path("traces/nsys_sqlite/pipit_perlmutter-cloverleaf-cuda.sqlite"), dir.file("f.db"));
+  const auto j =
+      ingest_json(shared_path("traces/nsys_sqlite/pipit_perlmutter-cloverleaf-cuda.sqlite"), dir.file("f.db"));
   CHECK(j["format"] == "nsys-sqlite");
   CHECK(j["ops"] == 104);      // 102 distinct kernels + Memcpy HtoD + Memcpy DtoH
   CHECK(j["events"] == 4639);  // 1312 kernels + 279 copies + 3048 runtime calls

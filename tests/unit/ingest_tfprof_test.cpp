@@ -5,10 +5,10 @@
 
 #include <cmath>
 
-#include "ingest_text_support.hpp"
-#include "test_support.hpp"
 #include "decode/text_scan.hpp"
+#include "ingest_text_support.hpp"
 #include "tensorflow/tfprof_text.hpp"
+#include "test_support.hpp"
 
 using namespace fomcast;
 using fomcast::test::ingest_one;
@@ -132,8 +132,8 @@ TEST_CASE("GEMM orientation from two operand shapes") {
 
 TEST_CASE("tfprof's own input_type line form parses like the listing") {
   // As tfprof_show_multi.cc prints it: tabs, "|" between the counts.
-  const auto r = ingest::tfprof::parse_shape_row("input_type: 0:100x1000,\t1:1000x500\t(run*3|defined*1)\texec_time: 1.21ms",
-                                                 7, "f");
+  const auto r = ingest::tfprof::parse_shape_row(
+      "input_type: 0:100x1000,\t1:1000x500\t(run*3|defined*1)\texec_time: 1.21ms", 7, "f");
   CHECK(r.run == 3);
   CHECK(r.defined == 1);
   CHECK(r.exec_s == doctest::Approx(1.21e-3));
@@ -163,14 +163,14 @@ TEST_CASE("an op view with -select input_shapes: the MatMul row becomes shaped G
   // when input_shapes is selected (format string of tfprof_show_multi.cc), shapes and
   // times from the P1B3 matrix-sizes listing.
   test::ScratchDir dir;
-  const std::string p = dir.write(
-      "op.txt",
-      "tfprof> op -select micros,bytes,input_shapes -order_by micros\n"
-      "node name | requested bytes | total execution time\n"
-      "MatMul                          121.67MB (100.00%, 33.33%),     115.52ms (100.00%, 40.21%),\n"
-      "  input_type: 0:-1x29532,\t1:29532x1000\t(run*1|defined*1)\texec_time: 65.31ms\n"
-      "  input_type: 0:100x1000,\t1:1000x500\t(run*1|defined*1)\texec_time: 1.21ms\n"
-      "Assign                               0B (0.00%, 0.00%),          73.65ms (59.79%, 25.64%),\n");
+  const std::string p =
+      dir.write("op.txt",
+                "tfprof> op -select micros,bytes,input_shapes -order_by micros\n"
+                "node name | requested bytes | total execution time\n"
+                "MatMul                          121.67MB (100.00%, 33.33%),     115.52ms (100.00%, 40.21%),\n"
+                "  input_type: 0:-1x29532,\t1:29532x1000\t(run*1|defined*1)\texec_time: 65.31ms\n"
+                "  input_type: 0:100x1000,\t1:1000x500\t(run*1|defined*1)\texec_time: 1.21ms\n"
+                "Assign                               0B (0.00%, 0.00%),          73.65ms (59.79%, 25.64%),\n");
   const auto w = ingest_one(p);
   CHECK(w.origin == "tfprof-op");
   REQUIRE(w.ops.size() == 3);  // two GEMMs and Assign
@@ -180,8 +180,10 @@ TEST_CASE("an op view with -select input_shapes: the MatMul row becomes shaped G
     if (const auto* g = std::get_if<GemmShape>(&op.shape)) {
       ++gemms;
       CHECK(op.name == "MatMul");
-      if (g->k == 29532) CHECK(*op.self_time_s == doctest::Approx(0.06531));
-      else CHECK(*g == GemmShape{100, 500, 1000});
+      if (g->k == 29532)
+        CHECK(*op.self_time_s == doctest::Approx(0.06531));
+      else
+        CHECK(*g == GemmShape{100, 500, 1000});
     }
   CHECK(gemms == 2);
   CHECK(*op_named(w, "Assign").self_time_s == doctest::Approx(0.07365));

@@ -26,8 +26,8 @@ using pb::packed;
 std::string shape(uint64_t type, const std::vector<uint64_t>& dims) { return num(2, type) + packed(3, dims); }
 constexpr uint64_t kF32 = 11, kTuple = 13;
 
-std::string instruction(const std::string& name, const std::string& opcode, const std::string& shape_bytes,
-                        uint64_t id, const std::vector<uint64_t>& operands = {}, const std::string& extra = "") {
+std::string instruction(const std::string& name, const std::string& opcode, const std::string& shape_bytes, uint64_t id,
+                        const std::vector<uint64_t>& operands = {}, const std::string& extra = "") {
   std::string m = bytes(1, name) + bytes(2, opcode) + bytes(3, shape_bytes) + num(35, id);
   if (!operands.empty()) m += packed(36, operands);
   return bytes(2, m + extra);  // HloComputationProto.instructions
@@ -41,30 +41,32 @@ std::string gemm_profile() {
       instruction("dot.1", "dot", shape(kF32, {64, 32}), 3, {1, 2}, bytes(30, packed(1, {1}) + packed(2, {0}))) +
       instruction("p3", "parameter", shape(kF32, {8, 64, 128}), 4) +
       instruction("p4", "parameter", shape(kF32, {8, 128, 32}), 5) +
-      instruction("cublas-gemm.2", "custom-call", shape(kTuple, {}) + bytes(4, shape(kF32, {8, 64, 32})), 6, {4, 5},
-                  bytes(28, "__cublas$gemm") +
-                      bytes(43, R"({"gemm_backend_config":{"dot_dimension_numbers":{"lhs_contracting_dimensions":["2"],)"
-                              R"("rhs_contracting_dimensions":["1"],"lhs_batch_dimensions":["0"],)"
-                              R"("rhs_batch_dimensions":["0"]}}})")) +
+      instruction(
+          "cublas-gemm.2", "custom-call", shape(kTuple, {}) + bytes(4, shape(kF32, {8, 64, 32})), 6, {4, 5},
+          bytes(28, "__cublas$gemm") +
+              bytes(43, R"({"gemm_backend_config":{"dot_dimension_numbers":{"lhs_contracting_dimensions":["2"],)"
+                        R"("rhs_contracting_dimensions":["1"],"lhs_batch_dimensions":["0"],)"
+                        R"("rhs_batch_dimensions":["0"]}}})")) +
       instruction("all-reduce.3", "all-reduce", shape(kF32, {64, 128}), 7, {1},
                   bytes(49, packed(1, {0, 1, 2, 3, 4, 5, 6, 7})));  // one replica group of eight
-  const std::string hlo_proto = bytes(1, bytes(3, computation));  // HloProto.hlo_module.computations
+  const std::string hlo_proto = bytes(1, bytes(3, computation));    // HloProto.hlo_module.computations
   auto entry = [](uint64_t key, const std::string& value) { return num(1, key) + bytes(2, value); };
   const std::string metadata =
       bytes(2, "/host:metadata") + bytes(5, entry(1, num(1, 1) + bytes(2, "Hlo Proto"))) +
       bytes(4, entry(1, num(1, 1) + bytes(2, "jit_f(7)") + bytes(5, num(1, 1) + bytes(6, hlo_proto))));
   auto stat_str = [](uint64_t id, const std::string& v) { return bytes(4, num(1, id) + bytes(5, v)); };
   auto event = [&](uint64_t kernel, uint64_t ps, const std::string& hlo_op) {
-    return bytes(4, num(1, kernel) + num(3, ps) + stat_str(2, hlo_op) + stat_str(3, "jit_f") + bytes(4, num(1, 4) + num(4, 7)));
+    return bytes(
+        4, num(1, kernel) + num(3, ps) + stat_str(2, hlo_op) + stat_str(3, "jit_f") + bytes(4, num(1, 4) + num(4, 7)));
   };
-  const std::string device =
-      bytes(2, "/device:GPU:0") + bytes(5, entry(2, num(1, 2) + bytes(2, "hlo_op"))) +
-      bytes(5, entry(3, num(1, 3) + bytes(2, "hlo_module"))) + bytes(5, entry(4, num(1, 4) + bytes(2, "program_id"))) +
-      bytes(4, entry(10, num(1, 10) + bytes(2, "ampere_sgemm_64x32_nn"))) +
-      bytes(4, entry(11, num(1, 11) + bytes(2, "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n"))) +
-      bytes(4, entry(12, num(1, 12) + bytes(2, "ncclDevKernel_AllReduce_Sum_f32_RING_LL"))) +
-      bytes(3, bytes(2, "Stream #7(Kernel)") + event(10, 1'000'000, "dot.1") + event(11, 2'000'000, "cublas-gemm.2") +
-                 event(12, 3'000'000, "all-reduce.3"));
+  const std::string device = bytes(2, "/device:GPU:0") + bytes(5, entry(2, num(1, 2) + bytes(2, "hlo_op"))) +
+                             bytes(5, entry(3, num(1, 3) + bytes(2, "hlo_module"))) +
+                             bytes(5, entry(4, num(1, 4) + bytes(2, "program_id"))) +
+                             bytes(4, entry(10, num(1, 10) + bytes(2, "ampere_sgemm_64x32_nn"))) +
+                             bytes(4, entry(11, num(1, 11) + bytes(2, "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n"))) +
+                             bytes(4, entry(12, num(1, 12) + bytes(2, "ncclDevKernel_AllReduce_Sum_f32_RING_LL"))) +
+                             bytes(3, bytes(2, "Stream #7(Kernel)") + event(10, 1'000'000, "dot.1") +
+                                          event(11, 2'000'000, "cublas-gemm.2") + event(12, 3'000'000, "all-reduce.3"));
   return bytes(1, metadata) + bytes(1, device);
 }
 
@@ -163,7 +165,9 @@ TEST_CASE("xplane: bad input names the file and byte offset and stores nothing")
   CHECK(r.status == 2);
   CHECK_MESSAGE(r.err.find("--format xplane") != std::string::npos, r.err);
   // A protobuf with planes but none named like a profiler's: not an XPlane profile.
-  const std::string other = write("other.pb", std::string("\x0a\x05\x12\x03" "abc", 7));
+  const std::string other = write("other.pb", std::string("\x0a\x05\x12\x03"
+                                                          "abc",
+                                                          7));
   const auto o = test::run_fomcast("ingest '" + other + "' --workload bad --format xplane", db);
   CHECK(o.status == 2);
   CHECK_MESSAGE(o.err.find("not an XPlane profile") != std::string::npos, o.err);

@@ -91,7 +91,8 @@ TEST_CASE("dense: the GEMMs of the seed README's MNIST MLP") {
   std::vector<std::tuple<int64_t, int64_t, int64_t>> data(bwd.begin(), bwd.begin() + 2), weight;
   std::sort(data.begin(), data.end());
   CHECK(gemms(w, Phase::backward, ".grad_input") == data);
-  for (auto it = bwd.begin() + 2; it != bwd.end(); ++it) weight.emplace_back(std::get<1>(*it), std::get<0>(*it), std::get<2>(*it));
+  for (auto it = bwd.begin() + 2; it != bwd.end(); ++it)
+    weight.emplace_back(std::get<1>(*it), std::get<0>(*it), std::get<2>(*it));
   std::sort(weight.begin(), weight.end());
   CHECK(gemms(w, Phase::backward, ".grad_weight") == weight);
   for (const auto& op : find(w, "dense.grad_weight", Phase::backward)) CHECK(gemm(*op).trans_a);
@@ -132,8 +133,10 @@ TEST_CASE("optimizers: one update per parameter tensor, bytes per optimizer") {
     CHECK(w.model->gradients_bytes == 8 * 4);
     CHECK(w.model->optimizer_bytes == 8 * 4 * c.states);
   }
-  CHECK(error_field(R"({"batch_size": 4, "optimizer": "lbfgs", "input_shape": [3], "layers": [{"type": "dense", "units": 2}]})") ==
-        "optimizer");
+  CHECK(
+      error_field(
+          R"({"batch_size": 4, "optimizer": "lbfgs", "input_shape": [3], "layers": [{"type": "dense", "units": 2}]})") ==
+      "optimizer");
 }
 
 TEST_CASE("conv2d: forward, filter and data gradients, grouped and dilated") {
@@ -314,7 +317,8 @@ TEST_CASE("multi-head attention: projections, batched score and context GEMMs, t
   // MACs: 4 projections 6*8*8 each, scores and context 2 heads * 6*6*4 each.
   CHECK(m.layers[0].forward_macs == 4 * 6 * 8 * 8 + 2 * 2 * 6 * 6 * 4);
   // Cross-attention: keys and values from a second input of another length and width.
-  const auto x = expand(R"({"batch_size": 2, "inputs": [{"name": "q", "shape": [6, 8]}, {"name": "kv", "shape": [10, 12]}],
+  const auto x =
+      expand(R"({"batch_size": 2, "inputs": [{"name": "q", "shape": [6, 8]}, {"name": "kv", "shape": [10, 12]}],
       "layers": [{"type": "multi_head_attention", "heads": 2, "inputs": ["q", "kv"]}]})");
   CHECK(gemm(one(x.workload, "attention.key", Phase::forward)) == GemmShape{20, 8, 12});
   CHECK(gemm(one(x.workload, "attention.scores", Phase::forward)) == GemmShape{6, 10, 4, 4, false, true});
@@ -325,8 +329,8 @@ TEST_CASE("transformer block: post-norm and pre-norm, parameters and op counts")
     CAPTURE(norm);
     const auto m = expand(R"({"batch_size": 2, "inputs": [{"name": "ids", "shape": [6]}], "layers": [
         {"type": "embedding", "input_dim": 50, "output_dim": 8},
-        {"type": "transformer_block", "heads": 2, "ff_units": 32, "norm": ")" + norm + R"(", "dropout": 0.1, "fused_qkv": )" +
-                          (norm == "pre" ? "true" : "false") + R"(}]})");
+        {"type": "transformer_block", "heads": 2, "ff_units": 32, "norm": ")" +
+                          norm + R"(", "dropout": 0.1, "fused_qkv": )" + (norm == "pre" ? "true" : "false") + R"(}]})");
     // Attention 4(D^2 + D), two layer norms 2 x 2D, MLP D*F + F + F*D + D.
     CHECK(m.layers[1].params == 4 * (64 + 8) + 4 * 8 + (8 * 32 + 32) + (32 * 8 + 8));
     const auto& w = m.workload;
@@ -428,9 +432,11 @@ TEST_CASE("bad model descriptions name the JSON path of the bad field") {
   // Absurd sizes are refused before any product could overflow.
   CHECK(error_field(R"({"batch_size": 1073741824, "input_shape": [10], "layers": [{"type": "dense", "units": 2}]})") ==
         "batch_size");
-  CHECK(error_field(R"({"batch_size": 4, "input_shape": [1048576], "layers": [{"type": "dense", "units": 549755813888}]})") ==
+  CHECK(error_field(
+            R"({"batch_size": 4, "input_shape": [1048576], "layers": [{"type": "dense", "units": 549755813888}]})") ==
         "layers[0]");
-  CHECK(error_field(R"({"batch_size": 4, "input_shape": [1099511627776, 1099511627776], "layers": [{"type": "flatten"}]})") ==
+  CHECK(error_field(
+            R"({"batch_size": 4, "input_shape": [1099511627776, 1099511627776], "layers": [{"type": "flatten"}]})") ==
         "input_shape");
   CHECK(error_field("{" + head + R"("layers": [{"type": "reshape", "target_shape": [18446744073709551615]}]})") ==
         "layers[0].target_shape[0]");

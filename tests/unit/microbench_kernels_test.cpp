@@ -105,8 +105,10 @@ void for_each_mac(const ConvShape& s, const std::function<void(std::size_t, std:
                     if (id < 0 || id >= s.input[0] || ih < 0 || ih >= s.input[1] || iw < 0 || iw >= s.input[2])
                       continue;
                     const int64_t channel = (k / kg) * cg + c;
-                    const auto x = std::size_t((((n * s.c + channel) * s.input[0] + id) * s.input[1] + ih) * s.input[2] + iw);
-                    const auto w = std::size_t((((k * cg + c) * s.filter[0] + fd) * s.filter[1] + fh) * s.filter[2] + fw);
+                    const auto x =
+                        std::size_t((((n * s.c + channel) * s.input[0] + id) * s.input[1] + ih) * s.input[2] + iw);
+                    const auto w =
+                        std::size_t((((k * cg + c) * s.filter[0] + fd) * s.filter[1] + fh) * s.filter[2] + fw);
                     const auto y = std::size_t((((n * s.k + k) * o[0] + od) * o[1] + oh) * o[2] + ow);
                     f(x, w, y);
                   }

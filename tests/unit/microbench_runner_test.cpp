@@ -78,7 +78,8 @@ TEST_CASE("bench runner: a drifting median runs until the time cap, a long call 
   const Timing t = measure(sequence(drift, calls), o);
   CHECK(to_string(t.stopped) == "time cap");
   CHECK(t.total_s >= 1.0);
-  CHECK(t.total_s - drift[static_cast<std::size_t>(t.warmup + t.reps - 1)] < 1.0);  // the cap stops at the first rep past it
+  CHECK(t.total_s - drift[static_cast<std::size_t>(t.warmup + t.reps - 1)] <
+        1.0);  // the cap stops at the first rep past it
   CHECK(t.spread > 0.1);
 
   calls = 0;
@@ -146,7 +147,8 @@ TEST_CASE("bench suites: the shipped DeepBench lists") {
   const BenchSuite train = deepbench_suite("train");
   CHECK(train.name == "deepbench-train");
   CHECK(train.kernels.size() == 160 + 270);
-  CHECK(std::count_if(train.kernels.begin(), train.kernels.end(), [](const BenchKernel& k) { return k.kind == OpKind::gemm; }) == 160);
+  CHECK(std::count_if(train.kernels.begin(), train.kernels.end(),
+                      [](const BenchKernel& k) { return k.kind == OpKind::gemm; }) == 160);
   REQUIRE(!train.not_measured.empty());
   CHECK(train.not_measured.back().find("53 RNN") != std::string::npos);
   // The first list entry: 1760 x 16 x 1760, no transposes (gemm_problems.csv line 2).
@@ -154,9 +156,11 @@ TEST_CASE("bench suites: the shipped DeepBench lists") {
   CHECK(g0 == GemmShape{1760, 16, 1760});
   CHECK(train.kernels[0].origin == "gemm_problems.csv line 2");
   // Conv keys match the form import-bench gives DeepBench results: 2-d, {1, h, w}.
-  const auto conv = std::find_if(train.kernels.begin(), train.kernels.end(), [](const BenchKernel& k) { return k.kind == OpKind::conv; });
+  const auto conv = std::find_if(train.kernels.begin(), train.kernels.end(),
+                                 [](const BenchKernel& k) { return k.kind == OpKind::conv; });
   REQUIRE(conv != train.kernels.end());
-  const auto& c0 = std::get<ConvShape>(conv->shape);  // conv_problems.csv line 2: 700x161, c=1, n=4, k=32, 20x5, stride 2
+  const auto& c0 =
+      std::get<ConvShape>(conv->shape);  // conv_problems.csv line 2: 700x161, c=1, n=4, k=32, 20x5, stride 2
   CHECK(c0.input == std::array<int64_t, 3>{1, 161, 700});
   CHECK(c0.filter == std::array<int64_t, 3>{1, 5, 20});
   CHECK(c0.stride == std::array<int64_t, 3>{1, 2, 2});
@@ -228,7 +232,8 @@ TEST_CASE("bench suites: a user's CSV of shapes, and its errors by line and colu
     }
     return "no error";
   };
-  CHECK(error("kind,m,n,k\ngemm,1,2,3\nfoo,1,2,3\n") == "bad.csv:3: kind: expected gemm, batched_gemm, conv or optimizer, got 'foo'");
+  CHECK(error("kind,m,n,k\ngemm,1,2,3\nfoo,1,2,3\n") ==
+        "bad.csv:3: kind: expected gemm, batched_gemm, conv or optimizer, got 'foo'");
   CHECK(error("kind,m,n,k\ngemm,1,x,3\n") == "bad.csv:2: n: expected a whole number, got 'x'");
   CHECK(error("kind,m,n,k\ngemm,1,-2,3\n") == "bad.csv:2: n: must be at least 1, got -2");
   CHECK(error("kind,m,n,k\ngemm,1,99999999999,3\n").find("bad.csv:2: n: '99999999999' is too large") == 0);

@@ -15,9 +15,8 @@ using fomcast::test::source_path;
 TEST_CASE("ingest auto-detects a model description and show reports its figures") {
   ScratchDir dir;
   const std::string db = dir.file("db");
-  const auto r = run_fomcast("ingest '" + source_path("tests/data/models/param_linear.json") +
-                                 "' --workload stacked --json",
-                             db);
+  const auto r =
+      run_fomcast("ingest '" + source_path("tests/data/models/param_linear.json") + "' --workload stacked --json", db);
   REQUIRE_MESSAGE(r.status == 0, r.err);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j.at("format") == "model");
@@ -45,11 +44,13 @@ TEST_CASE("bad model files: exit 2, file and JSON path named, database unchanged
   const Case cases[] = {
       {"missing.json", R"({"input_shape": [10], "layers": [{"type": "dense", "units": 2}]})", "batch_size"},
       {"wrong_type.json", ok_head + R"({"type": "dense", "units": "two"}]})", "layers[0].units"},
-      {"negative.json", ok_head + R"({"type": "dense", "units": 2}, {"type": "dense", "units": -1}]})", "layers[1].units"},
+      {"negative.json", ok_head + R"({"type": "dense", "units": 2}, {"type": "dense", "units": -1}]})",
+       "layers[1].units"},
       {"unknown_type.json", ok_head + R"({"type": "dense", "units": 2}, {"type": "capsule"}]})", "layers[1].type"},
       {"mismatch.json", ok_head + R"({"type": "dense", "units": 2, "name": "a"}, {"type": "dense", "units": 3,
           "name": "b", "inputs": ["input"]}, {"type": "concatenate", "axis": 0, "inputs": ["a", "b"]},
-          {"type": "dense", "units": 4, "input_shape": [6]}]})", "layers[3].input_shape"},
+          {"type": "dense", "units": 4, "input_shape": [6]}]})",
+       "layers[3].input_shape"},
       {"not_json.json", "{\"batch_size\": 4, \"layers\": [\n {\"type\": \"dense\",, }]}", ":2: byte"},
       {"nan.json", ok_head + R"({"type": "dropout", "rate": NaN}]})", ":1: byte"},
       {"empty.json", "{}", "batch_size"},
@@ -64,9 +65,8 @@ TEST_CASE("bad model files: exit 2, file and JSON path named, database unchanged
     CHECK(file_fingerprint(db) == before);
   }
   // Found by content too: the same bad file through --format auto.
-  const auto r = run_fomcast("ingest '" + dir.write("auto.json", ok_head + R"({"type": "capsule"}]})") +
-                                 "' --workload bad",
-                             db);
+  const auto r =
+      run_fomcast("ingest '" + dir.write("auto.json", ok_head + R"({"type": "capsule"}]})") + "' --workload bad", db);
   CHECK(r.status == 2);
   CHECK(r.err.find("layers[0].type") != std::string::npos);
   CHECK(file_fingerprint(db) == before);

@@ -85,9 +85,9 @@ TEST_CASE("rank_ops marks the smallest set covering 95% of the time") {
     w.ops.push_back(op);
   };
   add("small", 1, 0.02);
-  add("big", 2, 0.4);        // 0.8
-  add("mid", 1, 0.15);       // 0.15
-  add("tiny", 10, 0.003);    // 0.03
+  add("big", 2, 0.4);      // 0.8
+  add("mid", 1, 0.15);     // 0.15
+  add("tiny", 10, 0.003);  // 0.03
   add("untimed", 1, std::nullopt);
   const auto r = rank_ops(w);
   REQUIRE(r.size() == 5);

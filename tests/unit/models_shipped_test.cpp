@@ -22,8 +22,8 @@ using fomcast::test::source_path;
 
 namespace {
 
-const std::vector<std::string> kShipped = {"P1B1", "P1B2",    "P1B3",   "NT3",      "TC1",       "P3B1",
-                                           "UNO",  "COMBO",   "P2B1",   "P3B2",     "P3B3",      "alexnet",
+const std::vector<std::string> kShipped = {"P1B1",  "P1B2",     "P1B3",      "NT3",       "TC1",       "P3B1",
+                                           "UNO",   "COMBO",    "P2B1",      "P3B2",      "P3B3",      "alexnet",
                                            "vgg16", "resnet50", "googlenet", "bert-base", "gpt2-small"};
 
 ExpandedModel shipped(const std::string& name) {
@@ -99,8 +99,8 @@ TEST_CASE("CANDLE parameter counts are exact") {
   for (const std::string name : {"P1B1", "P1B2", "P1B3", "NT3", "TC1", "P3B1", "P2B1", "P3B2"}) {
     const auto m = shipped(name);
     const int64_t expected = candle(name).at("lecture").at("params").get<int64_t>();
-    CHECK_MESSAGE(m.workload.model->params == expected, name << ": " << m.workload.model->params << " params, lecture "
-                                                              << expected);
+    CHECK_MESSAGE(m.workload.model->params == expected,
+                  name << ": " << m.workload.model->params << " params, lecture " << expected);
   }
   CHECK(shipped("P1B1").workload.model->params == 244400085);
   CHECK(shipped("P1B2").workload.model->params == 29540618);
@@ -113,7 +113,8 @@ TEST_CASE("CANDLE parameter counts are exact") {
 }
 
 TEST_CASE("every CANDLE model agrees with data/candle/workloads.json layer by layer") {
-  for (const std::string name : {"P1B1", "P1B2", "P1B3", "NT3", "TC1", "P3B1", "UNO", "COMBO", "P2B1", "P3B2", "P3B3"}) {
+  for (const std::string name :
+       {"P1B1", "P1B2", "P1B3", "NT3", "TC1", "P3B1", "UNO", "COMBO", "P2B1", "P3B2", "P3B3"}) {
     CAPTURE(name);
     const auto src = candle(name);
     const auto m = shipped(name);
@@ -162,9 +163,8 @@ TEST_CASE("image networks: forward MACs and weight memory against the lecture") 
   for (const Case& c : {Case{"alexnet", "AlexNet"}, Case{"vgg16", "VGG-16"}}) {
     const double macs_m = shipped(c.model).workload.model->forward_macs / 1e6;
     const double expected = lec.total_macs_m.at(c.lecture_name);
-    CHECK_MESSAGE(rel(macs_m, expected) < 0.02,
-                  c.model << " forward MACs " << macs_m << "M vs lecture " << expected << "M (" << 100 * rel(macs_m, expected)
-                          << "% off)");
+    CHECK_MESSAGE(rel(macs_m, expected) < 0.02, c.model << " forward MACs " << macs_m << "M vs lecture " << expected
+                                                        << "M (" << 100 * rel(macs_m, expected) << "% off)");
     MESSAGE(c.model << " forward MACs " << macs_m << "M vs lecture " << expected << "M");
   }
   // The lecture's "MB" are MiB: AlexNet's 60,965,224 fp32 weights are 232.6 MiB (243.9 MB).

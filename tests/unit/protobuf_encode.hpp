@@ -19,7 +19,9 @@ inline std::string varint(uint64_t v) {
 }
 // Field n as a varint / as length-delimited bytes / as packed varints.
 inline std::string num(uint32_t n, uint64_t v) { return varint(uint64_t{n} << 3) + varint(v); }
-inline std::string bytes(uint32_t n, const std::string& b) { return varint((uint64_t{n} << 3) | 2) + varint(b.size()) + b; }
+inline std::string bytes(uint32_t n, const std::string& b) {
+  return varint((uint64_t{n} << 3) | 2) + varint(b.size()) + b;
+}
 inline std::string packed(uint32_t n, const std::vector<uint64_t>& vs) {
   std::string b;
   for (uint64_t v : vs) b += varint(v);

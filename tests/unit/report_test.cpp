@@ -270,21 +270,21 @@ TEST_CASE("fomcast report: names from a profile and a study are escaped, never m
   const std::string trace = dir.write("hostile.txt", profile);
   const std::string workload = "<script>alert(\"w&1\")</script>";
   const std::string platform = "<b>evil's & \"box\"";
-  const auto in = run_fomcast("ingest " + shell_quote(trace) + " --workload " + shell_quote(workload) +
-                                  " --platform " + shell_quote(platform),
-                              db);
+  const auto in = run_fomcast(
+      "ingest " + shell_quote(trace) + " --workload " + shell_quote(workload) + " --platform " + shell_quote(platform),
+      db);
   REQUIRE_MESSAGE(in.status == 0, in.err);
 
   const std::string study_name = "<i>study</i> & \"co\" 'x'";
   const std::string description = "</p><script>alert(1)</script> & more";
   const std::string problem = "P<1> & 'q'";
-  const nlohmann::json study = {{"name", study_name},
-                                {"description", description},
-                                {"baseline", {{"platform", platform}, {"nodes", 4}}},
-                                {"target", {{"platform", platform}, {"nodes", 8}}},
-                                {"problems",
-                                 {{{"name", problem}, {"workload", workload}},
-                                  {{"name", "M<2>"}, {"baseline_hours", 2}, {"target_hours", 1}}}}};
+  const nlohmann::json study = {
+      {"name", study_name},
+      {"description", description},
+      {"baseline", {{"platform", platform}, {"nodes", 4}}},
+      {"target", {{"platform", platform}, {"nodes", 8}}},
+      {"problems",
+       {{{"name", problem}, {"workload", workload}}, {{"name", "M<2>"}, {"baseline_hours", 2}, {"target_hours", 1}}}}};
   const std::string study_file = dir.write("hostile.json", study.dump());
   const std::string html = report(study_file, dir.file("hostile.html"), db);
 
@@ -293,7 +293,8 @@ TEST_CASE("fomcast report: names from a profile and a study are escaped, never m
     CAPTURE(raw);
     CHECK(html.find(raw) == std::string::npos);
   }
-  CHECK(html.find("&lt;img src=x onerror=&quot;alert(1)&quot;&gt; &amp; &#39;copy&#39; transpose") != std::string::npos);
+  CHECK(html.find("&lt;img src=x onerror=&quot;alert(1)&quot;&gt; &amp; &#39;copy&#39; transpose") !=
+        std::string::npos);
   CHECK(html.find("&lt;script&gt;alert(&quot;w&amp;1&quot;)&lt;/script&gt;") != std::string::npos);
   CHECK(html.find("&lt;b&gt;evil&#39;s &amp; &quot;box&quot;") != std::string::npos);
   CHECK(html.find("<title>FOM report: &lt;i&gt;study&lt;/i&gt; &amp; &quot;co&quot; &#39;x&#39;</title>") !=
@@ -347,15 +348,16 @@ TEST_CASE("fomcast report: a bad study or an unwritable --out is exit 2 and writ
   SUBCASE("--out into a directory that does not exist") {
     const std::string missing = dir.file("no/such/dir/r.html");
     const auto r = run_fomcast(
-        "report " + shell_quote(source_path("data/studies/worked-example.json")) + " --out " + shell_quote(missing), db);
+        "report " + shell_quote(source_path("data/studies/worked-example.json")) + " --out " + shell_quote(missing),
+        db);
     CHECK(r.status == 2);
     CHECK(r.err.find(missing) != std::string::npos);
     CHECK(!fs::exists(dir.file("no")));
   }
   SUBCASE("--out names a directory") {
-    const auto r = run_fomcast(
-        "report " + shell_quote(source_path("data/studies/worked-example.json")) + " --out " + shell_quote(dir.path.string()),
-        db);
+    const auto r = run_fomcast("report " + shell_quote(source_path("data/studies/worked-example.json")) + " --out " +
+                                   shell_quote(dir.path.string()),
+                               db);
     CHECK(r.status == 2);
     CHECK(r.err.find("is a directory") != std::string::npos);
   }

@@ -15,8 +15,8 @@ namespace {
 // Records what the builder reports: exclusive time per proto, launches per proto.
 struct Recorder {
   std::map<uint32_t, double> exclusive;
-  std::map<uint32_t, int> launches;    // enclosing op's proto -> launches
-  std::map<uint32_t, int> depth;       // proto -> number of enclosing frames when pushed
+  std::map<uint32_t, int> launches;  // enclosing op's proto -> launches
+  std::map<uint32_t, int> depth;     // proto -> number of enclosing frames when pushed
   int unattributed = 0;
   SelfTimeCallbacks callbacks() {
     SelfTimeCallbacks cb;
@@ -28,8 +28,10 @@ struct Recorder {
     };
     cb.on_pop = [this](const Frame& f) { exclusive[f.proto] += (f.end - f.start) - f.child_us; };
     cb.on_launch = [this](const CpuEvent&, Frame* op, const Frame*) {
-      if (op) ++launches[op->proto];
-      else ++unattributed;
+      if (op)
+        ++launches[op->proto];
+      else
+        ++unattributed;
     };
     cb.is_compute = [](uint32_t) { return false; };
     return cb;
@@ -46,7 +48,8 @@ TEST_CASE("self time: nested ops never count twice, in any arrival order") {
   // annotation 9 [35, 70) sits between 1 and 3 and is transparent to self time.
   const std::vector<CpuEvent> events = {op(0, 100, 1), op(10, 30, 2), {35, 70, 9, CpuEventType::annotation, -1},
                                         op(40, 60, 3), launch(45, 7), op(200, 210, 4)};
-  std::vector<std::vector<CpuEvent>> orders = {events, {events[1], events[4], events[3], events[2], events[0], events[5]}};
+  std::vector<std::vector<CpuEvent>> orders = {events,
+                                               {events[1], events[4], events[3], events[2], events[0], events[5]}};
   std::mt19937 rng(7);
   for (int i = 0; i < 5; ++i) {
     auto shuffled = events;

@@ -52,8 +52,13 @@ Workload sample_workload(const std::string& name) {
   Op conv{"ConvolutionBackward0", OpKind::conv, cs, DType::bf16, Phase::backward, 2, 0.004};
   Op rnn{"lstm", OpKind::rnn, RnnShape{RnnCell::lstm, 512, 512, 16, 25}, DType::fp16, Phase::forward, 1, std::nullopt};
   Op add{"aten::add_", OpKind::elementwise, TensorShape{{{100, 2000}, {2000}}}, DType::fp32, Phase::forward, 3, 1e-5};
-  Op coll{"nccl:all_reduce", OpKind::collective, CollectiveShape{CollectiveKind::allreduce, 1 << 20, 8}, DType::fp32,
-          Phase::backward, 1, 2e-4};
+  Op coll{"nccl:all_reduce",
+          OpKind::collective,
+          CollectiveShape{CollectiveKind::allreduce, 1 << 20, 8},
+          DType::fp32,
+          Phase::backward,
+          1,
+          2e-4};
   Op emb{"embedding", OpKind::embedding, EmbeddingShape{30522, 768, 16384}, DType::fp32, Phase::forward, 1, 1e-4};
   Op other{"prepare", OpKind::other, std::monostate{}, DType::unknown, Phase::other, 1, 0.2};
   w.ops = {gemm, conv, rnn, add, coll, emb, other};
@@ -126,8 +131,8 @@ TEST_CASE("a failed write inside a transaction leaves nothing behind") {
                   InputError);
   CHECK(!s.workload("half"));
   // A kernel entry with a non-positive time is refused and rolls back the whole batch.
-  KernelEntry good{OpKind::gemm, GemmShape{64, 64, 64}, DType::fp32, KernelPrecision::fp32, KernelMode::train, 10, 0,
-                   "test", "t"};
+  KernelEntry good{
+      OpKind::gemm, GemmShape{64, 64, 64}, DType::fp32, KernelPrecision::fp32, KernelMode::train, 10, 0, "test", "t"};
   KernelEntry bad = good;
   bad.shape = GemmShape{128, 64, 64};
   bad.time_us = 0;
@@ -147,7 +152,8 @@ TEST_CASE("files that are not fomcast databases are refused by name") {
   }
   CHECK_THROWS_AS(Store::open(dir.path.string()), InputError);  // a directory
   // An nsys export is an SQLite file with other tables: refused, and left unchanged.
-  const std::string nsys = fomcast::test::shared_path("traces/nsys_sqlite/pipit_saxpy-mpi-cuda_nsys_perlmutter0.sqlite");
+  const std::string nsys =
+      fomcast::test::shared_path("traces/nsys_sqlite/pipit_saxpy-mpi-cuda_nsys_perlmutter0.sqlite");
   const std::string copy = dir.file("nsys.sqlite");
   std::filesystem::copy_file(nsys, copy);
   const std::string before = fomcast::test::file_fingerprint(copy);

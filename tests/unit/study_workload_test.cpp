@@ -150,7 +150,7 @@ TEST_CASE("a study of workload problems: each side estimated, ratios and FOM fro
   Store store = test::open_seeded(db.path);
   const Catalog cat = load_catalog(store);
   const Study s = parse_study(study_text(json::array({{{"name", "P1B1"}, {"workload", "P1B1"}},
-                                                     {{"name", "P1B2"}, {"workload", "P1B2"}, {"epochs", 20}}})),
+                                                      {{"name", "P1B2"}, {"workload", "P1B2"}, {"epochs", 20}}})),
                               "s.json");
   const FomResult f = evaluate_study(s, store);
   REQUIRE(f.problems.size() == 2);
@@ -208,9 +208,9 @@ TEST_CASE("a measured baseline time calibrates a workload problem") {
 TEST_CASE("fomcast fom and estimate on workloads, and bad workload problems change nothing") {
   TestDb db;
   ScratchDir dir;
-  const std::string good =
-      dir.write("good.json", study_text(json::array({{{"name", "P1B1"}, {"workload", "P1B1"}},
-                                                     {{"name", "hours"}, {"baseline_hours", 6}, {"target_hours", 0.5}}})));
+  const std::string good = dir.write(
+      "good.json", study_text(json::array({{{"name", "P1B1"}, {"workload", "P1B1"}},
+                                           {{"name", "hours"}, {"baseline_hours", 6}, {"target_hours", 0.5}}})));
   auto r = run_fomcast("fom --json '" + good + "'", db.path);
   REQUIRE_MESSAGE(r.status == 0, r.err);
   auto j = json::parse(r.out);
@@ -239,7 +239,8 @@ TEST_CASE("fomcast fom and estimate on workloads, and bad workload problems chan
   CHECK(run_fomcast("estimate --workload P1B1 --platform nope", db.path).status == 2);
 
   const std::string before = test::file_fingerprint(db.path);
-  const std::string bad = dir.write("bad.json", study_text(json::array({{{"name", "X"}, {"workload", "NoSuchModel"}}})));
+  const std::string bad =
+      dir.write("bad.json", study_text(json::array({{{"name", "X"}, {"workload", "NoSuchModel"}}})));
   r = run_fomcast("fom --record '" + bad + "'", db.path);
   CHECK(r.status == 2);
   CHECK_MESSAGE(r.err.find("problems[0].workload") != std::string::npos, r.err);

@@ -20,8 +20,7 @@ namespace fs = std::filesystem;
 ScratchDir::ScratchDir() {
   static std::atomic<int> counter{0};
   std::random_device rd;
-  path = fs::temp_directory_path() /
-         ("fomcast-test-" + std::to_string(rd()) + "-" + std::to_string(counter++));
+  path = fs::temp_directory_path() / ("fomcast-test-" + std::to_string(rd()) + "-" + std::to_string(counter++));
   fs::create_directories(path);
 }
 

@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "fomcast/ingest.hpp"
-#include "test_support.hpp"
 #include "pytorch/torch_ops.hpp"
+#include "test_support.hpp"
 
 using namespace fomcast;
 using namespace fomcast::ingest;
@@ -45,17 +45,17 @@ TEST_CASE("torch ops: GEMM family") {
   // Mismatched inner sizes are no GEMM shape at all.
   CHECK(std::holds_alternative<std::monostate>(shape("aten::matmul", "[[7, 5], [4, 3]]").shape));
   // bert-small (H100): aten::linear [[1, 141, 512], [512, 512], [512]], bf16.
-  const auto lin = shape("aten::linear", "[[1, 141, 512], [512, 512], [512]]",
-                         R"(["c10::BFloat16", "c10::BFloat16", "c10::BFloat16"])", "",
-                         "[[72192, 512, 1], [512, 1], [1]]");
+  const auto lin =
+      shape("aten::linear", "[[1, 141, 512], [512, 512], [512]]",
+            R"(["c10::BFloat16", "c10::BFloat16", "c10::BFloat16"])", "", "[[72192, 512, 1], [512, 1], [1]]");
   CHECK(g(lin).m == 141);
   CHECK(g(lin).n == 512);
   CHECK(g(lin).k == 512);
   CHECK(g(lin).trans_b);
   CHECK(lin.dtype == DType::bf16);
   // Its aten::addmm: [[512], [141, 512], [512, 512]] with the weight's strides [1, 512].
-  const auto addmm = shape("aten::addmm", "[[512], [141, 512], [512, 512], [], []]", "", "",
-                           "[[1], [512, 1], [1, 512], [], []]");
+  const auto addmm =
+      shape("aten::addmm", "[[512], [141, 512], [512, 512], [], []]", "", "", "[[1], [512, 1], [1, 512], [], []]");
   CHECK(g(addmm).m == 141);
   CHECK(!g(addmm).trans_a);
   CHECK(g(addmm).trans_b);
@@ -75,9 +75,10 @@ TEST_CASE("torch ops: GEMM family") {
 
 TEST_CASE("torch ops: convolutions") {
   // mi300x resnet: aten::convolution with Concrete Inputs (stride, padding, dilation, ...).
-  const auto fwd = shape("aten::convolution", "[[10, 256, 14, 14], [512, 256, 3, 3], [], [], [], [], [], [], []]",
-                         R"(["c10::BFloat16", "c10::BFloat16", "", "ScalarList", "ScalarList", "ScalarList", "Scalar", "ScalarList", "Scalar"])",
-                         R"(["", "", "", "[2, 2]", "[1, 1]", "[1, 1]", "False", "[0, 0]", "1"])");
+  const auto fwd = shape(
+      "aten::convolution", "[[10, 256, 14, 14], [512, 256, 3, 3], [], [], [], [], [], [], []]",
+      R"(["c10::BFloat16", "c10::BFloat16", "", "ScalarList", "ScalarList", "ScalarList", "Scalar", "ScalarList", "Scalar"])",
+      R"(["", "", "", "[2, 2]", "[1, 1]", "[1, 1]", "False", "[0, 0]", "1"])");
   const auto& c = std::get<ConvShape>(fwd.shape);
   CHECK(to_string(fwd.conv_params) == "recorded");
   CHECK(c.n == 10);
@@ -95,12 +96,13 @@ TEST_CASE("torch ops: convolutions") {
   // [input, grad_output, weight] = [[32, 3, 224, 224], [32, 64, 112, 112], [64, 3, 7, 7]]
   // shows the output: 224 -> 112 through a 7x7 is stride 2, padding 3.
   ConvHints hints;
-  hints.learn(torch_call_from_kineto("aten::cudnn_convolution_backward",
-                                     "[[32, 3, 224, 224], [32, 64, 112, 112], [64, 3, 7, 7], [], [], [], [], [], [], [], []]",
-                                     "", "", ""));
-  const auto first = shape("aten::cudnn_convolution", "[[32, 3, 224, 224], [64, 3, 7, 7], [], [], [], [], [], [], []]",
-                           R"(["float", "float", "GenericList", "GenericList", "GenericList", "Int", "Bool", "Bool", "Bool"])",
-                           "", "", hints);
+  hints.learn(torch_call_from_kineto(
+      "aten::cudnn_convolution_backward",
+      "[[32, 3, 224, 224], [32, 64, 112, 112], [64, 3, 7, 7], [], [], [], [], [], [], [], []]", "", "", ""));
+  const auto first =
+      shape("aten::cudnn_convolution", "[[32, 3, 224, 224], [64, 3, 7, 7], [], [], [], [], [], [], []]",
+            R"(["float", "float", "GenericList", "GenericList", "GenericList", "Int", "Bool", "Bool", "Bool"])", "", "",
+            hints);
   CHECK(to_string(first.conv_params) == "output shape");
   CHECK(std::get<ConvShape>(first.shape).stride[1] == 2);
   CHECK(std::get<ConvShape>(first.shape).pad[1] == 3);
@@ -120,9 +122,10 @@ TEST_CASE("torch ops: convolutions") {
   CHECK(std::get<ConvShape>(g1.shape).groups == 4);
   CHECK(std::get<ConvShape>(g1.shape).filter[2] == 5);
   // convolution_backward's output_mask [False, True, False]: no data gradient.
-  const auto mask = shape("aten::convolution_backward",
-                          "[[10, 64, 112, 112], [10, 3, 224, 224], [64, 3, 7, 7], [], [], [], [], [], [], [], []]", "",
-                          R"(["", "", "", "[0]", "[2, 2]", "[3, 3]", "[1, 1]", "False", "[0, 0]", "1", "[False, True, False]"])");
+  const auto mask =
+      shape("aten::convolution_backward",
+            "[[10, 64, 112, 112], [10, 3, 224, 224], [64, 3, 7, 7], [], [], [], [], [], [], [], []]", "",
+            R"(["", "", "", "[0]", "[2, 2]", "[3, 3]", "[1, 1]", "False", "[0, 0]", "1", "[False, True, False]"])");
   CHECK(mask.conv_backward);
   CHECK(!mask.grad_input);
   CHECK(mask.grad_weight);
@@ -130,9 +133,9 @@ TEST_CASE("torch ops: convolutions") {
 }
 
 TEST_CASE("torch ops: collectives, embeddings, memory-bound ops, type strings") {
-  TorchCall rpc = torch_call_from_kineto("record_param_comms", "[[1, 25136], [], [], [], [], [], [], [], [], []]",
-                                         R"(["c10::BFloat16", "", "", "Scalar", "", "ScalarList", "ScalarList", "Scalar", "Scalar", "Scalar"])",
-                                         "", "");
+  TorchCall rpc = torch_call_from_kineto(
+      "record_param_comms", "[[1, 25136], [], [], [], [], [], [], [], [], []]",
+      R"(["c10::BFloat16", "", "", "Scalar", "", "ScalarList", "ScalarList", "Scalar", "Scalar", "Scalar"])", "", "");
   // b200 vLLM: "Collective name": "_allgather_base", "In msg nelems": 25136, BFloat16, 8 ranks.
   rpc.comm.collective = "_allgather_base";
   rpc.comm.dtype = "BFloat16";
@@ -170,14 +173,15 @@ TEST_CASE("torch ops: collectives, embeddings, memory-bound ops, type strings") 
 TEST_CASE("ingest CLI: --json fields and show's ranked list with the 95% top set") {
   test::ScratchDir dir;
   const std::string db = dir.file("s.db");
-  const std::string trace = test::shared_path("traces/pytorch_kineto/kineto_tbplugin_resnet50_worker0.1623143089861.pt.trace.json.gz");
+  const std::string trace =
+      test::shared_path("traces/pytorch_kineto/kineto_tbplugin_resnet50_worker0.1623143089861.pt.trace.json.gz");
   const auto r = test::run_fomcast("ingest '" + trace + "' --workload rn50 --platform V100 --json", db);
   REQUIRE(r.status == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["workload"] == "rn50");
   CHECK(j["format"] == "kineto");
-  CHECK(j["passes"] == 6);          // ProfilerStep#5..#10
-  CHECK(j["events"] == 75718);      // len(traceEvents)
+  CHECK(j["passes"] == 6);      // ProfilerStep#5..#10
+  CHECK(j["events"] == 75718);  // len(traceEvents)
   CHECK(j["pass_s"].get<double>() == doctest::Approx(0.1748293333).epsilon(1e-6));
   CHECK(j["ops"].get<int>() > 50);
   const auto show = test::run_fomcast("show rn50 --json", db);

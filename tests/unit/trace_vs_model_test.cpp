@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fomcast/layers.hpp"
 #include "common/input.hpp"
+#include "fomcast/layers.hpp"
 #include "test_support.hpp"
 
 using namespace fomcast;
@@ -68,8 +68,7 @@ TEST_CASE("the minitoy Kineto trace and its model give the same GEMM shapes") {
   // The trace (HTA test data, one training step on an MI250) runs aten::linear [[5,128],[128,128],[128]]
   // -> aten::addmm [[128],[5,128],[128,128]], ReLU, MSE, then AddmmBackward0 -> aten::mm [[128,5],[5,128]]
   // (the weight gradient; there is no data gradient for the first layer) and SGD.
-  const std::string trace =
-      shared_path("traces/pytorch_kineto/hta_amd_mi250_minitoy_train_ROCm6_2_kineto.json");
+  const std::string trace = shared_path("traces/pytorch_kineto/hta_amd_mi250_minitoy_train_ROCm6_2_kineto.json");
   const auto doc = nlohmann::json::parse(slurp(trace));
   TraceGemms traced;
   for (const auto& ev : doc.at("traceEvents")) {

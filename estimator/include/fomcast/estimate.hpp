@@ -56,7 +56,7 @@ struct OpEstimate {
   std::string detail;           // which table, neighbours, scaling, substitution
   std::string source_platform;  // whose table or measurement the number came from
   double predicted_s = 0;
-  double uncertainty = 0;          // relative, about one standard deviation
+  double uncertainty = 0;            // relative, about one standard deviation
   std::optional<double> baseline_s;  // as measured on the recording platform
   std::vector<std::string> notes;    // precision substituted, transposes differ, ...
 };
@@ -85,7 +85,7 @@ struct CalibrationLine {
   // Below 1 when the measurement is shorter than the modelled ops there: the modelled ops
   // are scaled by it (the model over-predicts that platform) and there is no residual.
   double ops_scale = 1;
-  double carry = 1;  // host_speed(there) / host_speed(target) x overhead_factor(target) / (there)
+  double carry = 1;              // host_speed(there) / host_speed(target) x overhead_factor(target) / (there)
   bool host_scaled = false;      // both platforms have a host speed
   bool overhead_scaled = false;  // both platforms have an overhead factor
   std::string carry_detail;      // how the residual was carried, in words
@@ -98,7 +98,7 @@ struct PassEstimate {
   std::vector<OpEstimate> ops;    // same order as Workload::ops
   double ops_s = 0;               // sum of count x predicted
   double pass_s = 0;              // modelled_s + residual_s
-  double uncertainty = 0;  // relative, of pass_s
+  double uncertainty = 0;         // relative, of pass_s
   std::map<Method, MethodShare> by_method;
   // Share of the baseline time (or, with no baseline times, of the predicted time) that
   // table-backed methods predicted.
@@ -145,7 +145,7 @@ struct RunEstimate {
 struct PlatformTablesCache;
 struct Catalog {
   std::map<std::string, Platform> platforms;
-  std::map<std::string, KernelTable> tables;  // only platforms with entries
+  std::map<std::string, KernelTable> tables;   // only platforms with entries
   std::shared_ptr<PlatformTablesCache> cache;  // the indices built from `tables`
   const Platform* platform(std::string_view name) const;
 };

@@ -44,10 +44,10 @@ struct SideRate {
   double seconds_per_unit = 0;
   double units_per_day = 0;
   SideMethod method = SideMethod::measured;
-  double uncertainty = 0;  // relative, of seconds_per_unit (0 for measured)
-  double residual_share = 0;    // of seconds_per_unit: the measured or carried residual
-  bool host_bound = false;      // residual_share > 50%
-  std::string calibration;      // where the measured time came from; "" when none
+  double uncertainty = 0;     // relative, of seconds_per_unit (0 for measured)
+  double residual_share = 0;  // of seconds_per_unit: the measured or carried residual
+  bool host_bound = false;    // residual_share > 50%
+  std::string calibration;    // where the measured time came from; "" when none
 };
 
 // The estimates behind a workload problem, kept so that reports can show their breakdown

@@ -50,7 +50,7 @@ LooReport validate_leave_one_out(const Catalog&, const std::vector<std::string>&
 // 2. One platform's training tables predicted from another's.
 struct PlatformTransfer {
   std::string target, precision;
-  std::string chosen;  // the proxy the estimator picks (most alike)
+  std::string chosen;            // the proxy the estimator picks (most alike)
   ErrorStats chosen_stats;       // roofline-ratio scaling, the estimator's rule
   ErrorStats chosen_peak_ratio;  // the same source scaled by the peak ratio alone
   ErrorStats chosen_bw_ratio;    // ... and by the bandwidth ratio alone
@@ -59,7 +59,8 @@ struct PlatformTransfer {
   double median_over_sources = 0;  // median of the per-source medians
   int64_t sources = 0;
 };
-std::vector<PlatformTransfer> validate_platform_transfer(const Catalog&, const std::vector<std::string>& platforms = {});
+std::vector<PlatformTransfer> validate_platform_transfer(const Catalog&,
+                                                         const std::vector<std::string>& platforms = {});
 
 // 3. Workload `from` (recorded on one platform) estimated on the platform `to` was
 // recorded on, against `to`'s measured pass time.

@@ -42,9 +42,9 @@ struct WhatIf {
   ScaleSpec scale;
   PassEstimate reference;  // the workload on P as it is (calibrated where it can be)
   double pass_s = 0, modelled_s = 0, residual_s = 0;
-  double speedup = 0;        // reference pass / hypothetical pass
-  double touched_share = 0;  // share of the reference pass that the scaling touches
-  double amdahl_limit = 0;   // the speedup if everything the scaling touches took no time
+  double speedup = 0;              // reference pass / hypothetical pass
+  double touched_share = 0;        // share of the reference pass that the scaling touches
+  double amdahl_limit = 0;         // the speedup if everything the scaling touches took no time
   std::vector<ClassTime> classes;  // by kind, largest reference time first; then residual
   std::vector<std::string> notes;
 };

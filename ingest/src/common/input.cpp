@@ -46,8 +46,8 @@ ChunkStream::ChunkStream(const std::string& path) : impl_(std::make_unique<Impl>
 ChunkStream::ChunkStream(const std::string& name, const std::string& memory) : impl_(std::make_unique<Impl>()) {
   impl_->path = name;
   // fmemopen rejects a zero size: nothing in memory reads like an empty file.
-  impl_->file = memory.empty() ? std::fopen("/dev/null", "rb")
-                               : fmemopen(const_cast<char*>(memory.data()), memory.size(), "rb");
+  impl_->file =
+      memory.empty() ? std::fopen("/dev/null", "rb") : fmemopen(const_cast<char*>(memory.data()), memory.size(), "rb");
   if (!impl_->file) throw InputError(name, std::string("cannot read from memory: ") + std::strerror(errno));
   start();
 }

@@ -20,52 +20,74 @@ bool has_any(const std::string& s, const std::string_view (&needles)[N]) {
   return false;
 }
 
-constexpr std::string_view kCollective[] = {"nccl", "rccl", "allreduce", "all_reduce", "allgather", "all_gather",
-                                            "reduce_scatter", "reducescatter", "alltoall", "all_to_all", "broadcast",
-                                            "c10d::", "multimem", "gloo:", "mpi_allreduce", "mpi_bcast",
-                                            // MPI as TAU and nsys name it: point-to-point and waits count as
-                                            // communication time too.
-                                            "mpi_send", "mpi_recv", "mpi_isend", "mpi_irecv", "mpi_sendrecv",
-                                            "mpi_wait", "mpi_barrier", "mpi_reduce", "mpi_gather", "mpi_scatter",
-                                            "mpi_ibcast", "mpi_iallreduce", "mpi collective sync",
-                                            // XLA's HLO collectives
-                                            "all-reduce", "all-gather", "reduce-scatter", "all-to-all",
-                                            "collective-permute"};
+constexpr std::string_view kCollective[] = {
+    "nccl", "rccl", "allreduce", "all_reduce", "allgather", "all_gather", "reduce_scatter", "reducescatter", "alltoall",
+    "all_to_all", "broadcast", "c10d::", "multimem", "gloo:", "mpi_allreduce", "mpi_bcast",
+    // MPI as TAU and nsys name it: point-to-point and waits count as
+    // communication time too.
+    "mpi_send", "mpi_recv", "mpi_isend", "mpi_irecv", "mpi_sendrecv", "mpi_wait", "mpi_barrier", "mpi_reduce",
+    "mpi_gather", "mpi_scatter", "mpi_ibcast", "mpi_iallreduce", "mpi collective sync",
+    // XLA's HLO collectives
+    "all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute"};
 constexpr std::string_view kMemcpy[] = {"memcpy", "memset", "copy device to", "copy host to", "memory copy",
-                                       "enqueuewritebuffer", "enqueuereadbuffer", "enqueuecopybuffer",
-                                       // ROCm's runtime copy and fill kernels
-                                       "rocclr_copy", "rocclr_fill"};
-constexpr std::string_view kOptimizer[] = {"adam", "sgd", "optimizer", "multi_tensor_apply", "momentum", "rmsprop",
-                                           "adagrad", "applygradientdescent", "apply_gradient"};
-constexpr std::string_view kNorm[] = {"batch_norm", "batchnorm", "layer_norm", "layernorm", "group_norm", "groupnorm",
-                                      "instance_norm", "bn_fw", "bn_bw", "rms_norm", "rmsnorm", "fusedbatchnorm",
-                                      "lrn", "local_response"};
+                                        "enqueuewritebuffer", "enqueuereadbuffer", "enqueuecopybuffer",
+                                        // ROCm's runtime copy and fill kernels
+                                        "rocclr_copy", "rocclr_fill"};
+constexpr std::string_view kOptimizer[] = {"adam",          "sgd",     "optimizer", "multi_tensor_apply",
+                                           "momentum",      "rmsprop", "adagrad",   "applygradientdescent",
+                                           "apply_gradient"};
+constexpr std::string_view kNorm[] = {"batch_norm", "batchnorm",      "layer_norm", "layernorm",     "group_norm",
+                                      "groupnorm",  "instance_norm",  "bn_fw",      "bn_bw",         "rms_norm",
+                                      "rmsnorm",    "fusedbatchnorm", "lrn",        "local_response"};
 constexpr std::string_view kPool[] = {"pool"};
 constexpr std::string_view kEmbedding[] = {"embedding", "index_select", "indexselect", "gather_", "lookup"};
-constexpr std::string_view kConv[] = {"conv", "winograd", "implicit_gemm", "implicit_convolve", "fprop", "dgrad",
-                                      "wgrad", "miopen", "igemm", "precomputed_convolve", "xprop_image",
-                                      "update_image", "bprop_filter", "update_delta", "filter_dimshuffle", "im2col",
+constexpr std::string_view kConv[] = {"conv",
+                                      "winograd",
+                                      "implicit_gemm",
+                                      "implicit_convolve",
+                                      "fprop",
+                                      "dgrad",
+                                      "wgrad",
+                                      "miopen",
+                                      "igemm",
+                                      "precomputed_convolve",
+                                      "xprop_image",
+                                      "update_image",
+                                      "bprop_filter",
+                                      "update_delta",
+                                      "filter_dimshuffle",
+                                      "im2col",
                                       "im3d2col"};
-constexpr std::string_view kGemm[] = {"gemm", "cutlass", "cublas", "xmma", "sm80_", "sm90_", "sm75_", "sm70_",
-                                      "ampere_", "volta_", "turing_", "hopper", "maxwell_", "kepler_", "cijk_",
-                                      "matmul", "gemv", "aten::mm", "aten::addmm", "aten::bmm", "aten::linear",
-                                      "aten::baddbmm", "aten::dot", "dot'", "dot of", "wgmma", "hipblaslt",
-                                      "triton_tem"};
-constexpr std::string_view kReduction[] = {"reduce", "reduction", "softmax", "aten::sum", "aten::mean", "argmax",
-                                           "argmin", "triton_red", "triton_per", "_sum", "cross_entropy",
-                                           "crossentropy", "nll_loss", "_loss", "aten::max", "aten::min", "topk", "norm"};
-constexpr std::string_view kElementwise[] = {"elementwise", "vectorized", "unrolled", "triton_poi", "aten::add",
-                                             "aten::mul", "aten::sub", "aten::div", "relu", "gelu", "silu",
-                                             "sigmoid", "tanh", "dropout", "aten::copy", "aten::fill", "aten::zero",
-                                             "aten::clone", "aten::cat", "aten::where", "aten::exp", "aten::pow",
-                                             "aten::sqrt", "aten::rsqrt", "aten::neg", "aten::abs", "aten::threshold",
-                                             "aten::masked", "aten::to", "kernel_", "_kernel<", "transpose",
-                                             "nchwtonhwc", "nhwctonchw", "biasadd", "addn", "concat", "select",
-                                             "cast", "aten::clamp", "hardtanh", "hardswish", "softplus", "mish",
-                                             "aten::elu", "aten::erf", "aten::log", "aten::reciprocal", "aten::sin",
-                                             "aten::cos", "aten::floor", "aten::round", "aten::sign", "aten::lerp",
-                                             "aten::ones", "aten::zeros", "aten::_foreach_", "aten::uniform",
-                                             "aten::rand", "aten::bernoulli", "axpy"};
+constexpr std::string_view kGemm[] = {
+    "gemm",          "cutlass",   "cublas", "xmma",     "sm80_",       "sm90_",     "sm75_",
+    "sm70_",         "ampere_",   "volta_", "turing_",  "hopper",      "maxwell_",  "kepler_",
+    "cijk_",         "matmul",    "gemv",   "aten::mm", "aten::addmm", "aten::bmm", "aten::linear",
+    "aten::baddbmm", "aten::dot", "dot'",   "dot of",   "wgmma",       "hipblaslt", "triton_tem"};
+constexpr std::string_view kReduction[] = {"reduce",        "reduction",    "softmax",    "aten::sum",  "aten::mean",
+                                           "argmax",        "argmin",       "triton_red", "triton_per", "_sum",
+                                           "cross_entropy", "crossentropy", "nll_loss",   "_loss",      "aten::max",
+                                           "aten::min",     "topk",         "norm"};
+constexpr std::string_view kElementwise[] = {"elementwise",   "vectorized",  "unrolled",
+                                             "triton_poi",    "aten::add",   "aten::mul",
+                                             "aten::sub",     "aten::div",   "relu",
+                                             "gelu",          "silu",        "sigmoid",
+                                             "tanh",          "dropout",     "aten::copy",
+                                             "aten::fill",    "aten::zero",  "aten::clone",
+                                             "aten::cat",     "aten::where", "aten::exp",
+                                             "aten::pow",     "aten::sqrt",  "aten::rsqrt",
+                                             "aten::neg",     "aten::abs",   "aten::threshold",
+                                             "aten::masked",  "aten::to",    "kernel_",
+                                             "_kernel<",      "transpose",   "nchwtonhwc",
+                                             "nhwctonchw",    "biasadd",     "addn",
+                                             "concat",        "select",      "cast",
+                                             "aten::clamp",   "hardtanh",    "hardswish",
+                                             "softplus",      "mish",        "aten::elu",
+                                             "aten::erf",     "aten::log",   "aten::reciprocal",
+                                             "aten::sin",     "aten::cos",   "aten::floor",
+                                             "aten::round",   "aten::sign",  "aten::lerp",
+                                             "aten::ones",    "aten::zeros", "aten::_foreach_",
+                                             "aten::uniform", "aten::rand",  "aten::bernoulli",
+                                             "axpy"};
 
 // TF op types are short CamelCase words; match those exactly so "Add" does not catch
 // "AddN" rules twice and "Mul" is not mistaken for MatMul.
@@ -74,16 +96,31 @@ struct Exact {
   OpKind kind;
 };
 constexpr Exact kExact[] = {
-    {"matmul", OpKind::gemm},          {"batchmatmul", OpKind::batched_gemm}, {"batchmatmulv2", OpKind::batched_gemm},
-    {"aten::bmm", OpKind::batched_gemm}, {"aten::baddbmm", OpKind::batched_gemm}, {"add", OpKind::elementwise},
-    {"mul", OpKind::elementwise},      {"sub", OpKind::elementwise},          {"realdiv", OpKind::elementwise},
-    {"assign", OpKind::elementwise},   {"fill", OpKind::elementwise},         {"floor", OpKind::elementwise},
-    {"slice", OpKind::elementwise},    {"randomuniform", OpKind::elementwise}, {"relugrad", OpKind::elementwise},
-    {"biasaddgrad", OpKind::reduction}, {"sum", OpKind::reduction},           {"mean", OpKind::reduction},
-    {"variablev2", OpKind::other},     {"const", OpKind::other},              {"noop", OpKind::other},
+    {"matmul", OpKind::gemm},
+    {"batchmatmul", OpKind::batched_gemm},
+    {"batchmatmulv2", OpKind::batched_gemm},
+    {"aten::bmm", OpKind::batched_gemm},
+    {"aten::baddbmm", OpKind::batched_gemm},
+    {"add", OpKind::elementwise},
+    {"mul", OpKind::elementwise},
+    {"sub", OpKind::elementwise},
+    {"realdiv", OpKind::elementwise},
+    {"assign", OpKind::elementwise},
+    {"fill", OpKind::elementwise},
+    {"floor", OpKind::elementwise},
+    {"slice", OpKind::elementwise},
+    {"randomuniform", OpKind::elementwise},
+    {"relugrad", OpKind::elementwise},
+    {"biasaddgrad", OpKind::reduction},
+    {"sum", OpKind::reduction},
+    {"mean", OpKind::reduction},
+    {"variablev2", OpKind::other},
+    {"const", OpKind::other},
+    {"noop", OpKind::other},
     {"identity", OpKind::other},
     // Random fills, not normalisations.
-    {"aten::normal", OpKind::elementwise}, {"aten::normal_", OpKind::elementwise},
+    {"aten::normal", OpKind::elementwise},
+    {"aten::normal_", OpKind::elementwise},
 };
 
 // LAMB the optimizer, not a Python <lambda> (cProfile lists many).
@@ -141,8 +178,8 @@ CollectiveKind collective_kind_from_name(std::string_view raw) {
 bool is_step_name(std::string_view raw) {
   const std::string s = lowercase(raw);
   if (s.starts_with("profilerstep")) return true;
-  constexpr std::string_view kSteps[] = {"train_step", "training_step", "train_batch", "train_on_batch",
-                                         "trainstep", "train step", "training step"};
+  constexpr std::string_view kSteps[] = {"train_step", "training_step", "train_batch",  "train_on_batch",
+                                         "trainstep",  "train step",    "training step"};
   if (has_any(s, kSteps)) return true;
   // "step", "iteration", "Step 12", "iter_3", "iteration#7": the whole name is a step label.
   for (std::string_view word : {"step", "iteration", "iter"}) {
@@ -201,9 +238,12 @@ std::string short_kernel_name(std::string_view n) {
   std::string out;
   int depth = 0;
   for (char c : n) {
-    if (c == '<' || c == '(') ++depth;
-    else if (c == '>' || c == ')') depth = std::max(0, depth - 1);
-    else if (depth == 0) out.push_back(c);
+    if (c == '<' || c == '(')
+      ++depth;
+    else if (c == '>' || c == ')')
+      depth = std::max(0, depth - 1);
+    else if (depth == 0)
+      out.push_back(c);
     if (c == '(' && depth == 1 && !out.empty()) break;
   }
   while (!out.empty() && out.back() == ' ') out.pop_back();

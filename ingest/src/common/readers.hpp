@@ -25,8 +25,8 @@ struct FormatReader {
 // Two files of one run read together: one gives the times, the other the shapes (a Kineto
 // trace and the execution trace recorded with it). One line per pair in kJoins.
 struct FormatJoin {
-  std::string_view timed;                 // format of the file with the times
-  std::vector<std::string_view> shaped;   // formats that can lend it shapes
+  std::string_view timed;                // format of the file with the times
+  std::vector<std::string_view> shaped;  // formats that can lend it shapes
   Workload (*read)(const InputFile& timed, const InputFile& shaped, const IngestOptions&);
 };
 
@@ -46,7 +46,7 @@ extern const FormatReader kPprofFormat;         // tau/pprof.cpp
 extern const FormatReader kCprofileFormat;      // python/cprofile.cpp
 
 // The joins, one per pair of formats.
-extern const FormatJoin kKinetoEtJoin;          // pytorch/kineto.cpp: Kineto + an execution trace
+extern const FormatJoin kKinetoEtJoin;  // pytorch/kineto.cpp: Kineto + an execution trace
 
 // kReaders, in detection order (ties go to the earlier reader).
 const std::vector<FormatReader>& readers();

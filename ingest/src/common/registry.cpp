@@ -11,19 +11,9 @@ namespace fomcast::ingest {
 // The readers in detection order, one line each (each defined in its own file).
 const std::vector<FormatReader>& readers() {
   static const std::vector<FormatReader> kReaders = {
-      kModelFormat,
-      kKinetoFormat,
-      kPytorchEtFormat,
-      kChakraJsonFormat,
-      kChakraEtFormat,
-      kTfTimelineFormat,
-      kXplaneFormat,
-      kTfprofOpFormat,
-      kTfprofShapesFormat,
-      kNsysSqliteFormat,
-      kTauFormat,
-      kPprofFormat,
-      kCprofileFormat,
+      kModelFormat,      kKinetoFormat, kPytorchEtFormat, kChakraJsonFormat,   kChakraEtFormat,
+      kTfTimelineFormat, kXplaneFormat, kTfprofOpFormat,  kTfprofShapesFormat, kNsysSqliteFormat,
+      kTauFormat,        kPprofFormat,  kCprofileFormat,
   };
   return kReaders;
 }
@@ -116,8 +106,7 @@ Workload ingest_together(const std::vector<std::string>& paths, const IngestOpti
     for (const auto& j : ingest::joins())
       for (int t = 0; t < 2; ++t) {
         const int s = 1 - t;
-        if (formats[t] != j.timed ||
-            std::find(j.shaped.begin(), j.shaped.end(), formats[s]) == j.shaped.end())
+        if (formats[t] != j.timed || std::find(j.shaped.begin(), j.shaped.end(), formats[s]) == j.shaped.end())
           continue;
         const ingest::InputFile timed(paths[t]), shaped(paths[s]);
         return finish(j.read(timed, shaped, options), formats[t], paths[t], options);
@@ -128,8 +117,8 @@ Workload ingest_together(const std::vector<std::string>& paths, const IngestOpti
   std::string pairs;
   for (const auto& j : ingest::joins())
     for (const auto& s : j.shaped) pairs += (pairs.empty() ? "" : ", ") + std::string(j.timed) + " + " + std::string(s);
-  throw UsageError("several files are read together only when they are two records of one run (" + pairs +
-                   "); got " + found);
+  throw UsageError("several files are read together only when they are two records of one run (" + pairs + "); got " +
+                   found);
 }
 
 }  // namespace

@@ -23,17 +23,17 @@ enum class CpuEventType : uint8_t { op, annotation, launch };
 
 // 32 bytes: the trace events are reduced to this while streaming.
 struct CpuEvent {
-  double start = 0, end = 0;   // microseconds
-  uint32_t proto = 0;          // the reader's prototype id (name and recorded inputs)
+  double start = 0, end = 0;  // microseconds
+  uint32_t proto = 0;         // the reader's prototype id (name and recorded inputs)
   CpuEventType type = CpuEventType::op;
-  int64_t correlation = -1;    // launches: the runtime call's correlation id
+  int64_t correlation = -1;  // launches: the runtime call's correlation id
 };
 
 struct Frame {
   double start = 0, end = 0;
   uint32_t proto = 0;
-  uint32_t slot = 0;           // the reader's accumulation slot (set by on_push)
-  uint8_t scope = 0;           // the reader's scope code (phase), inherited by children
+  uint32_t slot = 0;  // the reader's accumulation slot (set by on_push)
+  uint8_t scope = 0;  // the reader's scope code (phase), inherited by children
   bool is_op = false;
   bool launched = false;       // a kernel / copy launch happened inside, not in a nested op
   bool compute_below = false;  // a GEMM/conv op ran nested inside

@@ -38,8 +38,8 @@ struct Masks {
 inline uint64_t movemask16(__m128i v) { return static_cast<uint32_t>(_mm_movemask_epi8(v)) & 0xffffu; }
 
 Masks block_masks_sse2(const char* p) {
-  const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), lb = _mm_set1_epi8('{'),
-                ls = _mm_set1_epi8('['), rb = _mm_set1_epi8('}'), rs = _mm_set1_epi8(']');
+  const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), lb = _mm_set1_epi8('{'), ls = _mm_set1_epi8('['),
+                rb = _mm_set1_epi8('}'), rs = _mm_set1_epi8(']');
   Masks m;
   for (int i = 0; i < 4; ++i) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i));
@@ -58,8 +58,8 @@ __attribute__((target("avx2"))) Masks block_masks_avx2(const char* p) {
   const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
   const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32));
   // (No lambda here: it would not inherit the avx2 target.)
-#define FOMCAST_MASK64(a, b)                                                  \
-  (static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_epi8(a))) |   \
+#define FOMCAST_MASK64(a, b)                                               \
+  (static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_epi8(a))) | \
    static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_epi8(b))) << 32)
   Masks m;
   m.quote = FOMCAST_MASK64(_mm256_cmpeq_epi8(lo, q), _mm256_cmpeq_epi8(hi, q));
@@ -82,8 +82,10 @@ Masks block_masks_scalar(const char* p) {
     switch (p[i]) {
       case '"': m.quote |= bit; break;
       case '\\': m.backslash |= bit; break;
-      case '{': case '[': m.open |= bit; break;
-      case '}': case ']': m.close |= bit; break;
+      case '{':
+      case '[': m.open |= bit; break;
+      case '}':
+      case ']': m.close |= bit; break;
       default: break;
     }
   }
@@ -167,10 +169,10 @@ class Scanner {
   std::unique_ptr<ChunkStream> stream_;
   MaskFn masks_;
   std::vector<char> buf_;
-  std::size_t cap_ = 0;   // data capacity; buf_ has kSlack more
-  std::size_t pos_ = 0;   // scalar cursor
-  std::size_t end_ = 0;   // valid bytes in buf_
-  int64_t base_ = 0;      // decompressed offset of buf_[0]
+  std::size_t cap_ = 0;  // data capacity; buf_ has kSlack more
+  std::size_t pos_ = 0;  // scalar cursor
+  std::size_t end_ = 0;  // valid bytes in buf_
+  int64_t base_ = 0;     // decompressed offset of buf_[0]
   bool eof_ = false;
   JsonStreamInfo info_;
 
@@ -293,9 +295,12 @@ class Scanner {
         const char ch = buf_[pos_++];
         keep(ch);
         if (in_string) {
-          if (escape) escape = false;
-          else if (ch == '\\') escape = true;
-          else if (ch == '"') in_string = false;
+          if (escape)
+            escape = false;
+          else if (ch == '\\')
+            escape = true;
+          else if (ch == '"')
+            in_string = false;
           continue;
         }
         if (ch == '"') {
@@ -368,11 +373,11 @@ class Scanner {
 
   // The hot loop: pos_ is just past the array's '['. Returns with pos_ just past its ']'.
   void stream_array(const std::function<void(const JsonElement&)>& on_element, const std::string& what) {
-    std::size_t p = pos_;      // start of the next block
+    std::size_t p = pos_;  // start of the next block
     uint64_t in_string_carry = 0, escape_carry = 0;
     int depth = 0;
     std::size_t elem_start = 0;
-    std::size_t gap = p;       // bytes [gap, next element) must be whitespace and one comma
+    std::size_t gap = p;  // bytes [gap, next element) must be whitespace and one comma
     bool gap_comma = false, first = true;
 
     auto check_gap = [&](std::size_t from, std::size_t to) {

@@ -31,10 +31,10 @@ namespace fomcast::ingest {
 inline constexpr std::size_t kJsonPadding = 64;
 
 struct JsonElement {
-  std::string_view text;        // the element, from '{' to its '}'
-  std::size_t readable = 0;     // bytes readable from text.data(), >= text.size() + kJsonPadding
-  int64_t offset = 0;           // decompressed byte offset of its first byte
-  int64_t index = 0;            // position in the array, from 0
+  std::string_view text;     // the element, from '{' to its '}'
+  std::size_t readable = 0;  // bytes readable from text.data(), >= text.size() + kJsonPadding
+  int64_t offset = 0;        // decompressed byte offset of its first byte
+  int64_t index = 0;         // position in the array, from 0
 };
 
 struct JsonStreamSpec {
@@ -43,7 +43,7 @@ struct JsonStreamSpec {
   std::vector<std::string> capture_keys;  // other top-level values to keep as raw JSON
   std::size_t max_capture_bytes = 1 << 20;
   std::size_t max_element_bytes = 64 << 20;
-  int max_depth = 256;                    // nesting inside one element
+  int max_depth = 256;  // nesting inside one element
 };
 
 struct JsonStreamInfo {

@@ -38,7 +38,8 @@ bool Reader::next(Field& f) {
     case 5: {
       const std::size_t n = (key & 7) == 1 ? 8 : 4;
       if (in_.size() - pos_ < n) fail("truncated protobuf: a fixed-width field runs past the end");
-      for (std::size_t i = 0; i < n; ++i) f.value |= static_cast<uint64_t>(static_cast<unsigned char>(in_[pos_ + i])) << (8 * i);
+      for (std::size_t i = 0; i < n; ++i)
+        f.value |= static_cast<uint64_t>(static_cast<unsigned char>(in_[pos_ + i])) << (8 * i);
       pos_ += n;
       f.wire = n == 8 ? Wire::fixed64 : Wire::fixed32;
       return true;
@@ -53,8 +54,7 @@ bool Reader::next(Field& f) {
       pos_ += static_cast<std::size_t>(n);
       return true;
     }
-    default:
-      fail("corrupt protobuf: wire type " + std::to_string(key & 7) + " (groups are not supported)");
+    default: fail("corrupt protobuf: wire type " + std::to_string(key & 7) + " (groups are not supported)");
   }
 }
 

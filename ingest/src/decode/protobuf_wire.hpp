@@ -17,9 +17,9 @@ enum class Wire : uint8_t { varint = 0, fixed64 = 1, bytes = 2, fixed32 = 5 };
 struct Field {
   uint32_t number = 0;
   Wire wire = Wire::varint;
-  uint64_t value = 0;       // varint, fixed32 and fixed64 payloads
-  std::string_view bytes;   // length-delimited payloads
-  int64_t offset = 0;       // of the field's key in the file
+  uint64_t value = 0;      // varint, fixed32 and fixed64 payloads
+  std::string_view bytes;  // length-delimited payloads
+  int64_t offset = 0;      // of the field's key in the file
 };
 
 // Reads one message's fields in order. `base` is the message's offset in the file, so

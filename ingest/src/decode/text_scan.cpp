@@ -83,8 +83,10 @@ std::vector<std::string_view> split_top_level(std::string_view s, char sep) {
   std::size_t start = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
-    if (c == '(' || c == '[' || c == '{') ++depth;
-    else if ((c == ')' || c == ']' || c == '}') && depth > 0) --depth;
+    if (c == '(' || c == '[' || c == '{')
+      ++depth;
+    else if ((c == ')' || c == ']' || c == '}') && depth > 0)
+      --depth;
     else if (c == sep && depth == 0) {
       out.push_back(s.substr(start, i - start));
       start = i + 1;
@@ -153,12 +155,18 @@ std::optional<double> parse_duration_s(std::string_view s) {
   if (!nu || nu->first < 0) return std::nullopt;
   const auto [v, unit] = *nu;
   double scale = 0;
-  if (unit == "ns") scale = 1e-9;
-  else if (unit == "us" || unit == "\xc2\xb5s") scale = 1e-6;  // also "µs"
-  else if (unit == "ms") scale = 1e-3;
-  else if (unit == "s" || unit == "sec" || unit == "secs") scale = 1;
-  else if (unit == "min") scale = 60;
-  else return std::nullopt;
+  if (unit == "ns")
+    scale = 1e-9;
+  else if (unit == "us" || unit == "\xc2\xb5s")
+    scale = 1e-6;  // also "µs"
+  else if (unit == "ms")
+    scale = 1e-3;
+  else if (unit == "s" || unit == "sec" || unit == "secs")
+    scale = 1;
+  else if (unit == "min")
+    scale = 60;
+  else
+    return std::nullopt;
   if (v * scale > kMaxSeconds) return std::nullopt;
   return v * scale;
 }
@@ -168,19 +176,23 @@ std::optional<double> parse_bytes(std::string_view s) {
   if (!nu || nu->first < 0) return std::nullopt;
   const auto [v, unit] = *nu;
   double scale = 0;
-  if (unit == "B") scale = 1;
-  else if (unit == "KB" || unit == "kB") scale = 1e3;
-  else if (unit == "MB") scale = 1e6;
-  else if (unit == "GB") scale = 1e9;
-  else if (unit == "TB") scale = 1e12;
-  else return std::nullopt;
+  if (unit == "B")
+    scale = 1;
+  else if (unit == "KB" || unit == "kB")
+    scale = 1e3;
+  else if (unit == "MB")
+    scale = 1e6;
+  else if (unit == "GB")
+    scale = 1e9;
+  else if (unit == "TB")
+    scale = 1e12;
+  else
+    return std::nullopt;
   if (v * scale > kMaxBytes) return std::nullopt;
   return v * scale;
 }
 
-void fail(const std::string& file, int64_t line, const std::string& message) {
-  throw InputError(file, message, line);
-}
+void fail(const std::string& file, int64_t line, const std::string& message) { throw InputError(file, message, line); }
 
 void fail_at_end(const std::string& file, const std::vector<Line>& lines, const std::string& message) {
   for (auto it = lines.rbegin(); it != lines.rend(); ++it)

@@ -58,12 +58,23 @@ OptimizerSpec optimizer_spec(Fields& top) {
   if (type == "rmsprop") return {"rmsprop", 1, 8};
   if (type == "adagrad") return {"adagrad", 1, 6};
   if (type == "adam" || type == "adamw") return {"adam", 2, 12};
-  top.fail("optimizer", "unknown optimizer '" + type + "' (known: sgd, momentum, nesterov, rmsprop, adagrad, adam, adamw)");
+  top.fail("optimizer",
+           "unknown optimizer '" + type + "' (known: sgd, momentum, nesterov, rmsprop, adagrad, adam, adamw)");
 }
 
-constexpr std::array kLosses = {"mse",  "mae", "mean_squared_error", "mean_absolute_error", "categorical_crossentropy",
-                                "sparse_categorical_crossentropy", "binary_crossentropy", "kld", "huber",
-                                "cosine_similarity", "poisson", "hinge", "custom"};
+constexpr std::array kLosses = {"mse",
+                                "mae",
+                                "mean_squared_error",
+                                "mean_absolute_error",
+                                "categorical_crossentropy",
+                                "sparse_categorical_crossentropy",
+                                "binary_crossentropy",
+                                "kld",
+                                "huber",
+                                "cosine_similarity",
+                                "poisson",
+                                "hinge",
+                                "custom"};
 
 struct Tensor {
   std::string name;
@@ -87,7 +98,8 @@ struct Graph {
 };
 
 void read_inputs(Fields& top, Graph& g, int64_t samples_per_epoch, std::string_view file) {
-  if (top.has("inputs") && top.has("input_shape")) top.fail("input_shape", "give either inputs or input_shape, not both");
+  if (top.has("inputs") && top.has("input_shape"))
+    top.fail("input_shape", "give either inputs or input_shape, not both");
   if (auto s = top.optional_shape("input_shape")) {
     top.check_elements("input_shape", volume(*s), "the input");
     g.add_tensor({"input", *s});
@@ -105,7 +117,8 @@ void read_inputs(Fields& top, Graph& g, int64_t samples_per_epoch, std::string_v
     if (const int64_t n = f.positive_or("samples_per_epoch", 0)) {
       if (samples_per_epoch <= 0) f.fail("samples_per_epoch", "needs the model's samples_per_epoch to be set");
       if (n > samples_per_epoch)
-        f.fail("samples_per_epoch", "exceeds the model's samples_per_epoch (" + std::to_string(samples_per_epoch) + ")");
+        f.fail("samples_per_epoch",
+               "exceeds the model's samples_per_epoch (" + std::to_string(samples_per_epoch) + ")");
       t.share = double(n) / double(samples_per_epoch);
     }
     f.string_or("note", "");
@@ -133,7 +146,8 @@ std::vector<int> resolve_inputs(Fields& f, Graph& g, std::size_t index) {
   for (std::size_t t = 0; t < g.tensors.size(); ++t) model_inputs.push_back(static_cast<int>(t));
   if (model_inputs.size() == 1) return model_inputs;
   if (model_inputs.size() > 1)
-    f.fail("inputs", "the model has " + std::to_string(model_inputs.size()) + " inputs: name the ones this layer reads");
+    f.fail("inputs",
+           "the model has " + std::to_string(model_inputs.size()) + " inputs: name the ones this layer reads");
   if (!f.has("input_shape"))
     f.fail("input_shape", "the first layer needs an input: give the model's \"inputs\" or this layer's input_shape");
   const Shape shape = f.shape("input_shape");
@@ -164,7 +178,7 @@ void apply_weight_sharing(Fields& f, Node& n, const Graph& g) {
     n.params.clear();
   } else if (n.type == "dense" && owner->type == "embedding") {
     const Shape& table = owner->params.at(0).dims;  // [vocab, dim]
-    const Shape& kernel = n.params.at(0).dims;       // [in, units]
+    const Shape& kernel = n.params.at(0).dims;      // [in, units]
     if (kernel[0] != table[1] || kernel[1] != table[0])
       f.fail("share_weights", "a dense layer " + shape_text(kernel) + " cannot reuse the embedding table " +
                                   shape_text(table) + " of '" + owner->name + "' (needs [dim, vocab])");
@@ -261,14 +275,16 @@ ModelSettings read_top_level(Fields& top, Workload& w, std::string_view file) {
     }
   }
   w.batch_size = top.positive("batch_size");
-  if (w.batch_size > kMaxBatch) top.fail("batch_size", "a batch of more than " + std::to_string(kMaxBatch) + " samples");
+  if (w.batch_size > kMaxBatch)
+    top.fail("batch_size", "a batch of more than " + std::to_string(kMaxBatch) + " samples");
   w.samples_per_epoch = top.non_negative_or("samples_per_epoch", 0);
   w.epochs = top.non_negative_or("epochs", 0);
   ModelSettings settings;
   settings.optimizer = optimizer_spec(top);
   const std::string dtype_name = top.string_or("dtype", "fp32");
   const auto dtype = parse_dtype(dtype_name);
-  if (!dtype || *dtype == DType::boolean || *dtype == DType::unknown) top.fail("dtype", "unknown element type '" + dtype_name + "'");
+  if (!dtype || *dtype == DType::boolean || *dtype == DType::unknown)
+    top.fail("dtype", "unknown element type '" + dtype_name + "'");
   settings.dtype = *dtype;
   settings.loss = top.string_or("loss", "");
   if (!settings.loss.empty() && std::find(kLosses.begin(), kLosses.end(), settings.loss) == kLosses.end()) {
@@ -355,7 +371,8 @@ std::vector<Op> pass_in_order(Emitter& e, const std::vector<Op>& loss_backward) 
   std::vector<Op> ops = std::move(e.forward);
   ops.insert(ops.end(), loss_backward.begin(), loss_backward.end());
   for (auto node = e.backward.rbegin(); node != e.backward.rend(); ++node)
-    for (auto group = node->rbegin(); group != node->rend(); ++group) ops.insert(ops.end(), group->begin(), group->end());
+    for (auto group = node->rbegin(); group != node->rend(); ++group)
+      ops.insert(ops.end(), group->begin(), group->end());
   return ops;
 }
 
@@ -412,12 +429,15 @@ void add_notes(Workload& w, const Graph& g, const OptimizerSpec& opt) {
   }
   w.notes.push_back("analytic pass from a layer list (" + std::to_string(g.nodes.size()) +
                     " layers): forward, backward (data and weight gradients; no data gradient into the model's "
-                    "inputs), one " + opt.name + " update per parameter tensor (" + std::to_string(opt.states) +
+                    "inputs), one " +
+                    opt.name + " update per parameter tensor (" + std::to_string(opt.states) +
                     " state tensor(s) each)");
-  w.notes.push_back("forward MACs count the dense, convolution, recurrent and attention matrix products; memory: "
-                    "weights " + mib(stats.weights_bytes) + ", gradients " + mib(stats.gradients_bytes) +
-                    ", optimizer state " + mib(stats.optimizer_bytes) + ", activations kept per batch of " +
-                    std::to_string(w.batch_size) + " " + mib(stats.activations_bytes));
+  w.notes.push_back(
+      "forward MACs count the dense, convolution, recurrent and attention matrix products; memory: "
+      "weights " +
+      mib(stats.weights_bytes) + ", gradients " + mib(stats.gradients_bytes) + ", optimizer state " +
+      mib(stats.optimizer_bytes) + ", activations kept per batch of " + std::to_string(w.batch_size) + " " +
+      mib(stats.activations_bytes));
   if (shared_layers)
     w.notes.push_back(std::to_string(shared_layers) +
                       " layer(s) reuse another layer's weights: their parameters are counted and updated once, "

@@ -98,9 +98,7 @@ std::string Fields::string_or(std::string_view key, std::string fallback) {
 
 int64_t Fields::positive(std::string_view key) { return to_int(key, get(key), 1); }
 
-int64_t Fields::positive_or(std::string_view key, int64_t fallback) {
-  return has(key) ? positive(key) : fallback;
-}
+int64_t Fields::positive_or(std::string_view key, int64_t fallback) { return has(key) ? positive(key) : fallback; }
 
 int64_t Fields::non_negative_or(std::string_view key, int64_t fallback) {
   return has(key) ? to_int(key, get(key), 0) : fallback;

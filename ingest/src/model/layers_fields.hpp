@@ -19,8 +19,8 @@ using Shape = std::vector<int64_t>;
 
 // Sizes beyond these are rejected: they can only be mistakes, and they keep every product
 // the expansion forms (batch x elements of one tensor) far from int64 overflow.
-inline constexpr int64_t kMaxDim = int64_t{1} << 40;       // one size
-inline constexpr int64_t kMaxBatch = int64_t{1} << 24;     // samples per pass
+inline constexpr int64_t kMaxDim = int64_t{1} << 40;              // one size
+inline constexpr int64_t kMaxBatch = int64_t{1} << 24;            // samples per pass
 inline constexpr double kMaxElements = double(int64_t{1} << 36);  // one tensor, per sample
 
 // Elements of a shape, in double so that it cannot overflow.

@@ -19,8 +19,8 @@ namespace fomcast::layers {
 namespace {
 
 // Keras activation names; "linear" means none.
-constexpr std::array kActivations = {"relu",     "sigmoid",  "tanh",     "softmax",  "log_softmax", "elu",
-                                     "selu",     "gelu",     "leaky_relu", "relu6",  "swish",       "silu",
+constexpr std::array kActivations = {"relu",     "sigmoid",  "tanh",         "softmax",     "log_softmax", "elu",
+                                     "selu",     "gelu",     "leaky_relu",   "relu6",       "swish",       "silu",
                                      "softplus", "softsign", "hard_sigmoid", "exponential", "mish"};
 
 Op gemm_op(const Emitter& e, std::string name, OpKind kind, GemmShape g, Phase phase) {

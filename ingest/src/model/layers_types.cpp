@@ -201,13 +201,12 @@ void build_pool(Fields& f, Node& n) {
 
 void emit_pool(Emitter& e, const Node& n) {
   const auto& c = std::get<PoolCfg>(n.cfg);
-  const std::string name = std::string(c.global ? "global_" : "") + (c.max ? "maxpool" : "avgpool") +
-                           std::to_string(c.dims) + "d";
+  const std::string name =
+      std::string(c.global ? "global_" : "") + (c.max ? "maxpool" : "avgpool") + std::to_string(c.dims) + "d";
   const Shape in = batched(e, n.in[0]), out = batched(e, n.out);
   const double n_in = double(product(in)), n_out = double(product(out)), window = double(product(c.window));
   e.begin_group();
-  e.fwd(e.make(name, OpKind::pooling, TensorShape{{in}}, Phase::forward, (n_in + n_out) * e.elem_bytes,
-               n_out * window),
+  e.fwd(e.make(name, OpKind::pooling, TensorShape{{in}}, Phase::forward, (n_in + n_out) * e.elem_bytes, n_out * window),
         n_out);
   // Max pooling's gradient also reads where the maxima were; average pooling's does not.
   if (e.input_grad)
@@ -345,9 +344,8 @@ void build_concatenate(Fields& f, Node& n) {
     bool ok = s.size() == n.out.size();
     for (std::size_t d = 0; ok && d < s.size(); ++d) ok = d == axis || s[d] == n.in[0][d];
     if (!ok)
-      f.fail("inputs[" + std::to_string(i) + "]", "shape " + shape_text(s) + " does not fit " +
-                                                      shape_text(n.in[0]) + " along any axis but " +
-                                                      std::to_string(axis));
+      f.fail("inputs[" + std::to_string(i) + "]", "shape " + shape_text(s) + " does not fit " + shape_text(n.in[0]) +
+                                                      " along any axis but " + std::to_string(axis));
     n.out[axis] += s[axis];
   }
 }
@@ -398,8 +396,8 @@ void build_reshape(Fields& f, Node& n) {
   if (unknown >= 0 && known <= double(total) && total % int64_t(known) == 0)
     n.out[static_cast<std::size_t>(unknown)] = total / int64_t(known);
   if (unknown >= 0 ? n.out[static_cast<std::size_t>(unknown)] < 0 : known != double(total))
-    f.fail("target_shape", "cannot reshape " + shape_text(n.in[0]) + " (" + std::to_string(total) + " elements) to " +
-                               v->dump());
+    f.fail("target_shape",
+           "cannot reshape " + shape_text(n.in[0]) + " (" + std::to_string(total) + " elements) to " + v->dump());
 }
 
 void build_slice(Fields& f, Node& n) {
@@ -422,7 +420,8 @@ void emit_slice(Emitter& e, const Node& n) {
   e.fwd(e.make("slice", OpKind::elementwise, TensorShape{{in}}, Phase::forward, 2 * n_out * e.elem_bytes), n_out);
   // The gradient is zeros with dY copied into the slice.
   if (e.input_grad)
-    e.bwd(e.make("slice.grad", OpKind::elementwise, TensorShape{{out}}, Phase::backward, (n_in + n_out) * e.elem_bytes));
+    e.bwd(
+        e.make("slice.grad", OpKind::elementwise, TensorShape{{out}}, Phase::backward, (n_in + n_out) * e.elem_bytes));
 }
 
 void emit_nothing(Emitter&, const Node&) {}  // views: flatten, reshape

@@ -1,8 +1,8 @@
 // The `model` format: a layer-list model description (docs/model-format.md). The reading
 // and expansion live beside this file (layers_*.cpp, fomcast/layers.hpp); this only adapts
 // them to the registry.
-#include "fomcast/layers.hpp"
 #include "common/readers.hpp"
+#include "fomcast/layers.hpp"
 
 namespace fomcast::ingest {
 namespace {

@@ -158,8 +158,9 @@ bool interval(sqlite3_stmt* st, int col, int64_t& start, int64_t& end, const Exp
   start = sqlite3_column_int64(st, col);
   end = sqlite3_column_int64(st, col + 1);
   if (end < start || end - start > kMaxSpanNs || start < 0)
-    throw InputError(db.path(), "a row ends before it starts or spans more than 10 days (start " +
-                                    std::to_string(start) + ", end " + std::to_string(end) + ")",
+    throw InputError(db.path(),
+                     "a row ends before it starts or spans more than 10 days (start " + std::to_string(start) +
+                         ", end " + std::to_string(end) + ")",
                      0, -1, table + ".end");
   return true;
 }
@@ -296,17 +297,19 @@ struct Tables {
 Tables find_tables(const std::string& path, const Schema& schema) {
   if (!schema.has(kKernel) && !schema.has(kMemcpy) && !schema.has(kMemset) && !schema.has(kNvtx)) {
     if (schema.columns.empty())
-      throw InputError(path, "an empty SQLite database (no tables): not an Nsight Systems export", 0, -1, "sqlite_master");
-    throw InputError(path, "a SQLite database but not an Nsight Systems export: it has none of " + kKernel + ", " +
-                               kMemcpy + ", " + kMemset + ", " + kNvtx + " (export with `nsys export --type sqlite`)",
+      throw InputError(path, "an empty SQLite database (no tables): not an Nsight Systems export", 0, -1,
+                       "sqlite_master");
+    throw InputError(path,
+                     "a SQLite database but not an Nsight Systems export: it has none of " + kKernel + ", " + kMemcpy +
+                         ", " + kMemset + ", " + kNvtx + " (export with `nsys export --type sqlite`)",
                      0, -1, "sqlite_master");
   }
   auto need = [&](const std::string& table, std::initializer_list<const char*> cols) {
     if (!schema.has(table)) return false;
     for (const char* c : cols)
       if (!schema.has(table, c))
-        throw InputError(path, "table " + table + " lacks column '" + c + "' (an nsys export of an unknown schema?)",
-                         0, -1, table + "." + c);
+        throw InputError(path, "table " + table + " lacks column '" + c + "' (an nsys export of an unknown schema?)", 0,
+                         -1, table + "." + c);
     return true;
   };
   Tables t;
@@ -321,7 +324,8 @@ Tables find_tables(const std::string& path, const Schema& schema) {
 Names read_string_ids(const Export& db, const Schema& schema) {
   Names names;
   if (schema.has("StringIds", "id") && schema.has("StringIds", "value"))
-    db.each("SELECT id, value FROM StringIds", [&](sqlite3_stmt* st) { names.ids[sqlite3_column_int64(st, 0)] = text_at(st, 1); });
+    db.each("SELECT id, value FROM StringIds",
+            [&](sqlite3_stmt* st) { names.ids[sqlite3_column_int64(st, 0)] = text_at(st, 1); });
   return names;
 }
 
@@ -331,9 +335,8 @@ std::string export_note(const Export& db, const Schema& schema) {
   const std::string product = metadata(db, schema, "EXPORT_PRODUCT_VERSION");
   std::string gpu;
   if (schema.has("TARGET_INFO_GPU", "name"))
-    db.each("SELECT DISTINCT name FROM TARGET_INFO_GPU", [&](sqlite3_stmt* st) {
-      gpu += (gpu.empty() ? "" : ", ") + text_at(st, 0);
-    });
+    db.each("SELECT DISTINCT name FROM TARGET_INFO_GPU",
+            [&](sqlite3_stmt* st) { gpu += (gpu.empty() ? "" : ", ") + text_at(st, 0); });
   return "Nsight Systems export" + (product.empty() ? std::string() : " from nsys " + product) +
          (version.empty() ? std::string() : ", schema " + version) + (gpu.empty() ? "" : "; GPU: " + gpu);
 }
@@ -351,23 +354,26 @@ Nvtx read_nvtx(const Export& db, const Schema& schema, Names& names) {
   const std::string sql = std::string("SELECT start, end, eventType, globalTid, ") + (text_col ? "text" : "NULL") +
                           ", " + (text_id ? "textId" : "NULL") + ", " + (domain_col ? "domainId" : "0") + " FROM " +
                           kNvtx;
-  db.each(sql, [&](sqlite3_stmt* st) {
-    const int64_t type = sqlite3_column_int64(st, 2);
-    std::string label = sqlite3_column_type(st, 4) == SQLITE_TEXT ? text_at(st, 4)
-                        : sqlite3_column_type(st, 5) != SQLITE_NULL ? names.at(st, 5)
-                                                                    : std::string();
-    if (type == 75) {
-      out.domains[sqlite3_column_int64(st, 6)] = label;
-      return;
-    }
-    if (type != 59 && type != 60) return;
-    Range r;
-    if (!interval(st, 0, r.start, r.end, db, kNvtx)) return;
-    r.tid = sqlite3_column_int64(st, 3);
-    r.text = std::move(label);
-    r.domain = sqlite3_column_int64(st, 6);
-    out.ranges.push_back(std::move(r));
-  }, kNvtx);
+  db.each(
+      sql,
+      [&](sqlite3_stmt* st) {
+        const int64_t type = sqlite3_column_int64(st, 2);
+        std::string label = sqlite3_column_type(st, 4) == SQLITE_TEXT   ? text_at(st, 4)
+                            : sqlite3_column_type(st, 5) != SQLITE_NULL ? names.at(st, 5)
+                                                                        : std::string();
+        if (type == 75) {
+          out.domains[sqlite3_column_int64(st, 6)] = label;
+          return;
+        }
+        if (type != 59 && type != 60) return;
+        Range r;
+        if (!interval(st, 0, r.start, r.end, db, kNvtx)) return;
+        r.tid = sqlite3_column_int64(st, 3);
+        r.text = std::move(label);
+        r.domain = sqlite3_column_int64(st, 6);
+        out.ranges.push_back(std::move(r));
+      },
+      kNvtx);
   return out;
 }
 
@@ -391,8 +397,10 @@ RangeRoles sort_ranges(const Nvtx& nvtx) {
     } else if ((roles.framework[i] = nvtx::parse_framework_op(r.text))) {
       roles.op_ranges.add(r.tid, i, r);
     } else if (auto d = nvtx.domains.find(r.domain); d != nvtx.domains.end() && d->second == "MPI") {
-      if (classify_name(r.text) == OpKind::collective) roles.mpi.push_back(i);
-      else ++roles.other_mpi;
+      if (classify_name(r.text) == OpKind::collective)
+        roles.mpi.push_back(i);
+      else
+        ++roles.other_mpi;
     }
   }
   std::sort(roles.steps.spans.begin(), roles.steps.spans.end());
@@ -408,12 +416,15 @@ Launches read_launches(const Export& db, const Tables& tables, const RangeRoles&
   Launches launches;
   const bool need_launches = tables.runtime && (!roles.steps.spans.empty() || !roles.op_ranges.empty());
   if (need_launches)
-    db.each("SELECT correlationId, start, globalTid FROM " + kRuntime, [&](sqlite3_stmt* st) {
-      const int64_t id = sqlite3_column_int64(st, 0);
-      Launch l{sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2)};
-      auto [it, inserted] = launches.emplace(id, l);
-      if (!inserted && l.time < it->second.time) it->second = l;  // nested API calls: the outer one
-    }, kRuntime);
+    db.each(
+        "SELECT correlationId, start, globalTid FROM " + kRuntime,
+        [&](sqlite3_stmt* st) {
+          const int64_t id = sqlite3_column_int64(st, 0);
+          Launch l{sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2)};
+          auto [it, inserted] = launches.emplace(id, l);
+          if (!inserted && l.time < it->second.time) it->second = l;  // nested API calls: the outer one
+        },
+        kRuntime);
   return launches;
 }
 
@@ -456,28 +467,30 @@ void read_kernels(const Export& db, const Schema& schema, const Nvtx& nvtx, cons
   };
   std::vector<Kernel> in_ops;  // kernels a framework op launched, matched below
   std::vector<std::tuple<int64_t, int64_t, std::size_t>> queries;
-  db.each("SELECT start, end, " + name_col + ", " + (corr ? "correlationId" : "NULL") + " FROM " + kKernel,
-          [&](sqlite3_stmt* st) {
-            int64_t s, e;
-            if (!interval(st, 0, s, e, db, kKernel)) return;
-            ++a.kernels;
-            a.gpu_span(s, e);
-            const Launch l = launch_of(launches, st, corr ? 3 : -1, s);
-            if (!roles.steps.contains(l.time)) {
-              ++a.outside_steps;
-              return;
-            }
-            if (!roles.op_ranges.empty() && l.tid != -1) {
-              queries.emplace_back(l.tid, l.time, in_ops.size());
-              in_ops.push_back({names.at(st, 2), static_cast<double>(e - s) * kNs});
-              return;
-            }
-            Op op;
-            op.name = names.at(st, 2);
-            op.kind = classify_name(op.name);
-            op.phase = phase_from_name(op.name);
-            a.agg.add(op, 1, static_cast<double>(e - s) * kNs);
-          }, kKernel);
+  db.each(
+      "SELECT start, end, " + name_col + ", " + (corr ? "correlationId" : "NULL") + " FROM " + kKernel,
+      [&](sqlite3_stmt* st) {
+        int64_t s, e;
+        if (!interval(st, 0, s, e, db, kKernel)) return;
+        ++a.kernels;
+        a.gpu_span(s, e);
+        const Launch l = launch_of(launches, st, corr ? 3 : -1, s);
+        if (!roles.steps.contains(l.time)) {
+          ++a.outside_steps;
+          return;
+        }
+        if (!roles.op_ranges.empty() && l.tid != -1) {
+          queries.emplace_back(l.tid, l.time, in_ops.size());
+          in_ops.push_back({names.at(st, 2), static_cast<double>(e - s) * kNs});
+          return;
+        }
+        Op op;
+        op.name = names.at(st, 2);
+        op.kind = classify_name(op.name);
+        op.phase = phase_from_name(op.name);
+        a.agg.add(op, 1, static_cast<double>(e - s) * kNs);
+      },
+      kKernel);
   // Kernels inside emit_nvtx op ranges: the op's time is the sum of its kernels.
   std::map<std::size_t, double> op_time;  // range -> kernel seconds
   std::vector<bool> matched(in_ops.size(), false);
@@ -517,36 +530,40 @@ void read_kernels(const Export& db, const Schema& schema, const Nvtx& nvtx, cons
     a.agg.add(op, 1, t);
   }
   if (!op_time.empty())
-    w.notes.push_back(std::to_string(op_time.size()) + " emit_nvtx op range(s) launched kernels: each op's time is "
-                      "the sum of its kernels (" + std::to_string(shaped) + " with shapes from 'sizes = ')");
+    w.notes.push_back(std::to_string(op_time.size()) +
+                      " emit_nvtx op range(s) launched kernels: each op's time is "
+                      "the sum of its kernels (" +
+                      std::to_string(shaped) + " with shapes from 'sizes = ')");
 }
 
 // Memory copies (by direction) or sets: one op per kind, with its mean byte count.
 void read_copies(const Export& db, const Schema& schema, const std::string& table, bool is_memset,
                  const RangeRoles& roles, const Launches& launches, Activity& a) {
   const bool corr = schema.has(table, "correlationId"), kind = schema.has(table, "copyKind");
-  db.each("SELECT start, end, bytes, " + std::string(kind ? "copyKind" : "0") + ", " +
-              (corr ? "correlationId" : "NULL") + " FROM " + table,
-          [&](sqlite3_stmt* st) {
-            int64_t s, e;
-            if (!interval(st, 0, s, e, db, table)) return;
-            const int64_t bytes = sqlite3_column_int64(st, 2);
-            if (bytes < 0)
-              throw InputError(db.path(), "negative byte count " + std::to_string(bytes), 0, -1, table + ".bytes");
-            ++a.copies;
-            a.gpu_span(s, e);
-            if (!roles.steps.contains(launch_of(launches, st, corr ? 4 : -1, s).time)) {
-              ++a.outside_steps;
-              return;
-            }
-            Op op;
-            op.name = is_memset ? "Memset" : memcpy_direction(sqlite3_column_int64(st, 3));
-            op.kind = OpKind::memcpy;
-            a.agg.add(op, 1, static_cast<double>(e - s) * kNs);
-            auto& cb = a.copy_bytes[op.name];
-            cb.bytes += static_cast<double>(bytes);
-            cb.calls += 1;
-          }, table);
+  db.each(
+      "SELECT start, end, bytes, " + std::string(kind ? "copyKind" : "0") + ", " + (corr ? "correlationId" : "NULL") +
+          " FROM " + table,
+      [&](sqlite3_stmt* st) {
+        int64_t s, e;
+        if (!interval(st, 0, s, e, db, table)) return;
+        const int64_t bytes = sqlite3_column_int64(st, 2);
+        if (bytes < 0)
+          throw InputError(db.path(), "negative byte count " + std::to_string(bytes), 0, -1, table + ".bytes");
+        ++a.copies;
+        a.gpu_span(s, e);
+        if (!roles.steps.contains(launch_of(launches, st, corr ? 4 : -1, s).time)) {
+          ++a.outside_steps;
+          return;
+        }
+        Op op;
+        op.name = is_memset ? "Memset" : memcpy_direction(sqlite3_column_int64(st, 3));
+        op.kind = OpKind::memcpy;
+        a.agg.add(op, 1, static_cast<double>(e - s) * kNs);
+        auto& cb = a.copy_bytes[op.name];
+        cb.bytes += static_cast<double>(bytes);
+        cb.calls += 1;
+      },
+      table);
 }
 
 // MPI communication ranges: collective ops with their CPU time and no shape.
@@ -566,8 +583,8 @@ void add_mpi_ranges(const Nvtx& nvtx, const RangeRoles& roles, Activity& a) {
 
 // Passes and the pass time (NVTX steps, else the GPU activity's span), the ops per pass,
 // the event count and the closing notes.
-void finish_workload(Workload& w, const Export& db, const Schema& schema, const RangeRoles& roles,
-                     const Activity& a, const Names& names) {
+void finish_workload(Workload& w, const Export& db, const Schema& schema, const RangeRoles& roles, const Activity& a,
+                     const Names& names) {
   const Steps& steps = roles.steps;
   const double passes = steps.spans.empty() ? 1.0 : static_cast<double>(steps.spans.size());
   w.ops = a.agg.finish(passes);
@@ -579,9 +596,10 @@ void finish_workload(Workload& w, const Export& db, const Schema& schema, const 
     double total = 0;
     for (const auto& [s, e] : steps.spans) total += static_cast<double>(e - s) * kNs;
     w.pass_s = total / passes;
-    w.notes.push_back(std::to_string(steps.spans.size()) + " NVTX step range(s): passes counted from them; pass time = "
-                      "their mean length; GPU work launched outside them left out (" + std::to_string(a.outside_steps) +
-                      " activities)");
+    w.notes.push_back(std::to_string(steps.spans.size()) +
+                      " NVTX step range(s): passes counted from them; pass time = "
+                      "their mean length; GPU work launched outside them left out (" +
+                      std::to_string(a.outside_steps) + " activities)");
   } else {
     if (a.gpu_last > a.gpu_first) w.pass_s = static_cast<double>(a.gpu_last - a.gpu_first) * kNs;
     w.notes.push_back("one pass: no NVTX step ranges; pass time = span of the GPU activity (first start to last end)");
@@ -591,7 +609,8 @@ void finish_workload(Workload& w, const Export& db, const Schema& schema, const 
   w.notes.push_back(std::to_string(a.kernels) + " kernels, " + std::to_string(a.copies) +
                     " memory copies/sets; CUDA runtime calls are not ops (their time overlaps the GPU work)");
   if (!roles.mpi.empty() || roles.other_mpi > 0)
-    w.notes.push_back(std::to_string(roles.mpi.size()) + " MPI communication range(s) kept as collective ops (CPU time); " +
+    w.notes.push_back(std::to_string(roles.mpi.size()) +
+                      " MPI communication range(s) kept as collective ops (CPU time); " +
                       std::to_string(roles.other_mpi) + " other MPI range(s) (MPI_Init, ...) left out");
   if (names.unresolved > 0)
     w.notes.push_back(std::to_string(names.unresolved) + " name(s) missing from StringIds, shown as <unnamed>");

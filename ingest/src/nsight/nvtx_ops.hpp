@@ -15,8 +15,8 @@
 namespace fomcast::ingest::nvtx {
 
 struct FrameworkOp {
-  std::string name;                            // "aten::addmm"
-  std::vector<std::vector<int64_t>> sizes;     // empty when the range has none
+  std::string name;                         // "aten::addmm"
+  std::vector<std::vector<int64_t>> sizes;  // empty when the range has none
   bool has_sizes = false;
 };
 

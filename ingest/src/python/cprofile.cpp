@@ -50,8 +50,7 @@ int detect_cprofile(std::string_view head, std::string_view path) {
   for (const auto& line : text::head_lines(head)) {
     const auto t = text::trim(line.text);
     if (t.starts_with("ncalls") && contains(t, "tottime") && contains(t, "cumtime")) return 95;
-    if (t.starts_with("Function") && (contains(t, "was called by...") || contains(t, "called...")))
-      return 90;
+    if (t.starts_with("Function") && (contains(t, "was called by...") || contains(t, "called..."))) return 90;
     if (contains(t, "function calls") && contains(t, " in ") && contains(t, "seconds")) return 80;
   }
   (void)path;
@@ -93,7 +92,7 @@ Listing read_text(const InputFile& file) {
   auto& total_s = listing.total_s;
   auto& rows = listing.rows;
   Layout layout = Layout::none;
-  std::string current;        // callers/callees: the function the block is about
+  std::string current;  // callers/callees: the function the block is about
   int64_t tables = 0;
   bool more_tables = false;
   std::vector<std::string_view> f;
@@ -122,14 +121,15 @@ Listing read_text(const InputFile& file) {
     if (contains(t, "function calls") && contains(t, "seconds")) {
       // "101204007 function calls (1004007 primitive calls) in 23.045 seconds"
       const std::size_t in = t.rfind(" in ");
-      const auto after_in = in == std::string_view::npos ? std::vector<std::string_view>{} : text::fields(t.substr(in + 4));
+      const auto after_in =
+          in == std::string_view::npos ? std::vector<std::string_view>{} : text::fields(t.substr(in + 4));
       const auto secs = after_in.empty() ? std::nullopt : text::parse_number(after_in.front());
       if (!secs || *secs < 0) text::fail(path, line.number, "bad total time in " + text::quote(t));
       if (!total_s) total_s = *secs;
       continue;
     }
-    if (t.starts_with("Ordered by:") || t.starts_with("List reduced from") ||
-        t.starts_with("Random listing order")) continue;
+    if (t.starts_with("Ordered by:") || t.starts_with("List reduced from") || t.starts_with("Random listing order"))
+      continue;
     if (t.starts_with("ncalls") && contains(t, "tottime")) {
       if (layout == Layout::none) layout = Layout::stats;  // callers/callees keep their own layout
       if (layout == Layout::stats && ++tables > 1) {
@@ -150,13 +150,17 @@ Listing read_text(const InputFile& file) {
       case Layout::none:
         // The date and file line pstats prints first ("Tue Sep  1 19:52:04 2020    x.pstats").
         if (line.number <= 3 && rows == 0) continue;
-        text::fail(path, line.number, "expected the pstats header ('ncalls  tottime  percall  cumtime  percall "
-                                      "filename:lineno(function)'), got " + text::quote(t));
+        text::fail(path, line.number,
+                   "expected the pstats header ('ncalls  tottime  percall  cumtime  percall "
+                   "filename:lineno(function)'), got " +
+                       text::quote(t));
       case Layout::stats:
         if (!text::take_fields(t, 5, f, name) || name.empty())
-          text::fail(path, line.number, "expected 'ncalls tottime percall cumtime percall function', got " + text::quote(t));
+          text::fail(path, line.number,
+                     "expected 'ncalls tottime percall cumtime percall function', got " + text::quote(t));
         for (int k : {2, 3, 4})
-          if (!text::parse_number(f[static_cast<std::size_t>(k)]) || *text::parse_number(f[static_cast<std::size_t>(k)]) < 0)
+          if (!text::parse_number(f[static_cast<std::size_t>(k)]) ||
+              *text::parse_number(f[static_cast<std::size_t>(k)]) < 0)
             text::fail(path, line.number, "bad number " + text::quote(f[static_cast<std::size_t>(k)]));
         add(name, f[0], f[1], line.number);
         break;
@@ -164,7 +168,8 @@ Listing read_text(const InputFile& file) {
       case Layout::callees: {
         const std::string_view arrow = layout == Layout::callers ? "<-" : "->";
         std::string_view entry = t;
-        if (const std::size_t a = line.text.find(arrow); a != std::string_view::npos && !std::isspace(static_cast<unsigned char>(line.text.front()))) {
+        if (const std::size_t a = line.text.find(arrow);
+            a != std::string_view::npos && !std::isspace(static_cast<unsigned char>(line.text.front()))) {
           current = std::string(text::trim(line.text.substr(0, a)));
           if (current.empty()) text::fail(path, line.number, "no function name before '" + std::string(arrow) + "'");
           entry = text::trim(line.text.substr(a + 2));
@@ -182,13 +187,15 @@ Listing read_text(const InputFile& file) {
       }
     }
   }
-  if (layout == Layout::none) text::fail_at_end(path, lines, "not a pstats listing: no 'ncalls  tottime ...' header found");
+  if (layout == Layout::none)
+    text::fail_at_end(path, lines, "not a pstats listing: no 'ncalls  tottime ...' header found");
   if (by_name.empty()) text::fail_at_end(path, lines, "the pstats listing has no function rows");
-  listing.notes.push_back(std::string("self time = tottime; ") +
-                          (layout == Layout::stats     ? "print_stats listing"
-                           : layout == Layout::callers ? "print_callers listing: totals summed over callers"
-                                                       : "print_callees listing: totals summed over callers") +
-                          (layout == Layout::callers ? "; functions never called from a listed caller are left out" : ""));
+  listing.notes.push_back(
+      std::string("self time = tottime; ") +
+      (layout == Layout::stats     ? "print_stats listing"
+       : layout == Layout::callers ? "print_callers listing: totals summed over callers"
+                                   : "print_callees listing: totals summed over callers") +
+      (layout == Layout::callers ? "; functions never called from a listed caller are left out" : ""));
   if (more_tables) listing.notes.push_back("only the first pstats table was read");
   return listing;
 }
@@ -208,7 +215,8 @@ Workload read_cprofile(const InputFile& file, const IngestOptions&) {
   for (int rule = 0; rule < 2 && step_fn.empty(); ++rule) {
     for (const auto& n : order) {
       const std::string_view fn = function_part(n);
-      const bool match = rule == 0 ? is_step_name(fn) : (fn == "backward" || fn == "_backward_main" || fn == "run_backward");
+      const bool match =
+          rule == 0 ? is_step_name(fn) : (fn == "backward" || fn == "_backward_main" || fn == "run_backward");
       if (match && by_name[n].primitive > passes) {
         passes = by_name[n].primitive;
         step_fn = n;

@@ -14,9 +14,9 @@
 namespace fomcast::ingest::pstats {
 namespace {
 
-constexpr int kMaxDepth = 32;                 // pstats nests 4 deep
-constexpr unsigned char kFlagRef = 0x80;      // "remember this object" (marshal version 3+)
-constexpr std::size_t kMaxItems = 1u << 24;   // far beyond any profile
+constexpr int kMaxDepth = 32;                // pstats nests 4 deep
+constexpr unsigned char kFlagRef = 0x80;     // "remember this object" (marshal version 3+)
+constexpr std::size_t kMaxItems = 1u << 24;  // far beyond any profile
 
 struct Value {
   enum class Type { none, boolean, number, text, sequence, dict, other } type = Type::none;
@@ -45,14 +45,23 @@ class Decoder {
     };
     bool singleton = false;  // None, True, ...: never remembered, flag or not (as CPython)
     switch (code & ~kFlagRef) {
-      case 'N': case 'S': case '.': singleton = true; break;
-      case 'F': case 'T':
+      case 'N':
+      case 'S':
+      case '.': singleton = true; break;
+      case 'F':
+      case 'T':
         singleton = true;
         v->type = Value::Type::boolean;
         v->number = (code & ~kFlagRef) == 'T';
         break;
-      case 'i': v->type = Value::Type::number; v->number = static_cast<int32_t>(u32()); break;
-      case 'I': v->type = Value::Type::number; v->number = static_cast<double>(static_cast<int64_t>(u64())); break;
+      case 'i':
+        v->type = Value::Type::number;
+        v->number = static_cast<int32_t>(u32());
+        break;
+      case 'I':
+        v->type = Value::Type::number;
+        v->number = static_cast<double>(static_cast<int64_t>(u64()));
+        break;
       case 'l': {  // arbitrary precision: signed digit count, 15-bit digits, least significant first
         const auto n = static_cast<int32_t>(u32());
         if (n < -1000 || n > 1000) fail("implausible integer size");
@@ -81,17 +90,33 @@ class Decoder {
         v->number = *f;
         break;
       }
-      case 'y': take(16); v->type = Value::Type::other; break;
-      case 'x': take(byte()); take(byte()); v->type = Value::Type::other; break;
-      case 's': case 't': case 'u': case 'a': case 'A':
+      case 'y':
+        take(16);
+        v->type = Value::Type::other;
+        break;
+      case 'x':
+        take(byte());
+        take(byte());
+        v->type = Value::Type::other;
+        break;
+      case 's':
+      case 't':
+      case 'u':
+      case 'a':
+      case 'A':
         v->type = Value::Type::text;
         v->text = std::string(take(u32()));
         break;
-      case 'z': case 'Z':
+      case 'z':
+      case 'Z':
         v->type = Value::Type::text;
         v->text = std::string(take(byte()));
         break;
-      case '(': case '[': case '<': case '>': case ')': {
+      case '(':
+      case '[':
+      case '<':
+      case '>':
+      case ')': {
         const std::size_t n = (code & ~kFlagRef) == ')' ? byte() : u32();
         if (n > kMaxItems || n > in_.size() - pos_) fail("implausible item count");
         reserve();
@@ -163,7 +188,8 @@ std::string display_name(const Value& key) {
   const auto& func = key.items[2]->text;
   const double line = key.items[1]->number;
   if (file == "~" && line == 0) {
-    if (func.size() >= 2 && func.front() == '<' && func.back() == '>') return "{" + func.substr(1, func.size() - 2) + "}";
+    if (func.size() >= 2 && func.front() == '<' && func.back() == '>')
+      return "{" + func.substr(1, func.size() - 2) + "}";
     return func;
   }
   const auto l = text::to_integer(line);

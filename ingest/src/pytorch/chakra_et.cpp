@@ -70,8 +70,10 @@ std::string python_to_json(std::string_view in) {
         char d = in[i];
         if (d == '\\' && i + 1 < in.size()) {
           d = in[++i];
-          if (d == 'n') d = '\n';
-          else if (d == 't') d = '\t';
+          if (d == 'n')
+            d = '\n';
+          else if (d == 't')
+            d = '\t';
         }
         if (d == '"' || d == '\\') {
           out.push_back('\\');
@@ -121,7 +123,8 @@ Attr read_attr(std::string_view message, const std::string& file, int64_t base) 
 }
 
 // IOInfo {values = 1, shapes = 2, types = 3}, each a Python-literal string.
-void read_io(const pb::Field& io, const std::string& file, std::string* values, std::string* shapes, std::string* types) {
+void read_io(const pb::Field& io, const std::string& file, std::string* values, std::string* shapes,
+             std::string* types) {
   pb::Reader r(io.bytes, file, io.offset);
   pb::Field f;
   while (r.next(f)) {
@@ -139,21 +142,29 @@ ChakraNode read_node(std::string_view message, const std::string& file, int64_t 
   pb::Field f;
   while (r.next(f)) {
     switch (f.number) {
-      case kNodeId: has_id = f.wire == pb::Wire::varint; n.id = f.value; break;
+      case kNodeId:
+        has_id = f.wire == pb::Wire::varint;
+        n.id = f.value;
+        break;
       case kNodeName: n.name.assign(f.bytes); break;
       case kNodeType: n.type = f.value; break;
       case kCtrlDeps: pb::append_varints(f, n.ctrl_deps, file); break;
       case kDataDeps: pb::append_varints(f, n.data_deps, file); break;
-      case kStart: if (f.wire == pb::Wire::varint) n.start_us = f.value; break;
+      case kStart:
+        if (f.wire == pb::Wire::varint) n.start_us = f.value;
+        break;
       case kDuration: n.duration_us = f.value; break;
       case kInputs: read_io(f, file, &n.values, &n.shapes, &n.types); break;
       case kOutputs: read_io(f, file, nullptr, &n.output_shapes, nullptr); break;
       case kAttr: {
         if (f.wire != pb::Wire::bytes) break;
         const Attr a = read_attr(f.bytes, file, f.offset);
-        if (a.name == "is_cpu_op" && a.has_int) n.cpu = a.integer != 0;
-        else if (a.name == "rf_id" && a.has_int) n.rf_id = a.integer;
-        else if (a.name == "tid" && a.has_int) n.tid = a.integer;
+        if (a.name == "is_cpu_op" && a.has_int)
+          n.cpu = a.integer != 0;
+        else if (a.name == "rf_id" && a.has_int)
+          n.rf_id = a.integer;
+        else if (a.name == "tid" && a.has_int)
+          n.tid = a.integer;
         break;
       }
       default: break;  // fields this reader does not need
@@ -243,13 +254,13 @@ struct ChakraTrace {
   int64_t messages = 0;
   std::vector<ChakraNode> nodes;
   std::unordered_map<uint64_t, std::size_t> at;  // node id -> index
-  bool split = false;           // written by pytorch2chakra (ops in numbered pieces)
+  bool split = false;                            // written by pytorch2chakra (ops in numbered pieces)
   std::size_t gpu_nodes = 0;
   std::vector<Call> calls;
-  std::vector<int64_t> call_of;      // per node: its call, -1 for GPU nodes
-  std::vector<int64_t> launcher_of;  // per GPU node: the call that launched it, -1 none
+  std::vector<int64_t> call_of;           // per node: its call, -1 for GPU nodes
+  std::vector<int64_t> launcher_of;       // per GPU node: the call that launched it, -1 none
   std::map<std::string, Orphan> orphans;  // short kernel name -> kernels with no launching call
-  int64_t steps = 0;                 // ProfilerStep calls
+  int64_t steps = 0;                      // ProfilerStep calls
   std::optional<double> pass_s;
 
   // The call a node id belongs to, -1 when none.
@@ -396,7 +407,8 @@ void measure_pass(ChakraTrace& t) {
   const auto& calls = t.calls;
   std::vector<int64_t> step_of(calls.size(), -1);
   for (std::size_t i = 0; i < calls.size(); ++i) {
-    if (nodes[calls[i].node].name.starts_with("ProfilerStep#")) step_of[i] = static_cast<int64_t>(i);
+    if (nodes[calls[i].node].name.starts_with("ProfilerStep#"))
+      step_of[i] = static_cast<int64_t>(i);
     else if (calls[i].parent >= 0 && static_cast<std::size_t>(calls[i].parent) < i)
       step_of[i] = step_of[static_cast<std::size_t>(calls[i].parent)];
   }
@@ -404,8 +416,10 @@ void measure_pass(ChakraTrace& t) {
   bool timed = true;
   auto reach = [&](int64_t step, const ChakraNode& n) {
     if (step < 0) return;
-    if (!n.start_us) timed = false;
-    else step_end[step] = std::max(step_end[step], *n.start_us + n.duration_us);
+    if (!n.start_us)
+      timed = false;
+    else
+      step_end[step] = std::max(step_end[step], *n.start_us + n.duration_us);
   };
   for (std::size_t i = 0; i < calls.size(); ++i) reach(step_of[i], nodes[calls[i].node]);
   for (std::size_t ni = 0; ni < nodes.size(); ++ni)
@@ -413,8 +427,10 @@ void measure_pass(ChakraTrace& t) {
   double sum = 0;
   for (const auto& [step, end] : step_end) {
     const ChakraNode& n = nodes[calls[static_cast<std::size_t>(step)].node];
-    if (!n.start_us || end <= *n.start_us) timed = false;
-    else sum += static_cast<double>(end - *n.start_us);
+    if (!n.start_us || end <= *n.start_us)
+      timed = false;
+    else
+      sum += static_cast<double>(end - *n.start_us);
   }
   if (timed && static_cast<int64_t>(step_end.size()) == t.steps) t.pass_s = sum / static_cast<double>(t.steps) * 1e-6;
 }
@@ -511,7 +527,8 @@ void add_notes(Workload& w, const ChakraTrace& t, const Counted& counted, const 
   w.notes.push_back("Chakra protobuf execution trace (schema " + schema + ", " + std::to_string(t.nodes.size()) +
                     " nodes, " +
                     (t.split ? "ops split into numbered pieces (pytorch2chakra, 2023)"
-                             : "one node per op call, nested by ctrl_deps") + ")");
+                             : "one node per op call, nested by ctrl_deps") +
+                    ")");
   if (t.gpu_nodes) {
     w.notes.push_back("an op's time is the summed duration of the " + std::to_string(t.gpu_nodes) +
                       " GPU kernel nodes it launched (joined by " + (t.split ? "data_deps" : "ctrl_deps") + ")");
@@ -519,8 +536,9 @@ void add_notes(Workload& w, const ChakraTrace& t, const Counted& counted, const 
       w.notes.push_back(std::to_string(counted.host_only) +
                         " CPU op calls launched no kernel: host time, left to the pass's overhead line");
   } else {
-    w.notes.push_back("no GPU nodes: an op's time is its own CPU duration; wrappers are represented by the ops "
-                      "inside them");
+    w.notes.push_back(
+        "no GPU nodes: an op's time is its own CPU duration; wrappers are represented by the ops "
+        "inside them");
   }
   if (!t.orphans.empty())
     w.notes.push_back(std::to_string(t.orphans.size()) +

@@ -38,14 +38,20 @@ std::vector<std::string_view> split_array(std::string_view raw) {
   for (; i < raw.size(); ++i) {
     const char c = raw[i];
     if (in_string) {
-      if (escape) escape = false;
-      else if (c == '\\') escape = true;
-      else if (c == '"') in_string = false;
+      if (escape)
+        escape = false;
+      else if (c == '\\')
+        escape = true;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
-    if (c == '"') in_string = true;
-    else if (c == '[' || c == '{') ++depth;
-    else if ((c == ']' || c == '}') && depth > 0) --depth;
+    if (c == '"')
+      in_string = true;
+    else if (c == '[' || c == '{')
+      ++depth;
+    else if ((c == ']' || c == '}') && depth > 0)
+      --depth;
     else if ((c == ',' || c == ']') && depth == 0) {
       std::string_view e = raw.substr(start, i - start);
       while (!e.empty() && (e.front() == ' ' || e.front() == '\n')) e.remove_prefix(1);
@@ -74,17 +80,28 @@ class NodeParser {
       od::field f = r_.field(std::move(result), "");
       const char* k = f.key().raw();
       od::value v = f.value();
-      if (key_is(k, "name")) n_.name = r_.string_of(v, "name");
-      else if (key_is(k, "id")) n_.id = r_.integer_of(v, "id");
-      else if (key_is(k, "parent") || key_is(k, "ctrl_deps")) n_.parent = r_.integer_of(v, "parent");
-      else if (key_is(k, "rf_id")) n_.rf_id = r_.integer_of(v, "rf_id");
-      else if (key_is(k, "tid")) n_.tid = r_.integer_of(v, "tid");
-      else if (key_is(k, "inputs")) inputs(v);
-      else if (key_is(k, "input_shapes")) n_.shapes = r_.array_text(v, "input_shapes");
-      else if (key_is(k, "input_types")) n_.types = r_.array_text(v, "input_types");
-      else if (key_is(k, "outputs")) outputs(v);
-      else if (key_is(k, "output_shapes")) n_.output_shapes = r_.array_text(v, "output_shapes");
-      else if (key_is(k, "attrs")) attrs(v);
+      if (key_is(k, "name"))
+        n_.name = r_.string_of(v, "name");
+      else if (key_is(k, "id"))
+        n_.id = r_.integer_of(v, "id");
+      else if (key_is(k, "parent") || key_is(k, "ctrl_deps"))
+        n_.parent = r_.integer_of(v, "parent");
+      else if (key_is(k, "rf_id"))
+        n_.rf_id = r_.integer_of(v, "rf_id");
+      else if (key_is(k, "tid"))
+        n_.tid = r_.integer_of(v, "tid");
+      else if (key_is(k, "inputs"))
+        inputs(v);
+      else if (key_is(k, "input_shapes"))
+        n_.shapes = r_.array_text(v, "input_shapes");
+      else if (key_is(k, "input_types"))
+        n_.types = r_.array_text(v, "input_types");
+      else if (key_is(k, "outputs"))
+        outputs(v);
+      else if (key_is(k, "output_shapes"))
+        n_.output_shapes = r_.array_text(v, "output_shapes");
+      else if (key_is(k, "attrs"))
+        attrs(v);
     }
     if (n_.id < 0) r_.fail("id", "node without an `id`");
     return n_;
@@ -108,9 +125,12 @@ class NodeParser {
       od::field f = r_.field(std::move(result), "inputs");
       const char* k = f.key().raw();
       od::value x = f.value();
-      if (key_is(k, "values")) n_.values = r_.array_text(x, "inputs.values");
-      else if (key_is(k, "shapes")) n_.shapes = r_.array_text(x, "inputs.shapes");
-      else if (key_is(k, "types")) n_.types = r_.array_text(x, "inputs.types");
+      if (key_is(k, "values"))
+        n_.values = r_.array_text(x, "inputs.values");
+      else if (key_is(k, "shapes"))
+        n_.shapes = r_.array_text(x, "inputs.shapes");
+      else if (key_is(k, "types"))
+        n_.types = r_.array_text(x, "inputs.types");
     }
   }
   void outputs(od::value v) {
@@ -135,13 +155,20 @@ class NodeParser {
           name = r_.string_of(x, "attrs.name");
         } else if (key_is(k, "value")) {
           // "name" comes first in every ET writer; a value before it is skipped.
-          if (name == "rf_id") n_.rf_id = r_.integer_of(x, "attrs.rf_id");
-          else if (name == "tid") n_.tid = r_.integer_of(x, "attrs.tid");
-          else if (name == "collective_name") n_.comm.collective = r_.string_of(x, "attrs.collective_name");
-          else if (name == "dtype") n_.comm.dtype = r_.string_of(x, "attrs.dtype");
-          else if (name == "in_msg_nelems") n_.comm.in_nelems = r_.integer_of(x, "attrs.in_msg_nelems");
-          else if (name == "out_msg_nelems") n_.comm.out_nelems = r_.integer_of(x, "attrs.out_msg_nelems");
-          else if (name == "pg_size") n_.comm.group_size = r_.integer_of(x, "attrs.pg_size");
+          if (name == "rf_id")
+            n_.rf_id = r_.integer_of(x, "attrs.rf_id");
+          else if (name == "tid")
+            n_.tid = r_.integer_of(x, "attrs.tid");
+          else if (name == "collective_name")
+            n_.comm.collective = r_.string_of(x, "attrs.collective_name");
+          else if (name == "dtype")
+            n_.comm.dtype = r_.string_of(x, "attrs.dtype");
+          else if (name == "in_msg_nelems")
+            n_.comm.in_nelems = r_.integer_of(x, "attrs.in_msg_nelems");
+          else if (name == "out_msg_nelems")
+            n_.comm.out_nelems = r_.integer_of(x, "attrs.out_msg_nelems");
+          else if (name == "pg_size")
+            n_.comm.group_size = r_.integer_of(x, "attrs.pg_size");
         }
       }
     }
@@ -168,8 +195,8 @@ void EtIndex::add(const EtRawNode& n) {
   }
   kept_values += ']';
   key_.assign(n.name);
-  for (std::string_view part : {std::string_view(n.shapes), std::string_view(n.types), std::string_view(kept_values),
-                                n.output_shapes}) {
+  for (std::string_view part :
+       {std::string_view(n.shapes), std::string_view(n.types), std::string_view(kept_values), n.output_shapes}) {
     key_.push_back('\x1f');
     key_.append(part);
   }
@@ -290,9 +317,7 @@ std::optional<uint32_t> EtIndex::unique_shaped_proto(const std::string& name) co
   return found;
 }
 
-bool is_et_json_head(std::string_view head) {
-  return contains(head, "\"schema\"") && contains(head, "\"nodes\"");
-}
+bool is_et_json_head(std::string_view head) { return contains(head, "\"schema\"") && contains(head, "\"nodes\""); }
 
 Workload read_execution_trace(const InputFile& file, const IngestOptions& options, std::string_view format) {
   const EtIndex et = EtIndex::read(file, options.progress);
@@ -332,8 +357,7 @@ Workload read_execution_trace(const InputFile& file, const IngestOptions& option
         st = std::stoll(name.substr(13));
         steps[st] = 1;
         step_threads.insert(nodes[i].tid);
-      } catch (const std::exception&) {
-      }
+      } catch (const std::exception&) {}
     }
     phase[i] = ph;
     step[i] = st;
@@ -389,10 +413,11 @@ Workload read_execution_trace(const InputFile& file, const IngestOptions& option
     w.notes.push_back("no ProfilerStep#N nodes: the trace counts as one pass");
   else
     w.notes.push_back(std::to_string(steps.size()) + (steps.size() == 1 ? " step" : " steps") + " (ProfilerStep#" +
-                      std::to_string(steps.begin()->first) +
-                      " to #" + std::to_string(steps.rbegin()->first) + "): counts are per step");
-  w.notes.push_back("counted: op nodes doing work with no nested op doing work (wrappers such as aten::linear are "
-                    "represented by the op inside them); views and allocations left out");
+                      std::to_string(steps.begin()->first) + " to #" + std::to_string(steps.rbegin()->first) +
+                      "): counts are per step");
+  w.notes.push_back(
+      "counted: op nodes doing work with no nested op doing work (wrappers such as aten::linear are "
+      "represented by the op inside them); views and allocations left out");
   conv_notes.add_to(w.notes);
   return w;
 }

@@ -122,9 +122,12 @@ struct Reader {
     if (!a || !a->value.is_array()) return std::nullopt;
     std::vector<bool> out;
     for (const auto& e : a->value) {
-      if (e.is_boolean()) out.push_back(e.get<bool>());
-      else if (e.is_string()) out.push_back(e.get<std::string>() == "True" || e.get<std::string>() == "true");
-      else return std::nullopt;
+      if (e.is_boolean())
+        out.push_back(e.get<bool>());
+      else if (e.is_string())
+        out.push_back(e.get<std::string>() == "True" || e.get<std::string>() == "true");
+      else
+        return std::nullopt;
     }
     return out;
   }
@@ -279,10 +282,10 @@ enum class LayoutDirection : uint8_t {
 
 struct ConvLayout {
   std::string_view name;
-  int input, weight, output;       // argument positions of the tensors (-1: not an argument)
+  int input, weight, output;  // argument positions of the tensors (-1: not an argument)
   int stride, pad, dilation, groups;
-  int transposed = -1;             // bool argument saying the conv is transposed
-  int mask = -1;                   // backward: output_mask [grad_input, grad_weight, grad_bias]
+  int transposed = -1;  // bool argument saying the conv is transposed
+  int mask = -1;        // backward: output_mask [grad_input, grad_weight, grad_bias]
   LayoutDirection direction = LayoutDirection::forward;
 };
 
@@ -399,8 +402,7 @@ std::optional<ShapedCall> conv(const TorchCall& c, const Reader& r, const ConvHi
     const std::string mode = r.text(static_cast<std::size_t>(l->pad));
     if (mode == "valid") have_pad = true;
     if (mode == "same") {
-      for (int i = 0; i < spatial; ++i)
-        cs.pad[first + i] = cs.dilation[first + i] * (cs.filter[first + i] - 1) / 2;
+      for (int i = 0; i < spatial; ++i) cs.pad[first + i] = cs.dilation[first + i] * (cs.filter[first + i] - 1) / 2;
       have_pad = true;
     }
   }
@@ -411,7 +413,8 @@ std::optional<ShapedCall> conv(const TorchCall& c, const Reader& r, const ConvHi
     for (int i = 0; i < spatial && ok; ++i) {
       const int64_t span = cs.dilation[first + i] * (cs.filter[first + i] - 1) + 1;
       const auto sp = infer_stride_pad(cs.input[first + i], span, (*out)[2 + i]);
-      if (!sp) ok = false;
+      if (!sp)
+        ok = false;
       else {
         cs.stride[first + i] = sp->first;
         cs.pad[first + i] = sp->second;
@@ -442,10 +445,10 @@ std::optional<ShapedCall> conv(const TorchCall& c, const Reader& r, const ConvHi
 // Collectives and embeddings
 
 bool is_collective_name(const std::string& n) {
-  return n == "record_param_comms" || n.starts_with("c10d::") || n.starts_with("nccl:") ||
-         n.starts_with("gloo:") || contains(n, "all_reduce") || contains(n, "allreduce") ||
-         contains(n, "all_gather") || contains(n, "allgather") || contains(n, "reduce_scatter") ||
-         contains(n, "all_to_all") || contains(n, "alltoall");
+  return n == "record_param_comms" || n.starts_with("c10d::") || n.starts_with("nccl:") || n.starts_with("gloo:") ||
+         contains(n, "all_reduce") || contains(n, "allreduce") || contains(n, "all_gather") ||
+         contains(n, "allgather") || contains(n, "reduce_scatter") || contains(n, "all_to_all") ||
+         contains(n, "alltoall");
 }
 
 std::optional<ShapedCall> collective(const TorchCall& c, const Reader& r) {
@@ -529,8 +532,7 @@ void CommMetaView::append_key(std::string& key) const {
   key.append(collective);
   key.push_back('\x1f');
   key.append(dtype);
-  for (int64_t v : {in_nelems, out_nelems, group_size})
-    key.append(reinterpret_cast<const char*>(&v), sizeof v);
+  for (int64_t v : {in_nelems, out_nelems, group_size}) key.append(reinterpret_cast<const char*>(&v), sizeof v);
 }
 
 TorchCall torch_call_from_kineto(std::string_view name, std::string_view input_dims, std::string_view input_types,
@@ -641,9 +643,12 @@ std::vector<OpShare> ops_of_call(const std::string& name, const ShapedCall& sc, 
 
 void ConvNotes::count(const ShapedCall& sc, std::optional<double> time_s, double data_s, double filter_s) {
   if (sc.kind != OpKind::conv || !std::holds_alternative<ConvShape>(sc.shape)) return;
-  if (sc.conv_params == ConvParams::recorded) ++recorded;
-  else if (sc.conv_params == ConvParams::from_output) ++from_output;
-  else ++defaults;
+  if (sc.conv_params == ConvParams::recorded)
+    ++recorded;
+  else if (sc.conv_params == ConvParams::from_output)
+    ++from_output;
+  else
+    ++defaults;
   if (time_s && sc.conv_backward && sc.grad_input && sc.grad_weight && *time_s - data_s - filter_s > 0.05 * *time_s)
     ++even_split;
 }
@@ -661,13 +666,25 @@ void ConvNotes::add_to(std::vector<std::string>& notes) const {
 
 bool is_compute_op_name(std::string_view name) {
   static const std::vector<std::string_view> names = [] {
-    std::vector<std::string_view> v = {"aten::mm", "aten::addmm", "aten::_addmm_activation", "aten::bmm",
-                                       "aten::baddbmm", "aten::addbmm", "aten::linear", "aten::matmul", "aten::mv",
-                                       "aten::addmv", "aten::dot", "aten::vdot", "aten::_scaled_mm", "aten::_int_mm",
+    std::vector<std::string_view> v = {"aten::mm",
+                                       "aten::addmm",
+                                       "aten::_addmm_activation",
+                                       "aten::bmm",
+                                       "aten::baddbmm",
+                                       "aten::addbmm",
+                                       "aten::linear",
+                                       "aten::matmul",
+                                       "aten::mv",
+                                       "aten::addmv",
+                                       "aten::dot",
+                                       "aten::vdot",
+                                       "aten::_scaled_mm",
+                                       "aten::_int_mm",
                                        "aten::scaled_dot_product_attention",
                                        "aten::_scaled_dot_product_flash_attention",
                                        "aten::_scaled_dot_product_efficient_attention",
-                                       "aten::_scaled_dot_product_cudnn_attention", "aten::_flash_attention_forward",
+                                       "aten::_scaled_dot_product_cudnn_attention",
+                                       "aten::_flash_attention_forward",
                                        "aten::_efficient_attention_forward"};
     for (const auto& l : kConvLayouts)
       if (l.name.find('-') == std::string_view::npos) v.push_back(l.name);
@@ -677,17 +694,60 @@ bool is_compute_op_name(std::string_view name) {
 }
 
 bool is_free_op_name(std::string_view n) {
-  static constexpr std::string_view kFree[] = {
-      "aten::empty", "aten::empty_strided", "aten::empty_like", "aten::view", "aten::_unsafe_view",
-      "aten::as_strided", "aten::t", "aten::transpose", "aten::permute", "aten::reshape", "aten::_reshape_alias",
-      "aten::expand", "aten::expand_as", "aten::unsqueeze", "aten::squeeze", "aten::select", "aten::slice",
-      "aten::narrow", "aten::detach", "aten::detach_", "detach", "detach_", "aten::alias", "aten::lift_fresh",
-      "aten::result_type", "aten::resize_", "aten::set_", "aten::is_same_size", "aten::size", "aten::stride",
-      "aten::numel", "aten::dim", "aten::is_nonzero", "aten::split", "aten::split_with_sizes", "aten::chunk",
-      "aten::unbind", "aten::flatten", "aten::unflatten", "aten::view_as", "aten::contiguous", "aten::_to_copy_view",
-      "aten::to", "aten::type_as", "aten::new_empty", "aten::new_empty_strided", "aten::record_stream",
-      "aten::is_pinned", "aten::_has_compatible_shallow_copy_type", "aten::_local_scalar_dense", "aten::item",
-      "aten::resolve_conj", "aten::resolve_neg", "aten::_nested_tensor_from_mask_left_aligned"};
+  static constexpr std::string_view kFree[] = {"aten::empty",
+                                               "aten::empty_strided",
+                                               "aten::empty_like",
+                                               "aten::view",
+                                               "aten::_unsafe_view",
+                                               "aten::as_strided",
+                                               "aten::t",
+                                               "aten::transpose",
+                                               "aten::permute",
+                                               "aten::reshape",
+                                               "aten::_reshape_alias",
+                                               "aten::expand",
+                                               "aten::expand_as",
+                                               "aten::unsqueeze",
+                                               "aten::squeeze",
+                                               "aten::select",
+                                               "aten::slice",
+                                               "aten::narrow",
+                                               "aten::detach",
+                                               "aten::detach_",
+                                               "detach",
+                                               "detach_",
+                                               "aten::alias",
+                                               "aten::lift_fresh",
+                                               "aten::result_type",
+                                               "aten::resize_",
+                                               "aten::set_",
+                                               "aten::is_same_size",
+                                               "aten::size",
+                                               "aten::stride",
+                                               "aten::numel",
+                                               "aten::dim",
+                                               "aten::is_nonzero",
+                                               "aten::split",
+                                               "aten::split_with_sizes",
+                                               "aten::chunk",
+                                               "aten::unbind",
+                                               "aten::flatten",
+                                               "aten::unflatten",
+                                               "aten::view_as",
+                                               "aten::contiguous",
+                                               "aten::_to_copy_view",
+                                               "aten::to",
+                                               "aten::type_as",
+                                               "aten::new_empty",
+                                               "aten::new_empty_strided",
+                                               "aten::record_stream",
+                                               "aten::is_pinned",
+                                               "aten::_has_compatible_shallow_copy_type",
+                                               "aten::_local_scalar_dense",
+                                               "aten::item",
+                                               "aten::resolve_conj",
+                                               "aten::resolve_neg",
+                                               "aten::_nested_tensor_from_mask_left_aligned"};
   return std::find(std::begin(kFree), std::end(kFree), n) != std::end(kFree);
 }
 

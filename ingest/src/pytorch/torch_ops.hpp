@@ -26,12 +26,12 @@ using Dims = std::vector<int64_t>;
 
 struct TorchArg {
   bool has_dims = false;
-  Dims dims;                     // a tensor's sizes ([] for a scalar or a non-tensor)
-  std::vector<Dims> list;        // a tensor list's sizes
+  Dims dims;               // a tensor's sizes ([] for a scalar or a non-tensor)
+  std::vector<Dims> list;  // a tensor list's sizes
   bool is_list = false;
-  std::string type;              // as recorded: "float", "c10::BFloat16", "Tensor(float)", "ScalarList", ...
-  nlohmann::json value;          // the concrete value where recorded (ints, lists, bools), else null
-  Dims strides;                  // where recorded
+  std::string type;      // as recorded: "float", "c10::BFloat16", "Tensor(float)", "ScalarList", ...
+  nlohmann::json value;  // the concrete value where recorded (ints, lists, bools), else null
+  Dims strides;          // where recorded
 };
 
 // Collective metadata: Kineto record_param_comms args ("Collective name", "dtype", "In msg
@@ -54,9 +54,9 @@ struct CommMetaView {
 struct TorchCall {
   std::string name;
   std::vector<TorchArg> args;
-  std::vector<Dims> outputs;     // output sizes where recorded (execution traces)
+  std::vector<Dims> outputs;  // output sizes where recorded (execution traces)
   CommMeta comm;
-  std::string parent;            // name of the enclosing op, when this one says too little alone
+  std::string parent;  // name of the enclosing op, when this one says too little alone
 };
 
 // Builds a TorchCall from a Kineto event's raw args (JSON text; empty when absent).
@@ -91,7 +91,7 @@ struct ShapedCall {
   OpKind kind = OpKind::other;
   OpShape shape;
   DType dtype = DType::unknown;
-  bool compute = false;          // a GEMM / conv family op (wrappers of these must not count twice)
+  bool compute = false;  // a GEMM / conv family op (wrappers of these must not count twice)
   // Convolution backward: which gradients the call computes (one op per direction).
   bool conv_backward = false;
   bool grad_input = true, grad_weight = true;
@@ -110,8 +110,8 @@ struct OpShare {
   Op op;
   std::optional<double> time_s;
 };
-std::vector<OpShare> ops_of_call(const std::string& name, const ShapedCall&, Phase,
-                                 std::optional<double> time_s, double data_s = 0, double filter_s = 0);
+std::vector<OpShare> ops_of_call(const std::string& name, const ShapedCall&, Phase, std::optional<double> time_s,
+                                 double data_s = 0, double filter_s = 0);
 
 // What the readers tell the user about convolution geometry, counted per distinct call.
 struct ConvNotes {

@@ -70,14 +70,20 @@ struct TraceEventParser::Impl {
           if (key_is(k, "correlation")) ev.correlation = r.integer_of(value, "args.correlation");
           break;
         case 'I':
-          if (key_is(k, "Input Dims")) ev.input_dims = r.array_text(value, "args.Input Dims");
-          else if (key_is(k, "Input type")) ev.input_types = r.array_text(value, "args.Input type");
-          else if (key_is(k, "Input Strides")) ev.input_strides = r.array_text(value, "args.Input Strides");
-          else if (key_is(k, "In msg nelems")) ev.comm.in_nelems = r.integer_of(value, "args.In msg nelems");
+          if (key_is(k, "Input Dims"))
+            ev.input_dims = r.array_text(value, "args.Input Dims");
+          else if (key_is(k, "Input type"))
+            ev.input_types = r.array_text(value, "args.Input type");
+          else if (key_is(k, "Input Strides"))
+            ev.input_strides = r.array_text(value, "args.Input Strides");
+          else if (key_is(k, "In msg nelems"))
+            ev.comm.in_nelems = r.integer_of(value, "args.In msg nelems");
           break;
         case 'C':
-          if (key_is(k, "Concrete Inputs")) ev.concrete_inputs = r.array_text(value, "args.Concrete Inputs");
-          else if (key_is(k, "Collective name")) ev.comm.collective = r.string_of(value, "args.Collective name");
+          if (key_is(k, "Concrete Inputs"))
+            ev.concrete_inputs = r.array_text(value, "args.Concrete Inputs");
+          else if (key_is(k, "Collective name"))
+            ev.comm.collective = r.string_of(value, "args.Collective name");
           break;
         case 'b':
           if (key_is(k, "bytes")) ev.bytes = size_of(value);
@@ -97,8 +103,7 @@ struct TraceEventParser::Impl {
         case 'o':
           if (key_is(k, "op")) ev.arg_op = optional_string(value, "args.op");
           break;
-        default:
-          break;
+        default: break;
       }
     }
   }
@@ -141,8 +146,7 @@ struct TraceEventParser::Impl {
         case 'a':
           if (key_is(k, "args")) parse_args(value);
           break;
-        default:
-          break;
+        default: break;
       }
     }
     if (ev.has_ts && std::fabs(ev.ts) > kMaxTimestampUs)

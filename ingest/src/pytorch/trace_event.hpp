@@ -18,17 +18,17 @@
 namespace fomcast::ingest {
 
 struct TraceEvent {
-  char ph = 0;                    // 'X', 'i', 's', 'f', 'M', ...; 0 when absent
+  char ph = 0;  // 'X', 'i', 's', 'f', 'M', ...; 0 when absent
   std::string_view cat, name;
-  std::string_view pid, tid;      // raw token, quotes removed ("25738" and 25738 read the same)
-  double ts = 0, dur = 0;         // microseconds
+  std::string_view pid, tid;  // raw token, quotes removed ("25738" and 25738 read the same)
+  double ts = 0, dur = 0;     // microseconds
   bool has_ts = false, has_dur = false;
-  int64_t external_id = -1;       // args "External id" / "external id"
-  int64_t correlation = -1;       // args "correlation"
-  int64_t bytes = -1;             // args "bytes" (memcpy, memset)
+  int64_t external_id = -1;  // args "External id" / "external id"
+  int64_t correlation = -1;  // args "correlation"
+  int64_t bytes = -1;        // args "bytes" (memcpy, memset)
   // Raw JSON of the shape-bearing args (empty when absent).
   std::string_view input_dims, input_types, concrete_inputs, input_strides;
-  CommMetaView comm;              // record_param_comms metadata
+  CommMetaView comm;  // record_param_comms metadata
   // args "name" and "op" (process names of metadata events; TF node name and op type).
   std::string_view arg_name, arg_op;
 };

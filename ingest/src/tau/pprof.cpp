@@ -52,7 +52,8 @@ std::optional<int64_t> after(std::string_view t, std::string_view key) {
   std::size_t i = p + key.size();
   int64_t n = 0;
   const std::size_t start = i;
-  for (; i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])) && n < 1000000000; ++i) n = n * 10 + (t[i] - '0');
+  for (; i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])) && n < 1000000000; ++i)
+    n = n * 10 + (t[i] - '0');
   if (i == start) return std::nullopt;
   return n;
 }
@@ -107,8 +108,10 @@ Workload read_pprof(const InputFile& file, const IngestOptions&) {
     if (tables.empty()) {
       // A bare table (a pasted excerpt): one thread of node 0.
       if (!t.starts_with("%Time"))
-        text::fail(path, line.number, "expected a pprof section ('NODE 0;CONTEXT 0;THREAD 0:') or the "
-                                      "'%Time Exclusive Inclusive ...' header, got " + text::quote(t));
+        text::fail(path, line.number,
+                   "expected a pprof section ('NODE 0;CONTEXT 0;THREAD 0:') or the "
+                   "'%Time Exclusive Inclusive ...' header, got " +
+                       text::quote(t));
       tables.push_back({Section::thread, {}});
     }
     Table& table = tables.back();
@@ -126,8 +129,10 @@ Workload read_pprof(const InputFile& file, const IngestOptions&) {
         continue;
       }
       if (!in_rows || !text::take_fields(t, 5, f, name) || name.empty())
-        text::fail(path, line.number, "expected a user event row ('NumSamples MaxValue MinValue MeanValue "
-                                      "Std. Dev. Event Name'), got " + text::quote(t));
+        text::fail(path, line.number,
+                   "expected a user event row ('NumSamples MaxValue MinValue MeanValue "
+                   "Std. Dev. Event Name'), got " +
+                       text::quote(t));
       const auto mean = text::parse_number(f[3]);
       if (!mean) text::fail(path, line.number, "bad mean value " + text::quote(f[3]));
       tau::add_message_size(sizes, name, *mean);
@@ -139,8 +144,10 @@ Workload read_pprof(const InputFile& file, const IngestOptions&) {
     }
     const std::size_t n = stddev ? 7 : 6;
     if (!in_rows || !text::take_fields(t, n, f, name) || name.empty())
-      text::fail(path, line.number, "expected a pprof row ('%Time Exclusive Inclusive #Call #Subrs Inclusive/call "
-                                    "Name'), got " + text::quote(t));
+      text::fail(path, line.number,
+                 "expected a pprof row ('%Time Exclusive Inclusive #Call #Subrs Inclusive/call "
+                 "Name'), got " +
+                     text::quote(t));
     const auto pct = text::parse_number(f[0]);
     if (!pct || *pct < 0 || *pct > 100.5) text::fail(path, line.number, "bad %Time " + text::quote(f[0]));
     const auto excl = counters ? text::parse_count(f[1]) : parse_msec(f[1]);
@@ -150,7 +157,8 @@ Workload read_pprof(const InputFile& file, const IngestOptions&) {
     if (!excl || !incl) text::fail(path, line.number, "bad time in " + text::quote(t) + " (negative or not a number?)");
     if (!calls || !subrs || *calls > 1e15) text::fail(path, line.number, "bad call count in " + text::quote(t));
     const double scale = counters ? 1e-6 : 1e-3;
-    if (*excl * scale > 1e9 || *incl * scale > 1e9) text::fail(path, line.number, "implausibly long time in " + text::quote(t));
+    if (*excl * scale > 1e9 || *incl * scale > 1e9)
+      text::fail(path, line.number, "implausibly long time in " + text::quote(t));
     tau::Timer timer;
     timer.name = tau::clean_name(name);
     timer.calls = *calls;
@@ -167,7 +175,7 @@ Workload read_pprof(const InputFile& file, const IngestOptions&) {
     for (const auto& tb : tables)
       if (tb.kind == want && !tb.profile.timers.empty()) chosen.push_back(tb.profile);
     if (!chosen.empty()) {
-      source = want == Section::thread ? std::to_string(chosen.size()) + " thread table(s)"
+      source = want == Section::thread          ? std::to_string(chosen.size()) + " thread table(s)"
                : want == Section::summary_total ? "the FUNCTION SUMMARY (total) table"
                                                 : "the FUNCTION SUMMARY (mean) table (mean over threads)";
       break;

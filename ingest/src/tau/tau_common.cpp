@@ -90,8 +90,10 @@ void build_workload(const std::vector<ThreadProfile>& threads, const MessageSize
         // A shape only with a known payload: "0 B" would claim an empty message.
         const CollectiveKind kind = collective_kind_from_name(timer.name);
         std::optional<double> bytes;
-        if (auto it = sizes.by_timer.find(timer.name); it != sizes.by_timer.end()) bytes = it->second;
-        else if (auto k = sizes.by_kind.find(kind); k != sizes.by_kind.end()) bytes = k->second;
+        if (auto it = sizes.by_timer.find(timer.name); it != sizes.by_timer.end())
+          bytes = it->second;
+        else if (auto k = sizes.by_kind.find(kind); k != sizes.by_kind.end())
+          bytes = k->second;
         if (bytes) {
           op.shape = CollectiveShape{kind, std::llround(*bytes), 0};
           ++sized;
@@ -113,9 +115,9 @@ void build_workload(const std::vector<ThreadProfile>& threads, const MessageSize
     double span = 0;
     for (const auto& [node, s] : span_by_node) span += s;
     if (span > 0) w.pass_s = span / static_cast<double>(span_by_node.size());
-    w.notes.push_back(std::string("one pass: TAU totals a whole run and no step timer was found") +
-                      (w.pass_s ? "; pass time = inclusive time of '.TAU application' (" + format_s(*w.pass_s) + ")"
-                                : ""));
+    w.notes.push_back(
+        std::string("one pass: TAU totals a whole run and no step timer was found") +
+        (w.pass_s ? "; pass time = inclusive time of '.TAU application' (" + format_s(*w.pass_s) + ")" : ""));
   }
   w.passes = std::max<int64_t>(1, std::llround(passes));
   w.ops = agg.finish(passes * ranks);
@@ -126,7 +128,8 @@ void build_workload(const std::vector<ThreadProfile>& threads, const MessageSize
   if (callpaths > 0)
     w.notes.push_back(std::to_string(callpaths) + " call-path entries (A => B) skipped: they repeat the flat timers");
   if (unmeasured > 0)
-    w.notes.push_back(std::to_string(unmeasured) + " timer(s) report calls but no time at all: kept without a measured time");
+    w.notes.push_back(std::to_string(unmeasured) +
+                      " timer(s) report calls but no time at all: kept without a measured time");
 }
 
 }  // namespace fomcast::ingest::tau

@@ -20,7 +20,7 @@
 namespace fomcast::ingest {
 namespace {
 
-constexpr double kMaxValue = 1e15;  // microseconds (31 years) or calls: beyond is corrupt
+constexpr double kMaxValue = 1e15;        // microseconds (31 years) or calls: beyond is corrupt
 constexpr double kMaxEventValue = 1e300;  // user events hold sums of squares of byte counts
 
 // `"name" v1 v2 ...` -> name and the values; the name ends at the last quote before the
@@ -54,9 +54,10 @@ QuotedLine parse_quoted(std::string_view t, std::size_t expected_min, std::size_
     q.values.push_back(*v);
   }
   if (q.values.size() < expected_min || q.values.size() > expected_max)
-    text::fail(file, line, "expected " + std::to_string(expected_min) +
-                               (expected_max > expected_min ? "-" + std::to_string(expected_max) : "") +
-                               " numbers after '" + q.name + "', found " + std::to_string(q.values.size()));
+    text::fail(file, line,
+               "expected " + std::to_string(expected_min) +
+                   (expected_max > expected_min ? "-" + std::to_string(expected_max) : "") + " numbers after '" +
+                   q.name + "', found " + std::to_string(q.values.size()));
   return q;
 }
 
@@ -106,15 +107,16 @@ Workload read_tau(const InputFile& file, const IngestOptions&) {
   int64_t count = 0;
   std::string version;
   if (!count_line(text::trim(first->text), "templated_functions", count, version))
-    text::fail(path, first->number, "not a TAU profile: expected 'N templated_functions...' on the first line, got " +
-                                        text::quote(first->text));
+    text::fail(
+        path, first->number,
+        "not a TAU profile: expected 'N templated_functions...' on the first line, got " + text::quote(first->text));
   // MULTI_<metric>: one metric per directory; only time metrics are times.
-  if (contains(version, "hw_counters") ||
-      (contains(version, "MULTI_") && !contains(version, "TIME")))
-    text::fail(path, first->number, "this profile counts '" +
-                                        (contains(version, "MULTI_") ? version.substr(version.find("MULTI_") + 6)
-                                                                           : std::string("hardware counters")) +
-                                        "', not time: ingest the TIME metric's profile");
+  if (contains(version, "hw_counters") || (contains(version, "MULTI_") && !contains(version, "TIME")))
+    text::fail(path, first->number,
+               "this profile counts '" +
+                   (contains(version, "MULTI_") ? version.substr(version.find("MULTI_") + 6)
+                                                : std::string("hardware counters")) +
+                   "', not time: ingest the TIME metric's profile");
 
   const text::Line* header = next();
   bool stats_column = false;
@@ -133,8 +135,9 @@ Workload read_tau(const InputFile& file, const IngestOptions&) {
   for (int64_t k = 0; k < count; ++k) {
     const text::Line* line = next();
     if (!line)
-      throw InputError(path, "the file ends after " + std::to_string(k) + " of " + std::to_string(count) +
-                                 " timers (truncated?)", lines.empty() ? 0 : lines.back().number);
+      throw InputError(
+          path, "the file ends after " + std::to_string(k) + " of " + std::to_string(count) + " timers (truncated?)",
+          lines.empty() ? 0 : lines.back().number);
     const auto q = parse_quoted(text::trim(line->text), n_values, n_values, kMaxValue, line->number, path);
     tau::Timer t;
     t.name = q.name;
@@ -148,7 +151,8 @@ Workload read_tau(const InputFile& file, const IngestOptions&) {
     // ProfileCalls: that many per-invocation lines follow; their detail is not needed.
     const auto profile_calls = static_cast<int64_t>(q.values.back());
     for (int64_t c = 0; c < profile_calls; ++c)
-      if (!next()) text::fail_at_end(path, lines, "the file ends inside the per-call lines of '" + q.name + "' (truncated?)");
+      if (!next())
+        text::fail_at_end(path, lines, "the file ends inside the per-call lines of '" + q.name + "' (truncated?)");
   }
 
   const text::Line* aggregates = next();

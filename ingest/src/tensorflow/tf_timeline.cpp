@@ -46,8 +46,7 @@ struct Record {
 Phase tf_phase(std::string_view node, std::string_view type) {
   if (classify_name(type) == OpKind::optimizer || type.starts_with("Apply") || type.starts_with("ResourceApply"))
     return Phase::optimizer;
-  if (node.starts_with("gradients") || contains(node, "/gradients/") ||
-      (type.size() > 4 && type.ends_with("Grad")))
+  if (node.starts_with("gradients") || contains(node, "/gradients/") || (type.size() > 4 && type.ends_with("Grad")))
     return Phase::backward;
   return Phase::forward;
 }
@@ -62,7 +61,7 @@ int detect_tf_timeline(std::string_view head, std::string_view) {
 
 Workload read_tf_timeline(const InputFile& file, const IngestOptions& options) {
   TraceEventParser parser(file.path());
-  std::unordered_map<std::string, std::string> process_names;  // pid -> name
+  std::unordered_map<std::string, std::string> process_names;          // pid -> name
   std::map<std::pair<std::string, std::string>, uint32_t> node_index;  // (node, type)
   std::vector<std::pair<std::string, std::string>> node_names;
   std::vector<Record> records;
@@ -116,7 +115,7 @@ Workload read_tf_timeline(const InputFile& file, const IngestOptions& options) {
     // The copy lane also shows ops whose copies it ran (a MatMul moving its operand): only
     // the copies are its own; the op's kernels are counted on the compute streams.
     if (auto it = process_names.find(r.pid); it != process_names.end() && lane_of(it->second) == Lane::memcpy &&
-                                               classify_name(node_names[r.node].second) != OpKind::memcpy)
+                                             classify_name(node_names[r.node].second) != OpKind::memcpy)
       continue;
     time_us[r.node] += r.end - r.start;
     seen[r.node] = 1;
@@ -140,8 +139,9 @@ Workload read_tf_timeline(const InputFile& file, const IngestOptions& options) {
   w.ops = agg.finish(1);
   std::stable_sort(w.ops.begin(), w.ops.end(),
                    [](const Op& a, const Op& b) { return a.self_time_s.value_or(0) > b.self_time_s.value_or(0); });
-  w.notes.push_back("TF timeline of one session.run step: one pass (pass time = the span of its op events); each "
-                    "node counted once; op types give the kinds, the timeline records no shapes");
+  w.notes.push_back(
+      "TF timeline of one session.run step: one pass (pass time = the span of its op events); each "
+      "node counted once; op types give the kinds, the timeline records no shapes");
   if (has_all || has_stream)
     w.notes.push_back(std::string("GPU op times from the ") + (has_all ? "stream:all" : "per-stream") +
                       " kernel events; the host-side enqueue events of GPU ops are not counted");

@@ -76,8 +76,12 @@ std::vector<Column> infer_columns(const std::vector<std::string_view>& cells, bo
     switch (cell_type(cell_value(c, line, file))) {
       case CellType::bytes: cols.push_back(bytes++ == 0 ? Column::requested_bytes : Column::other_bytes); break;
       case CellType::time:
-        if (times == 2) cols.push_back(time_index == 0 ? Column::accelerator_time : Column::cpu_time);
-        else cols.push_back(time_index == 0 ? Column::total_time : time_index == 1 ? Column::accelerator_time : Column::cpu_time);
+        if (times == 2)
+          cols.push_back(time_index == 0 ? Column::accelerator_time : Column::cpu_time);
+        else
+          cols.push_back(time_index == 0   ? Column::total_time
+                         : time_index == 1 ? Column::accelerator_time
+                                           : Column::cpu_time);
         ++time_index;
         break;
       case CellType::number: cols.push_back(occurrence_selected ? Column::occurrence : Column::other); break;
@@ -101,8 +105,9 @@ Row parse_row(std::string_view t, const std::vector<Column>& cols, int64_t line,
   r.name = std::string(t.substr(0, name_end));
   const auto cells = row_cells(t.substr(name_end));
   if (cells.size() != cols.size())
-    text::fail(file, line, "expected " + std::to_string(cols.size()) + " columns after the op name, found " +
-                               std::to_string(cells.size()) + " in " + text::quote(t));
+    text::fail(file, line,
+               "expected " + std::to_string(cols.size()) + " columns after the op name, found " +
+                   std::to_string(cells.size()) + " in " + text::quote(t));
   for (std::size_t i = 0; i < cells.size(); ++i) {
     const std::string_view v = cell_value(cells[i], line, file);
     auto need = [&](std::optional<double> x, const char* what) {
@@ -180,8 +185,9 @@ Workload read_tfprof_op(const InputFile& file, const IngestOptions& options) {
       if (t.starts_with("tfprof>")) occurrence_selected = contains(t, "occurrence");
       if (!looks_like_row(t)) {
         if (is_preamble(t)) continue;
-        text::fail(path, line.number, "expected the op view's header ('node name | requested bytes | ...') or an op row, got " +
-                                          text::quote(t));
+        text::fail(
+            path, line.number,
+            "expected the op view's header ('node name | requested bytes | ...') or an op row, got " + text::quote(t));
       }
       const std::size_t name_end = text::fields(t).front().size();
       cols = infer_columns(row_cells(t.substr(name_end)), occurrence_selected, line.number, path);
@@ -233,7 +239,8 @@ Workload read_tfprof_op(const InputFile& file, const IngestOptions& options) {
     const OpKind kind = classify_name(r.name);
     if (!r.shapes.empty() && (kind == OpKind::gemm || kind == OpKind::batched_gemm)) {
       tfprof::add_shape_rows(r.shapes, batch.batch, r.name, agg, w.notes, path);
-      w.notes.push_back(r.name + ": shapes and times from its " + std::to_string(r.shapes.size()) + " input_type line(s)");
+      w.notes.push_back(r.name + ": shapes and times from its " + std::to_string(r.shapes.size()) +
+                        " input_type line(s)");
       continue;
     }
     Op op;
@@ -248,10 +255,11 @@ Workload read_tfprof_op(const InputFile& file, const IngestOptions& options) {
   if (w.ops.empty()) throw InputError(path, "no op type ran (every occurrence is 0)", header_line);
   w.passes = 1;
   w.events = static_cast<int64_t>(rows.size());
-  w.notes.push_back(std::string("one pass: tfprof reports each op type's time per profiled step (the mean over steps); ") +
-                    (std::find(cols.begin(), cols.end(), Column::occurrence) != cols.end()
-                         ? "calls per pass = occurrence"
-                         : "no occurrence column, so one call per op type"));
+  w.notes.push_back(
+      std::string("one pass: tfprof reports each op type's time per profiled step (the mean over steps); ") +
+      (std::find(cols.begin(), cols.end(), Column::occurrence) != cols.end()
+           ? "calls per pass = occurrence"
+           : "no occurrence column, so one call per op type"));
   if (stopped_early) w.notes.push_back("only the first tfprof command's output was read");
   return w;
 }

@@ -24,8 +24,10 @@ int detect_tfprof_shapes(std::string_view head, std::string_view) {
   for (const auto& line : text::head_lines(head)) {
     const auto t = text::trim(line.text);
     if (t.empty()) continue;
-    if (tfprof::is_shape_row(t)) ++rows;
-    else if (!is_op_heading(t)) ++other;
+    if (tfprof::is_shape_row(t))
+      ++rows;
+    else if (!is_op_heading(t))
+      ++other;
   }
   if (rows == 0) return 0;
   return other == 0 ? 90 : 40;
@@ -57,8 +59,9 @@ Workload read_tfprof_shapes(const InputFile& file, const IngestOptions& options)
     }
   }
   if (all.empty())
-    text::fail_at_end(path, lines, "no shape rows found (expected lines like '0:100x1000, 1:1000x500 (run*1 defined*1) "
-                                   "exec_time: 1.21ms')");
+    text::fail_at_end(path, lines,
+                      "no shape rows found (expected lines like '0:100x1000, 1:1000x500 (run*1 defined*1) "
+                      "exec_time: 1.21ms')");
 
   Workload w;
   w.origin = "tfprof-shapes";
@@ -70,13 +73,13 @@ Workload read_tfprof_shapes(const InputFile& file, const IngestOptions& options)
   OpAggregator agg;
   int not_run = 0;
   for (const auto& g : groups) not_run += tfprof::add_shape_rows(g.rows, batch.batch, g.name, agg, w.notes, path);
-  if (not_run > 0)
-    w.notes.push_back(std::to_string(not_run) + " row(s) defined but not run (run*0) left out");
+  if (not_run > 0) w.notes.push_back(std::to_string(not_run) + " row(s) defined but not run (run*0) left out");
   w.ops = agg.finish(1);
   w.passes = 1;
   w.events = static_cast<int64_t>(all.size());
-  w.notes.push_back("one pass: the listing gives each shape's calls (run*N) and summed time in the profiled pass; "
-                    "time per call = exec_time / N");
+  w.notes.push_back(
+      "one pass: the listing gives each shape's calls (run*N) and summed time in the profiled pass; "
+      "time per call = exec_time / N");
   if (w.ops.empty()) text::fail_at_end(path, lines, "no row ran (every row is run*0): nothing to estimate");
   return w;
 }

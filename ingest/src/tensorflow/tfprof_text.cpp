@@ -49,7 +49,8 @@ ShapeRow parse_shape_row(std::string_view line, int64_t line_number, const std::
   row.line = line_number;
   const std::string_view s = strip_prefix(line);
   const std::size_t open = s.find("(run*");
-  if (open == std::string_view::npos) text::fail(file, line_number, "expected '(run*N defined*M)' in " + text::quote(s));
+  if (open == std::string_view::npos)
+    text::fail(file, line_number, "expected '(run*N defined*M)' in " + text::quote(s));
 
   std::map<int64_t, std::vector<int64_t>> by_index;
   for (std::string_view part : text::split_top_level(s.substr(0, open), ',')) {
@@ -100,7 +101,9 @@ ShapeRow parse_shape_row(std::string_view line, int64_t line_number, const std::
   std::string_view rest = text::trim(s.substr(close + 1));
   if (!rest.starts_with("exec_time:")) text::fail(file, line_number, "expected 'exec_time:' after the counts");
   const auto t = text::parse_duration_s(rest.substr(10));
-  if (!t) text::fail(file, line_number, "bad exec_time " + text::quote(rest.substr(10)) + " (expected e.g. 549us, 1.21ms, 2.5sec)");
+  if (!t)
+    text::fail(file, line_number,
+               "bad exec_time " + text::quote(rest.substr(10)) + " (expected e.g. 549us, 1.21ms, 2.5sec)");
   row.exec_s = *t;
   return row;
 }
@@ -112,16 +115,17 @@ BatchChoice choose_batch(const std::vector<ShapeRow>& rows, int64_t option, cons
       for (int64_t d : op)
         if (d == -1 && !first_unknown_line) first_unknown_line = r.line;
   if (!first_unknown_line) return {};
-  if (option > 0)
-    return {option, "batch dimension (-1) taken as " + std::to_string(option) + ", as given by --batch"};
+  if (option > 0) return {option, "batch dimension (-1) taken as " + std::to_string(option) + ", as given by --batch"};
   // Most common leading dimension of first operands, first seen wins a tie.
   std::vector<std::pair<int64_t, int>> seen;
   for (const auto& r : rows) {
     if (r.operands.empty() || r.operands[0].empty() || r.operands[0][0] <= 0) continue;
     const int64_t d = r.operands[0][0];
     auto it = std::find_if(seen.begin(), seen.end(), [d](const auto& p) { return p.first == d; });
-    if (it == seen.end()) seen.emplace_back(d, 1);
-    else ++it->second;
+    if (it == seen.end())
+      seen.emplace_back(d, 1);
+    else
+      ++it->second;
   }
   if (seen.empty())
     throw InputError(file, "the shapes use -1 (the batch dimension) and no row tells its size: give --batch N",

@@ -44,20 +44,42 @@ DType dtype_of(int64_t t) {
     case 11: return DType::fp32;
     case 12: return DType::fp64;
     case 16: return DType::bf16;
-    case 2: case 6: return DType::int8;
-    case 4: case 8: return DType::int32;
-    case 5: case 9: return DType::int64;
+    case 2:
+    case 6: return DType::int8;
+    case 4:
+    case 8: return DType::int32;
+    case 5:
+    case 9: return DType::int64;
     case 1: return DType::boolean;
-    case 19: case 20: case 23: case 24: case 25: return DType::fp8;
+    case 19:
+    case 20:
+    case 23:
+    case 24:
+    case 25: return DType::fp8;
     default: return DType::unknown;
   }
 }
 double element_bytes(int64_t t) {
   switch (t) {
-    case 1: case 2: case 6: case 19: case 20: case 23: case 24: case 25: return 1;
-    case 3: case 7: case 10: case 16: return 2;
-    case 4: case 8: case 11: return 4;
-    case 5: case 9: case 12: case 15: return 8;
+    case 1:
+    case 2:
+    case 6:
+    case 19:
+    case 20:
+    case 23:
+    case 24:
+    case 25: return 1;
+    case 3:
+    case 7:
+    case 10:
+    case 16: return 2;
+    case 4:
+    case 8:
+    case 11: return 4;
+    case 5:
+    case 9:
+    case 12:
+    case 15: return 8;
     case 18: return 16;
     default: return 0;
   }
@@ -72,9 +94,12 @@ Shape read_shape(const pb::Field& field, const std::string& file, int depth = 0)
   pb::Field f;
   std::vector<uint64_t> dims;
   while (r.next(f)) {
-    if (f.number == 2 && f.wire == pb::Wire::varint) s.type = static_cast<int64_t>(f.value);
-    else if (f.number == 3) pb::append_varints(f, dims, file);
-    else if (f.number == 4 && f.wire == pb::Wire::bytes && s.tuple.size() < 64) s.tuple.push_back(read_shape(f, file, depth + 1));
+    if (f.number == 2 && f.wire == pb::Wire::varint)
+      s.type = static_cast<int64_t>(f.value);
+    else if (f.number == 3)
+      pb::append_varints(f, dims, file);
+    else if (f.number == 4 && f.wire == pb::Wire::bytes && s.tuple.size() < 64)
+      s.tuple.push_back(read_shape(f, file, depth + 1));
   }
   if (dims.size() > 16) return Shape{};
   for (uint64_t d : dims) {
@@ -138,7 +163,8 @@ std::optional<ConvShape> conv_of(const Instr& in, const std::vector<const Shape*
     return std::nullopt;
   const int64_t ib = varint_of(in.conv_dims, 7, file), ifeat = varint_of(in.conv_dims, 8, file);
   const int64_t ko = varint_of(in.conv_dims, 4, file);
-  for (int64_t d : {ib, ifeat}) if (!valid_dim(d, x->dims.size())) return std::nullopt;
+  for (int64_t d : {ib, ifeat})
+    if (!valid_dim(d, x->dims.size())) return std::nullopt;
   if (!valid_dim(ko, w->dims.size())) return std::nullopt;
   c.dims = static_cast<int>(dims);
   c.n = x->dims[static_cast<std::size_t>(ib)];
@@ -158,10 +184,14 @@ std::optional<ConvShape> conv_of(const Instr& in, const std::vector<const Shape*
       while (dr.next(g)) {
         if (g.wire != pb::Wire::varint) continue;
         const auto v = static_cast<int64_t>(g.value);
-        if (g.number == 1) d[0] = v;
-        else if (g.number == 2) d[1] = v;
-        else if (g.number == 3) d[2] = v;
-        else if (g.number == 5) d[3] = v;
+        if (g.number == 1)
+          d[0] = v;
+        else if (g.number == 2)
+          d[1] = v;
+        else if (g.number == 3)
+          d[2] = v;
+        else if (g.number == 5)
+          d[3] = v;
       }
       window.push_back(d);
     }
@@ -204,8 +234,12 @@ std::optional<DotDims> dot_dims_of(const Instr& in, const std::string& file) {
   auto list = [&](const char* key, std::vector<int64_t>& out) {
     if (!dn.contains(key) || !dn[key].is_array()) return;
     for (const auto& v : dn[key]) {
-      if (v.is_number_integer()) out.push_back(v.get<int64_t>());
-      else if (v.is_string()) try { out.push_back(std::stoll(v.get<std::string>())); } catch (const std::exception&) {}
+      if (v.is_number_integer())
+        out.push_back(v.get<int64_t>());
+      else if (v.is_string())
+        try {
+          out.push_back(std::stoll(v.get<std::string>()));
+        } catch (const std::exception&) {}
     }
   };
   list("lhs_contracting_dimensions", d.lc);
@@ -271,17 +305,40 @@ std::unordered_map<std::string, HloOpInfo> read_hlo_module(std::string_view hlo_
         pb::Field f;
         while (r.next(f)) {
           switch (f.number) {
-            case 1: if (f.wire == pb::Wire::bytes) in.name.assign(f.bytes); break;
-            case 2: if (f.wire == pb::Wire::bytes) in.opcode.assign(f.bytes); break;
-            case 3: if (f.wire == pb::Wire::bytes) in.shape = read_shape(f, file); break;
-            case 15: if (f.wire == pb::Wire::bytes) in.window = f.bytes; break;
-            case 16: if (f.wire == pb::Wire::bytes) in.conv_dims = f.bytes; break;
-            case 28: if (f.wire == pb::Wire::bytes) in.target.assign(f.bytes); break;
-            case 30: if (f.wire == pb::Wire::bytes) in.dot_dims = f.bytes; break;
-            case 35: if (f.wire == pb::Wire::varint) { id = f.value; has_id = true; } break;
+            case 1:
+              if (f.wire == pb::Wire::bytes) in.name.assign(f.bytes);
+              break;
+            case 2:
+              if (f.wire == pb::Wire::bytes) in.opcode.assign(f.bytes);
+              break;
+            case 3:
+              if (f.wire == pb::Wire::bytes) in.shape = read_shape(f, file);
+              break;
+            case 15:
+              if (f.wire == pb::Wire::bytes) in.window = f.bytes;
+              break;
+            case 16:
+              if (f.wire == pb::Wire::bytes) in.conv_dims = f.bytes;
+              break;
+            case 28:
+              if (f.wire == pb::Wire::bytes) in.target.assign(f.bytes);
+              break;
+            case 30:
+              if (f.wire == pb::Wire::bytes) in.dot_dims = f.bytes;
+              break;
+            case 35:
+              if (f.wire == pb::Wire::varint) {
+                id = f.value;
+                has_id = true;
+              }
+              break;
             case 36: pb::append_varints(f, in.operands, file); break;
-            case 43: if (f.wire == pb::Wire::bytes) in.backend_config = f.bytes; break;
-            case 50: if (f.wire == pb::Wire::varint) in.groups = static_cast<int64_t>(std::min<uint64_t>(f.value, 1u << 20)); break;
+            case 43:
+              if (f.wire == pb::Wire::bytes) in.backend_config = f.bytes;
+              break;
+            case 50:
+              if (f.wire == pb::Wire::varint) in.groups = static_cast<int64_t>(std::min<uint64_t>(f.value, 1u << 20));
+              break;
             case 49:  // replica_groups: the first one's size is the collective's rank count
               if (f.wire == pb::Wire::bytes && in.group_size == 0) {
                 std::vector<uint64_t> ids;
@@ -314,8 +371,8 @@ std::unordered_map<std::string, HloOpInfo> read_hlo_module(std::string_view hlo_
     info.dtype = dtype_of(array_shape(in.shape).type);
     const std::string target = lowercase(in.target);
     const bool conv = in.opcode == "convolution" || target.find("conv") != std::string::npos;
-    const bool dot = in.opcode == "dot" || target.find("gemm") != std::string::npos ||
-                     target.find("matmul") != std::string::npos;
+    const bool dot =
+        in.opcode == "dot" || target.find("gemm") != std::string::npos || target.find("matmul") != std::string::npos;
     if (conv) {
       if (auto c = conv_of(in, operands, file)) {
         info.kind = OpKind::conv;
@@ -343,7 +400,8 @@ std::unordered_map<std::string, HloOpInfo> read_hlo_module(std::string_view hlo_
         if (sh) payload += tensor_bytes(*sh);
       if (payload > 0) {
         info.kind = OpKind::collective;
-        info.shape = CollectiveShape{collective_kind_from_name(in.opcode), static_cast<int64_t>(payload), in.group_size};
+        info.shape =
+            CollectiveShape{collective_kind_from_name(in.opcode), static_cast<int64_t>(payload), in.group_size};
         info.bytes = payload;
         out[in.name] = std::move(info);
       }

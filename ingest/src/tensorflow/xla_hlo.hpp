@@ -16,9 +16,9 @@ namespace fomcast::ingest {
 struct HloOpInfo {
   std::string opcode;  // "fusion", "custom-call", "convolution", "dot", ...
   OpKind kind = OpKind::other;
-  OpShape shape;       // GemmShape, ConvShape, or TensorShape of the operands
+  OpShape shape;  // GemmShape, ConvShape, or TensorShape of the operands
   DType dtype = DType::unknown;
-  double bytes = 0;    // operands read and results written, each at its own element size
+  double bytes = 0;  // operands read and results written, each at its own element size
 };
 
 // Instruction name -> what it is, over every computation of the module. Throws InputError

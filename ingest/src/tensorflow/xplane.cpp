@@ -8,8 +8,8 @@
 // ops the tensors they read and write), so the estimator can time it on another machine.
 #include <algorithm>
 #include <map>
-#include <optional>
 #include <numeric>
+#include <optional>
 #include <unordered_map>
 
 #include "common/ops.hpp"
@@ -63,8 +63,9 @@ struct Plane {
 
 // /host:metadata: each event metadata entry is a compiled module, named "jit_f(15)" (its
 // program id in brackets), with its HloProto as the bytes of a stat "Hlo Proto".
-void read_module_protos(const std::vector<pb::Field>& entries, const std::unordered_map<uint64_t, std::string_view>& stats,
-                        const std::string& file, Plane& p) {
+void read_module_protos(const std::vector<pb::Field>& entries,
+                        const std::unordered_map<uint64_t, std::string_view>& stats, const std::string& file,
+                        Plane& p) {
   for (const auto& entry : entries) {
     pb::Reader r(entry.bytes, file, entry.offset);
     pb::Field f;
@@ -103,10 +104,14 @@ Plane read_plane(const pb::Field& field, const std::string& file) {
   pb::Field f;
   while (r.next(f)) {
     if (f.wire != pb::Wire::bytes) continue;
-    if (f.number == kPlaneName) p.name = f.bytes;
-    else if (f.number == kPlaneLines) lines.push_back(f);
-    else if (f.number == kPlaneEventMetadata) events.insert(map_entry_name(f, file)), event_entries.push_back(f);
-    else if (f.number == kPlaneStatMetadata) stats.insert(map_entry_name(f, file));
+    if (f.number == kPlaneName)
+      p.name = f.bytes;
+    else if (f.number == kPlaneLines)
+      lines.push_back(f);
+    else if (f.number == kPlaneEventMetadata)
+      events.insert(map_entry_name(f, file)), event_entries.push_back(f);
+    else if (f.number == kPlaneStatMetadata)
+      stats.insert(map_entry_name(f, file));
   }
   if (p.name == "/host:metadata") read_module_protos(event_entries, stats, file, p);
   if (!p.name.starts_with("/device:")) return p;
@@ -161,10 +166,14 @@ Plane read_plane(const pb::Field& field, const std::string& file) {
               number = static_cast<int64_t>(s.value);
             }
           }
-          if (stat_name == "hlo_op") k.hlo_op = text;
-          else if (stat_name == "tf_op") k.tf_op = text;
-          else if (stat_name == "hlo_module") k.hlo_module = text;
-          else if (stat_name == "program_id" && number) k.program_id = *number;
+          if (stat_name == "hlo_op")
+            k.hlo_op = text;
+          else if (stat_name == "tf_op")
+            k.tf_op = text;
+          else if (stat_name == "hlo_module")
+            k.hlo_module = text;
+          else if (stat_name == "program_id" && number)
+            k.program_id = *number;
         }
       }
       // A kernel longer than a day is corrupt, not slow.
@@ -193,8 +202,7 @@ int detect_xplane(std::string_view head, std::string_view) {
     pb::Field f;
     while (r.next(f))
       if (f.number == kPlaneName && f.wire == pb::Wire::bytes) return is_plane_name(f.bytes) ? 95 : 0;
-  } catch (const std::exception&) {
-  }
+  } catch (const std::exception&) {}
   return 0;
 }
 
@@ -212,7 +220,8 @@ Workload read_xplane(const InputFile& file, const IngestOptions& options) {
     events += static_cast<int64_t>(planes.back().kernels.size());
     if (options.progress) options.progress(static_cast<double>(r.offset()), static_cast<double>(data.size()), "XPlane");
   }
-  if (planes.empty() || std::none_of(planes.begin(), planes.end(), [](const Plane& p) { return is_plane_name(p.name); }))
+  if (planes.empty() ||
+      std::none_of(planes.begin(), planes.end(), [](const Plane& p) { return is_plane_name(p.name); }))
     throw InputError(path, "no /host: or /device: planes: not an XPlane profile", 0, 0);
 
   // Compiled modules by name ("jit_f(15)"), and by bare name ("jit_f") where that is unique
@@ -306,7 +315,8 @@ Workload read_xplane(const InputFile& file, const IngestOptions& options) {
       if (op.kind == OpKind::other && std::holds_alternative<TensorShape>(op.shape)) op.kind = OpKind::elementwise;
     }
     // JAX names gradients transpose(jvp(...)).
-    op.phase = s.tf_op.find("transpose(") != std::string::npos ? Phase::backward : phase_from_name(s.tf_op + " " + name);
+    op.phase =
+        s.tf_op.find("transpose(") != std::string::npos ? Phase::backward : phase_from_name(s.tf_op + " " + name);
     agg.add(op, s.calls / static_cast<double>(devices), s.seconds / static_cast<double>(devices));
   }
   Workload w;
@@ -324,8 +334,10 @@ Workload read_xplane(const InputFile& file, const IngestOptions& options) {
                     std::to_string(module_ops.size()) + " compiled module(s) in /host:metadata" +
                     (module_protos.empty() ? " (the profile carries none)" : ""));
   if (unnamed > 0)
-    w.notes.push_back(std::to_string(unnamed) + " kernels carry no hlo_op (runtime copies and the like): listed by kernel name");
-  w.notes.push_back(runs > 1 ? "the XLA module ran " + std::to_string(runs) + " times (every HLO op a multiple of that): "
+    w.notes.push_back(std::to_string(unnamed) +
+                      " kernels carry no hlo_op (runtime copies and the like): listed by kernel name");
+  w.notes.push_back(runs > 1 ? "the XLA module ran " + std::to_string(runs) +
+                                   " times (every HLO op a multiple of that): "
                                    "counts are per run"
                              : "no repeated module runs found: the capture counts as one pass");
   return w;

@@ -35,9 +35,9 @@ double relative_spread(const std::vector<double>& values);
 // The runner: warm-up, then repetitions until the median is stable or a cap is reached.
 
 struct RunnerOptions {
-  int warmup_calls = 3;     // at most this many warm-up calls ...
-  double warmup_s = 0.05;   // ... stopping early once they took this long (always at least one)
-  int min_reps = 5;         // the median is not called stable before this many repetitions
+  int warmup_calls = 3;    // at most this many warm-up calls ...
+  double warmup_s = 0.05;  // ... stopping early once they took this long (always at least one)
+  int min_reps = 5;        // the median is not called stable before this many repetitions
   int max_reps = 100;
   double max_s = 1.0;       // time cap on one kernel's timed repetitions
   double tolerance = 0.01;  // stable: the median moved by less than this (relative) ...
@@ -54,8 +54,8 @@ std::string_view to_string(StopReason);  // "stable", "time cap", "max reps"
 
 struct Timing {
   double median_s = 0, min_s = 0, p10_s = 0, p90_s = 0;
-  double spread = 0;  // relative_spread of the repetitions
-  double total_s = 0; // summed time of the timed repetitions
+  double spread = 0;   // relative_spread of the repetitions
+  double total_s = 0;  // summed time of the timed repetitions
   int reps = 0, warmup = 0;
   int calls_per_rep = 1;  // kernels too short for the clock run several calls per repetition
   StopReason stopped = StopReason::stable;
@@ -80,8 +80,8 @@ struct BenchKernel {
   OpShape shape;               // GemmShape, ConvShape, TensorShape (optimizer)
   DType dtype = DType::fp32;
   KernelMode mode = KernelMode::train;  // as DeepBench tables say
-  double calls = 0;            // calls per pass (workload suites): ranks kernels when a budget forces sampling
-  std::string origin;          // "gemm_problems.csv line 12", "P1B1 op 3", "shapes.csv line 4"
+  double calls = 0;                     // calls per pass (workload suites): ranks kernels when a budget forces sampling
+  std::string origin;                   // "gemm_problems.csv line 12", "P1B1 op 3", "shapes.csv line 4"
 };
 
 struct BenchSuite {
@@ -89,7 +89,7 @@ struct BenchSuite {
   // Which kernels a time budget keeps first: an even spread over a list (DeepBench), the
   // most time per pass (a workload: calls x estimated time), or the file's order.
   enum class Sampling { spread, by_time, in_order } sampling = Sampling::in_order;
-  std::vector<BenchKernel> kernels;   // distinct (kind, shape, dtype, mode), in list order
+  std::vector<BenchKernel> kernels;       // distinct (kind, shape, dtype, mode), in list order
   std::vector<std::string> not_measured;  // what the suite holds that no kernel here measures, and why
 };
 
@@ -122,21 +122,21 @@ struct BackendInfo {
   std::string name;     // eigen, blas, cuda
   std::string library;  // "OpenBLAS 0.3.21", "Eigen 3.4.0", "reference BLAS", "cuBLAS 13.0"
   std::string version;
-  std::string path;     // the shared library that answered (blas: the resolved libblas.so.3)
-  std::string config;   // the library's own description (openblas_get_config, ...)
+  std::string path;    // the shared library that answered (blas: the resolved libblas.so.3)
+  std::string config;  // the library's own description (openblas_get_config, ...)
   int threads = 1;
-  std::string threads_how;  // which call or variable set the thread count, and what the library reports
+  std::string threads_how;          // which call or variable set the thread count, and what the library reports
   std::vector<std::string> dtypes;  // GEMM element types it runs
-  std::string device;   // "cpu" or the GPU's name
+  std::string device;               // "cpu" or the GPU's name
 };
 
 // ---------------------------------------------------------------------------------------
 // Running a suite.
 
 struct BenchOptions {
-  std::string backend;       // "" = default_backend(threads)
-  int threads = 0;           // 0 = every online CPU
-  double max_seconds = 0;    // 0 = no limit: otherwise the suite is sampled to fit
+  std::string backend;         // "" = default_backend(threads)
+  int threads = 0;             // 0 = every online CPU
+  double max_seconds = 0;      // 0 = no limit: otherwise the suite is sampled to fit
   double ceiling_seconds = 4;  // time given to the ceilings (large GEMM, bandwidth, host speed)
   RunnerOptions runner;
 };

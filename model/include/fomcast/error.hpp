@@ -9,8 +9,7 @@
 namespace fomcast {
 
 struct InputError : std::runtime_error {
-  InputError(std::string file, std::string message, int64_t line = 0, int64_t byte_offset = -1,
-             std::string field = {});
+  InputError(std::string file, std::string message, int64_t line = 0, int64_t byte_offset = -1, std::string field = {});
 
   std::string file;
   std::string message;

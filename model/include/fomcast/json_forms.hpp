@@ -9,7 +9,7 @@
 
 namespace fomcast {
 
-nlohmann::json shape_to_json(const OpShape&);  // {"type": "gemm", "m": ..} or null
+nlohmann::json shape_to_json(const OpShape&);    // {"type": "gemm", "m": ..} or null
 OpShape shape_from_json(const nlohmann::json&);  // throws std::invalid_argument on bad form
 nlohmann::json op_to_json(const Op&);
 Op op_from_json(const nlohmann::json&);

@@ -58,10 +58,10 @@ struct KernelEntry {
   DType dtype = DType::fp32;
   KernelPrecision precision = KernelPrecision::fp32;
   KernelMode mode = KernelMode::train;
-  double time_us = 0;     // median (or mean where the source gives only that)
-  double spread = 0;      // relative spread of repeats; 0 when the source gives none
-  std::string method;     // how it was measured: "deepbench mean of 400", "bench:blas median of 25"
-  std::string provenance; // file and row, or environment
+  double time_us = 0;      // median (or mean where the source gives only that)
+  double spread = 0;       // relative spread of repeats; 0 when the source gives none
+  std::string method;      // how it was measured: "deepbench mean of 400", "bench:blas median of 25"
+  std::string provenance;  // file and row, or environment
 };
 
 struct KernelTable {

@@ -103,7 +103,17 @@ struct TensorShape {
   auto operator<=>(const TensorShape&) const = default;
 };
 
-enum class CollectiveKind { allreduce, allgather, reduce_scatter, broadcast, reduce, alltoall, send_recv, barrier, other };
+enum class CollectiveKind {
+  allreduce,
+  allgather,
+  reduce_scatter,
+  broadcast,
+  reduce,
+  alltoall,
+  send_recv,
+  barrier,
+  other
+};
 std::string_view to_string(CollectiveKind);
 std::optional<CollectiveKind> parse_collective_kind(std::string_view);
 

@@ -43,7 +43,7 @@ struct Platform {
   std::optional<Sourced> host_speed;         // relative CPU-side speed; 1 = reference host
   std::optional<Sourced> overhead_factor;    // framework overhead relative to reference
   std::optional<Sourced> launch_overhead_s;  // per-kernel launch cost
-  std::string environment_json;  // sysinfo of a measured platform, as JSON text
+  std::string environment_json;              // sysinfo of a measured platform, as JSON text
 
   bool placeholder() const { return origin == PlatformOrigin::placeholder; }
 };

@@ -28,7 +28,7 @@ struct StudyProblem {
   std::optional<int64_t> batch_size, samples_per_epoch;  // the epoch's size, where the workload lacks it
   std::optional<double> baseline_epoch_s;
   std::optional<double> baseline_pass_s;
-  double nodes_per_unit = 1;  // nodes one unit of work occupies (ensembles run in parallel)
+  double nodes_per_unit = 1;    // nodes one unit of work occupies (ensembles run in parallel)
   std::string baseline_source;  // where the measured baseline time comes from (calibration)
   std::string note;             // free text: why a problem is (not) calibrated, configuration
 };
