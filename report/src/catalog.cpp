@@ -34,6 +34,7 @@ json workloads_to_json(const std::vector<WorkloadSummary>& ws) {
                        {"origin", w.origin},
                        {"source", w.source},
                        {"recorded_on", w.recorded_on},
+                       {"device", w.device},
                        {"ops", w.ops},
                        {"passes", w.passes},
                        {"pass_s", optional_number(w.pass_s)},
@@ -105,8 +106,9 @@ std::string workload_to_text(const Workload& w, std::size_t max_rows) {
   if (w.batch_size || w.samples_per_epoch || w.epochs) out += "\n";
   if (w.model) {
     out += "params " + format_number(static_cast<double>(w.model->params), 0) + ", forward MACs/sample " +
-           format_number(w.model->forward_macs, 0) + ", weights " + format_number(w.model->weights_bytes / 1048576.0, 1) +
-           " MiB, gradients " + format_number(w.model->gradients_bytes / 1048576.0, 1) + " MiB, optimizer state " +
+           format_number(w.model->forward_macs, 0) + ", weights " +
+           format_number(w.model->weights_bytes / 1048576.0, 1) + " MiB, gradients " +
+           format_number(w.model->gradients_bytes / 1048576.0, 1) + " MiB, optimizer state " +
            format_number(w.model->optimizer_bytes / 1048576.0, 1) + " MiB, activations/batch " +
            format_number(w.model->activations_bytes / 1048576.0, 1) + " MiB\n";
   }
@@ -131,8 +133,7 @@ std::string workload_to_text(const Workload& w, std::size_t max_rows) {
     if (shape.size() > 64) shape = shape.substr(0, 61) + "...";
     t.rows.push_back({r.in_top ? "*" : "", name, std::string(to_string(op.kind)), std::string(to_string(op.phase)),
                       shape, format_number(op.count, op.count == static_cast<int64_t>(op.count) ? 0 : 2),
-                      op.flops > 0 ? gflop(op.count * op.flops) : "-",
-                      op.self_time_s ? format_duration(r.time_s) : "-",
+                      op.flops > 0 ? gflop(op.count * op.flops) : "-", op.self_time_s ? format_duration(r.time_s) : "-",
                       op.self_time_s ? format_percent(r.share, 1) : "-",
                       op.self_time_s ? format_percent(r.cumulative_share, 1) : "-"});
     t.rows.back().resize(columns);
@@ -159,8 +160,8 @@ json platforms_to_json(const std::vector<Platform>& ps, const std::vector<int64_
 
 std::string platforms_to_text(const std::vector<Platform>& ps, const std::vector<int64_t>& counts) {
   TextTable t;
-  t.header = {"platform", "kind", "origin", "fp32 TFLOP/s", "fp16 TFLOP/s", "mem GB/s", "mem GiB", "table entries",
-              "description"};
+  t.header = {"platform", "kind",    "origin",        "fp32 TFLOP/s", "fp16 TFLOP/s",
+              "mem GB/s", "mem GiB", "table entries", "description"};
   t.right_align = {false, false, false, true, true, true, true, true, false};
   for (std::size_t i = 0; i < ps.size(); ++i) {
     const Platform& p = ps[i];
@@ -186,6 +187,7 @@ json ingest_to_json(const Workload& w) {
               {"events", w.events},
               {"source", w.source},
               {"recorded_on", w.recorded_on},
+              {"device", w.device},
               {"notes", w.notes}};
 }
 

@@ -14,9 +14,15 @@ using detail::Statement;
 using nlohmann::json;
 
 json workload_meta(const Workload& w) {
-  json j{{"source", w.source},         {"recorded_on", w.recorded_on}, {"batch_size", w.batch_size},
-         {"samples_per_epoch", w.samples_per_epoch}, {"epochs", w.epochs}, {"passes", w.passes},
-         {"events", w.events},         {"notes", w.notes}};
+  json j{{"source", w.source},
+         {"recorded_on", w.recorded_on},
+         {"device", w.device},
+         {"batch_size", w.batch_size},
+         {"samples_per_epoch", w.samples_per_epoch},
+         {"epochs", w.epochs},
+         {"passes", w.passes},
+         {"events", w.events},
+         {"notes", w.notes}};
   j["pass_s"] = w.pass_s ? json(*w.pass_s) : json(nullptr);
   j["model"] = w.model ? model_stats_to_json(*w.model) : json(nullptr);
   return j;
@@ -25,6 +31,7 @@ json workload_meta(const Workload& w) {
 void apply_meta(Workload& w, const json& j) {
   w.source = j.value("source", std::string());
   w.recorded_on = j.value("recorded_on", std::string());
+  w.device = j.value("device", std::string());
   w.batch_size = j.value("batch_size", int64_t{0});
   w.samples_per_epoch = j.value("samples_per_epoch", int64_t{0});
   w.epochs = j.value("epochs", int64_t{0});
@@ -38,10 +45,11 @@ void apply_meta(Workload& w, const json& j) {
 }  // namespace
 
 std::vector<WorkloadSummary> Store::workloads() const {
-  Statement s(db_,
-              "SELECT w.name, w.origin, w.meta_json, w.shipped, (SELECT count(*) FROM ops o WHERE o.workload_id = w.id) "
-              "FROM workloads w ORDER BY w.name",
-              path_);
+  Statement s(
+      db_,
+      "SELECT w.name, w.origin, w.meta_json, w.shipped, (SELECT count(*) FROM ops o WHERE o.workload_id = w.id) "
+      "FROM workloads w ORDER BY w.name",
+      path_);
   std::vector<WorkloadSummary> out;
   while (s.step()) {
     WorkloadSummary w;
@@ -103,8 +111,7 @@ void Store::put_workload(const Workload& w, bool shipped) {
   transaction([&] {
     Statement del(db_, "DELETE FROM workloads WHERE name = ?1", path_);
     del.bind(1, w.name).run();
-    Statement ins(db_,
-                  "INSERT INTO workloads(name, origin, shipped, meta_json, updated_at) VALUES(?1, ?2, ?3, ?4, ?5)",
+    Statement ins(db_, "INSERT INTO workloads(name, origin, shipped, meta_json, updated_at) VALUES(?1, ?2, ?3, ?4, ?5)",
                   path_);
     ins.bind(1, w.name).bind(2, w.origin).bind(3, int64_t{shipped ? 1 : 0}).bind(4, workload_meta(w).dump());
     ins.bind(5, utc_now()).run();

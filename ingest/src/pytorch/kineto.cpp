@@ -53,7 +53,7 @@ struct Proto {
   bool needs_parent = false;  // record_param_comms without metadata: the enclosing c10d op says which
   bool gpu = false;           // a GPU activity name (kernel, copy)
   EventKind gpu_kind = EventKind::kernel;
-  int64_t et_proto = -1;      // shapes lent by the execution trace
+  int64_t et_proto = -1;                            // shapes lent by the execution trace
   std::optional<KernelDirection> kernel_direction;  // GPU kernels: set when first attributed
 };
 
@@ -97,16 +97,15 @@ bool is_launch_name(std::string_view n) {
 class KinetoReader {
  public:
   KinetoReader(const InputFile& file, const IngestOptions& options, const EtIndex* et)
-      : file_(file), options_(options), et_(et), parser_(file.path()),
-        builder_(callbacks(), kMaxBufferedCpu) {}
+      : file_(file), options_(options), et_(et), parser_(file.path()), builder_(callbacks(), kMaxBufferedCpu) {}
 
   Workload read() {
     JsonStreamSpec spec;
     spec.array_keys = {"traceEvents"};
     spec.accept_bare_array = true;
     spec.capture_keys = {"deviceProperties", "schemaVersion", "distributedInfo"};
-    const JsonStreamInfo info =
-        stream_json_array(file_, spec, [this](const JsonElement& e) { on_element(e); }, options_.progress);
+    const JsonStreamInfo info = stream_json_array(
+        file_, spec, [this](const JsonElement& e) { on_element(e); }, options_.progress);
     if (!info.found_array) throw InputError(file_.path(), "no `traceEvents` array: not a Kineto / Chrome trace", 0, 0);
     legacy_ = info.array_key.empty();
     builder_.finish();
@@ -213,8 +212,8 @@ class KinetoReader {
     p.comm = e.comm.owned();
     p.name_phase = phase_from_name(p.name);
     p.compute = is_compute_op_name(p.name);
-    p.needs_parent = (p.name == "record_param_comms" && p.comm.collective.empty()) ||
-                     p.name.starts_with("nccl:") || p.name.starts_with("gloo:");
+    p.needs_parent = (p.name == "record_param_comms" && p.comm.collective.empty()) || p.name.starts_with("nccl:") ||
+                     p.name.starts_with("gloo:");
     p.et_proto = et_proto;
     return add_proto(std::move(p));
   }
@@ -250,8 +249,8 @@ class KinetoReader {
       constexpr std::string_view kCat = "{\"ph\": \"X\", \"cat\": \"";
       if (t[8] == 'X' && t.starts_with(kCat)) {
         const std::string_view rest = t.substr(kCat.size());
-        for (std::string_view ignored : {"python_function\"", "gpu_user_annotation\"", "Trace\"", "overhead\"",
-                                         "cuda_sync\""})
+        for (std::string_view ignored :
+             {"python_function\"", "gpu_user_annotation\"", "Trace\"", "overhead\"", "cuda_sync\""})
           if (rest.starts_with(ignored)) return;
       }
     }
@@ -277,7 +276,9 @@ class KinetoReader {
       case EventKind::annotation: {
         if (kind == EventKind::step) add_step(e, ts);
         if (contains(e.name, "Optimizer.step#")) optimizer_step_ends_.push_back(end);
-        key_.assign("\x01" "a");
+        key_.assign(
+            "\x01"
+            "a");
         key_.append(e.name);
         uint32_t proto;
         if (auto it = proto_index_.find(key_); it != proto_index_.end()) {
@@ -293,8 +294,8 @@ class KinetoReader {
       }
       case EventKind::launch:
         // proto 1 marks a graph launch: all the graph's kernels share its correlation id.
-        builder_.add(thread_of(e), CpuEvent{ts, end, contains(e.name, "Graph") ? 1u : 0u, CpuEventType::launch,
-                                            e.correlation});
+        builder_.add(thread_of(e),
+                     CpuEvent{ts, end, contains(e.name, "Graph") ? 1u : 0u, CpuEventType::launch, e.correlation});
         return;
       default: {
         ++gpu_events_;
@@ -340,8 +341,8 @@ class KinetoReader {
       std::sort(steps_.begin(), steps_.end(), [](const StepSpan& a, const StepSpan& b) { return a.start < b.start; });
       steps_sorted_ = true;
     }
-    auto it = std::upper_bound(steps_.begin(), steps_.end(), t,
-                               [](double v, const StepSpan& s) { return v < s.start; });
+    auto it =
+        std::upper_bound(steps_.begin(), steps_.end(), t, [](double v, const StepSpan& s) { return v < s.start; });
     if (it == steps_.begin()) return false;
     --it;
     return t < it->end;
@@ -351,8 +352,8 @@ class KinetoReader {
   // Nesting (common/self_time.hpp callbacks)
 
   uint32_t slot_for(uint32_t proto, Phase phase, uint32_t qualifier) {
-    const uint64_t key = static_cast<uint64_t>(proto) | static_cast<uint64_t>(phase) << 32 |
-                         static_cast<uint64_t>(qualifier) << 34;
+    const uint64_t key =
+        static_cast<uint64_t>(proto) | static_cast<uint64_t>(phase) << 32 | static_cast<uint64_t>(qualifier) << 34;
     auto [it, inserted] = slot_index_.try_emplace(key, static_cast<uint32_t>(slots_.size()));
     if (inserted) {
       Slot s;
@@ -471,8 +472,7 @@ class KinetoReader {
       for (const auto& s : steps_) sum += s.dur;
       w.pass_s = sum / passes * 1e-6;
       w.notes.push_back(std::to_string(steps_.size()) + (steps_.size() == 1 ? " step" : " steps") + " (ProfilerStep#" +
-                        std::to_string(steps_.front().number) +
-                        " to #" + std::to_string(steps_.back().number) +
+                        std::to_string(steps_.front().number) + " to #" + std::to_string(steps_.back().number) +
                         "): counts are per step and times are measured within the steps; pass time is the mean "
                         "ProfilerStep span");
     } else if (optimizer_step_ends_.size() >= 2 && std::isfinite(first_us_)) {
@@ -484,8 +484,9 @@ class KinetoReader {
                         "one divided by their number");
     } else {
       if (std::isfinite(first_us_) && last_us_ > first_us_) w.pass_s = (last_us_ - first_us_) * 1e-6;
-      w.notes.push_back("no step markers (ProfilerStep#N): the whole trace counts as one pass; pass time is the "
-                        "trace's span");
+      w.notes.push_back(
+          "no step markers (ProfilerStep#N): the whole trace counts as one pass; pass time is the "
+          "trace's span");
     }
     w.passes = static_cast<int64_t>(passes);
     return passes;
@@ -614,7 +615,8 @@ class KinetoReader {
     if (legacy_) w.notes.push_back("legacy autograd-profiler trace (a bare event array): ops have no input shapes");
     if (gpu_events_ > 0) {
       w.notes.push_back("GPU trace: an op's time is the summed duration of the GPU kernels it launched (" +
-                        std::to_string(kernels_) + " kernels, joined to the launching runtime call by correlation id "
+                        std::to_string(kernels_) +
+                        " kernels, joined to the launching runtime call by correlation id "
                         "and to the innermost CPU op around that call); copies and memsets are listed by name");
       if (tally.no_gpu_calls > 0)
         w.notes.push_back(std::to_string(tally.no_gpu_calls) +
@@ -623,8 +625,9 @@ class KinetoReader {
         w.notes.push_back(std::to_string(unattributed_kernels_) +
                           " kernels had no launching CPU op in the trace and are listed by kernel name");
     } else {
-      w.notes.push_back("CPU-only trace: an op's time is its exclusive (self) CPU time, its duration minus the ops "
-                        "nested in it");
+      w.notes.push_back(
+          "CPU-only trace: an op's time is its exclusive (self) CPU time, its duration minus the ops "
+          "nested in it");
     }
     if (tally.wrappers > 0)
       w.notes.push_back(std::to_string(tally.wrappers) +
@@ -641,14 +644,16 @@ class KinetoReader {
           j["world_size"].is_number_integer())
         w.notes.push_back("distributed job: this trace is rank " + std::to_string(j["rank"].get<int64_t>()) + " of " +
                           std::to_string(j["world_size"].get<int64_t>()) +
-                          (j.contains("backend") && j["backend"].is_string() ? " (" + j["backend"].get<std::string>() + ")"
-                                                                             : std::string()));
+                          (j.contains("backend") && j["backend"].is_string()
+                               ? " (" + j["backend"].get<std::string>() + ")"
+                               : std::string()));
     }
     if (auto it = info.captured.find("deviceProperties"); it != info.captured.end()) {
       const auto j = nlohmann::json::parse(it->second, nullptr, false);
-      if (j.is_array() && !j.empty() && j[0].is_object() && j[0].contains("name") && j[0]["name"].is_string())
-        w.notes.push_back("device: " + j[0]["name"].get<std::string>() + " (" + std::to_string(j.size()) +
-                          " listed)");
+      if (j.is_array() && !j.empty() && j[0].is_object() && j[0].contains("name") && j[0]["name"].is_string()) {
+        w.device = j[0]["name"].get<std::string>();
+        w.notes.push_back("device: " + w.device + " (" + std::to_string(j.size()) + " listed)");
+      }
     }
   }
 };

@@ -26,6 +26,7 @@ struct Workload {
   std::string origin;       // format that produced it: "kineto", "model", "tfprof-op", ...
   std::string source;       // file(s) it was read from
   std::string recorded_on;  // platform the measured times belong to; "" when none
+  std::string device;       // the device the trace names ("Tesla V100-SXM2-32GB"); "" when none
   int64_t batch_size = 0;   // 0: unknown
   int64_t samples_per_epoch = 0;
   int64_t epochs = 0;
