@@ -159,14 +159,14 @@ GemmShape implicit_gemm(const ConvShape& c) {
   const int64_t g = std::max<int64_t>(c.groups, 1);
   const auto out = c.output();
   const auto npq = static_cast<int64_t>(static_cast<double>(c.n) * product(out));
-  const auto crs = static_cast<int64_t>(static_cast<double>(c.c / g) * product(c.filter));
+  const auto crs = static_cast<int64_t>(static_cast<double>(c.c) / static_cast<double>(g) * product(c.filter));
   GemmShape s;
   switch (c.direction) {
     case ConvDirection::forward: s.m = npq, s.n = c.k, s.k = crs; break;
     case ConvDirection::backward_data:
       s.m = static_cast<int64_t>(static_cast<double>(c.n) * product(c.input));
       s.n = c.c;
-      s.k = static_cast<int64_t>(static_cast<double>(c.k / g) * product(c.filter));
+      s.k = static_cast<int64_t>(static_cast<double>(c.k) / static_cast<double>(g) * product(c.filter));
       break;
     case ConvDirection::backward_filter: s.m = crs, s.n = c.k, s.k = npq; break;
   }

@@ -190,6 +190,8 @@ void conv_backward_filter(const CpuGemm& gemm, const ConvShape& s, const T* x, c
     }
 }
 
+// T is a template argument, which parentheses would not allow.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define FOMCAST_CONV_INSTANTIATE(T)                                                                  \
   template void im2col<T>(const ConvShape&, const T*, T*);                                           \
   template void col2im_add<T>(const ConvShape&, const T*, T*);                                       \
@@ -198,6 +200,7 @@ void conv_backward_filter(const CpuGemm& gemm, const ConvShape& s, const T* x, c
   template void conv_backward_filter<T>(const CpuGemm&, const ConvShape&, const T*, const T*, T*, T*);
 FOMCAST_CONV_INSTANTIATE(float)
 FOMCAST_CONV_INSTANTIATE(double)
+// NOLINTEND(bugprone-macro-parentheses)
 #undef FOMCAST_CONV_INSTANTIATE
 
 }  // namespace fomcast::bench::detail

@@ -134,17 +134,17 @@ BenchSuite csv_suite(std::string_view text, std::string_view file) {
   for (std::size_t r = 0; r < t.rows(); ++r) {
     BenchKernel k;
     k.origin = std::string(file) + " line " + std::to_string(t.line(r));
-    const std::string dtype = t.text(r, "dtype");
+    const std::string& dtype = t.text(r, "dtype");
     if (!dtype.empty()) {
       auto d = parse_dtype(dtype);
       if (!d || *d == DType::unknown) t.fail(r, "dtype", "unknown element type '" + dtype + "'");
       k.dtype = *d;
     }
-    const std::string mode = t.text(r, "mode").empty() ? "train" : t.text(r, "mode");
+    const std::string& mode = t.text(r, "mode").empty() ? "train" : t.text(r, "mode");
     const auto known_mode = parse_kernel_mode(mode);
     if (!known_mode) t.fail(r, "mode", "expected train or inference, got '" + mode + "'");
     k.mode = *known_mode;
-    const std::string kind = t.text(r, "kind");
+    const std::string& kind = t.text(r, "kind");
     if (kind == "gemm" || kind == "batched_gemm") {
       k.kind = kind == "gemm" ? OpKind::gemm : OpKind::batched_gemm;
       k.shape = read_gemm_shape(t, r);
@@ -152,7 +152,7 @@ BenchSuite csv_suite(std::string_view text, std::string_view file) {
     } else if (kind == "conv") {
       k.kind = OpKind::conv;
       const ConvShape base = read_conv_shape(t, r);
-      const std::string dir = t.text(r, "direction");
+      const std::string& dir = t.text(r, "direction");
       if (dir.empty()) {
         // No direction: what DeepBench times for the mode (all three in training).
         for (ConvDirection d : kDirections) {

@@ -14,7 +14,7 @@
 namespace fomcast::bench::detail {
 namespace {
 
-std::string trim(std::string s) {
+std::string trim(const std::string& s) {
   const auto a = s.find_first_not_of(" \t\r\n");
   const auto b = s.find_last_not_of(" \t\r\n");
   return a == std::string::npos ? "" : s.substr(a, b - a + 1);

@@ -150,7 +150,7 @@ std::string sourced(const Sourced& s, double scale, int digits, std::string_view
 }
 
 std::function<std::optional<std::string>(const Platform&)> figure_of(std::optional<Sourced> Platform::*field,
-                                                                     double scale, std::string unit) {
+                                                                     double scale, const std::string& unit) {
   return [field, scale, unit](const Platform& p) -> std::optional<std::string> {
     if (!(p.*field)) return std::nullopt;
     return sourced(*(p.*field), scale, 4, unit);

@@ -24,11 +24,11 @@ Common common(const CsvTable& t, std::size_t row, BenchRows& out) {
   Common c;
   c.platform = t.text(row, "platform");
   if (c.platform.empty()) t.fail(row, "platform", "missing value");
-  const std::string mode = t.text(row, "mode");
+  const std::string& mode = t.text(row, "mode");
   const auto known_mode = parse_kernel_mode(mode);
   if (!known_mode) t.fail(row, "mode", "expected train or inference, got '" + mode + "'");
   c.mode = *known_mode;
-  const std::string precision = t.text(row, "precision");
+  const std::string& precision = t.text(row, "precision");
   const auto known_precision = parse_kernel_precision(precision);
   if (!known_precision ||
       std::find(std::begin(kPrecisions), std::end(kPrecisions), *known_precision) == std::end(kPrecisions))

@@ -24,7 +24,7 @@ int64_t optional_or(const CsvTable& t, std::size_t r, const char* column, int64_
 
 OpShape conv_shape(const CsvTable& t, std::size_t r) {
   ConvShape s = read_conv_shape(t, r);
-  const std::string dir = t.text(r, "direction");
+  const std::string& dir = t.text(r, "direction");
   if (!dir.empty()) {
     auto d = parse_conv_direction(dir);
     if (!d) t.fail(r, "direction", "expected forward, backward_data or backward_filter, got '" + dir + "'");
@@ -40,7 +40,7 @@ OpShape rnn_shape(const CsvTable& t, std::size_t r) {
   s.input = optional_or(t, r, "input", 1, s.hidden);
   s.batch = t.integer(r, "batch", 1);
   s.timesteps = t.integer(r, "timesteps", 1);
-  const std::string dir = t.text(r, "direction");
+  const std::string& dir = t.text(r, "direction");
   if (!dir.empty() && dir != "forward" && dir != "backward")
     t.fail(r, "direction", "expected forward or backward, got '" + dir + "'");
   s.backward = dir == "backward";
@@ -66,7 +66,7 @@ BenchRows read_native_rows(const CsvTable& t, std::string_view default_platform)
     if (platform.empty()) t.fail(r, "platform", "missing value (or give --platform)");
 
     KernelEntry e;
-    const std::string kind = t.text(r, "kind");
+    const std::string& kind = t.text(r, "kind");
     if (kind == "gemm" || kind == "batched_gemm") {
       e.kind = kind == "gemm" ? OpKind::gemm : OpKind::batched_gemm;
       e.shape = read_gemm_shape(t, r);
@@ -83,7 +83,7 @@ BenchRows read_native_rows(const CsvTable& t, std::string_view default_platform)
       t.fail(r, "kind", "expected gemm, batched_gemm, conv, rnn or a collective (allreduce, ...), got '" + kind + "'");
     }
 
-    const std::string dtype = t.text(r, "dtype");
+    const std::string& dtype = t.text(r, "dtype");
     auto d = parse_dtype(dtype);
     if (!d || *d == DType::unknown) t.fail(r, "dtype", "unknown element type '" + dtype + "'");
     e.dtype = *d;
@@ -91,7 +91,7 @@ BenchRows read_native_rows(const CsvTable& t, std::string_view default_platform)
     // tensor cores, fp16_io_fp32_math says fp32 math).
     const auto label = parse_kernel_precision(dtype);
     if (!t.empty(r, "precision")) {
-      const std::string precision = t.text(r, "precision");
+      const std::string& precision = t.text(r, "precision");
       const auto known = parse_kernel_precision(precision);
       if (!known) t.fail(r, "precision", "unknown precision '" + precision + "' (" + kernel_precision_names() + ")");
       e.precision = *known;

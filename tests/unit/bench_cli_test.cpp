@@ -257,7 +257,9 @@ TEST_CASE("bench: bad input exits 2 with a clear message and leaves the database
       {"--shapes '" + good + "' --kernel-seconds 0", "--kernel-seconds must be"},
       {"--shapes '" + good + "' --threads many", "usage error"},
   };
-  for (const auto& [args, message] : cases) {
+  for (const auto& entry : cases) {
+    const auto& args = entry.first;
+    const auto& message = entry.second;
     CAPTURE(args);
     const auto r = run_fomcast("bench --platform x " + args, db);
     CHECK(r.status == 2);

@@ -326,7 +326,8 @@ TEST_CASE("every shipped platform can estimate a CANDLE-like workload") {
   w.ops[1].phase = w.ops[2].phase = Phase::backward;
   for (auto& op : w.ops) fill_costs(op);
   w.batch_size = 100, w.samples_per_epoch = 2700, w.epochs = 100;
-  for (const auto& [name, p] : catalog().platforms) {
+  for (const auto& entry : catalog().platforms) {
+    const auto& name = entry.first;
     if (name == "A") continue;  // the worked example's machine: hours only, no figures
     const auto r = estimate_run(w, name, catalog());
     CHECK_MESSAGE(r.run_s > 0, name);
@@ -366,7 +367,8 @@ TEST_CASE("every kind of op on every platform: a method or a said reason, never 
   add(OpKind::pooling, TensorShape{{{20, 128, 6047}}});
   add(OpKind::other, std::monostate{});
   const Workload w = workload(ops);
-  for (const auto& [name, p] : catalog().platforms) {
+  for (const auto& entry : catalog().platforms) {
+    const auto& name = entry.first;
     if (name == "A") continue;  // no figures at all: an error, tested above
     PassEstimate pe;
     CHECK_NOTHROW(pe = estimate_pass(w, name, catalog()));

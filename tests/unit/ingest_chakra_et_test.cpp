@@ -78,7 +78,7 @@ std::string current_layout_trace(bool timed = false) {
 }
 
 std::string write(const ScratchDir& dir, const std::string& name, const std::string& bytes) {
-  const std::string p = dir.file(name);
+  std::string p = dir.file(name);
   std::ofstream(p, std::ios::binary) << bytes;
   return p;
 }
@@ -189,7 +189,7 @@ TEST_CASE("chakra-et: bad input names the file and byte offset and stores nothin
     CHECK(test::file_fingerprint(db) == before);
   }
   // Named .et but not Chakra: auto-detection says what it expected.
-  const std::string junk = write(dir, "junk.et", std::string("\x01\x02\x03 not protobuf at all", 24));
+  const std::string junk = write(dir, "junk.et", std::string("\x01\x02\x03 not protobuf at all\0", 24));
   const auto r = test::run_fomcast("ingest '" + junk + "' --workload bad", db);
   CHECK(r.status == 2);
   CHECK_MESSAGE(r.err.find("--format chakra-et") != std::string::npos, r.err);

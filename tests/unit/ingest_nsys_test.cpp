@@ -80,7 +80,7 @@ void exec(sqlite3* db, const std::string& sql) {
 // A minimal export in the 3.x schema: two ProfilerStep ranges; in each, aten::addmm
 // (forward) and, on the autograd thread, MmBackward0 around aten::mm, each launching a kernel.
 std::string make_emit_nvtx_export(const test::ScratchDir& dir) {
-  const std::string path = dir.file("emit_nvtx.sqlite");
+  std::string path = dir.file("emit_nvtx.sqlite");
   sqlite3* db = nullptr;
   REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
   exec(db,

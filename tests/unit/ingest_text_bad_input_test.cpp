@@ -43,7 +43,7 @@ TEST_CASE("empty, blank, binary and plain-garbage files are errors in every text
   ScratchDir dir;
   const std::string empty = dir.write("empty.txt", "");
   const std::string blank = dir.write("blank.txt", "\n\n   \n");
-  const std::string binary = dir.write("binary.bin", std::string("\x01\x02\x00\xff garbage\n", 14));
+  const std::string binary = dir.write("binary.bin", std::string("\x01\x02\x00\xff garbage\n\0", 14));
   const std::string words = dir.write("words.txt", "hello world\nthis is not a profile\n");
   for (const auto& f : kTextFormats) {
     expect_positioned_error(empty, f);
@@ -118,7 +118,9 @@ TEST_CASE("negative, NaN, infinite and absurd numbers are refused") {
       {"cprofile",
        "   ncalls  tottime  percall  cumtime  percall filename:lineno(function)\n 1e30 1.0 0.1 0.1 0.1 f\n"},
   };
-  for (const auto& [format, text] : cases) {
+  for (const auto& entry : cases) {
+    const auto& format = entry.first;
+    const auto& text = entry.second;
     CAPTURE(text);
     const std::string p = dir.write("bad.txt", text);
     try {

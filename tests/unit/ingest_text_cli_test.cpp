@@ -34,7 +34,9 @@ TEST_CASE("fomcast ingest --json detects each text format by content") {
       {"traces/cprofile/hatchet_cprofile-cycle.pstats.callers.txt", "cprofile"},
       {"traces/nsys_sqlite/pipit_saxpy-mpi-cuda_nsys_perlmutter0.sqlite", "nsys-sqlite"},
   };
-  for (const auto& [file, format] : files) {
+  for (const auto& entry : files) {
+    const auto& file = entry.first;
+    const auto& format = entry.second;
     CAPTURE(file);
     const auto j = ingest_json(shared_path(file), db);
     CHECK(j["format"] == format);

@@ -143,7 +143,7 @@ TEST_CASE("xplane: bad input names the file and byte offset and stores nothing")
   REQUIRE(test::run_fomcast("platforms", db).status == 0);
   const std::string before = test::file_fingerprint(db);
   auto write = [&](const std::string& name, const std::string& bytes) {
-    const std::string p = dir.file(name);
+    std::string p = dir.file(name);
     std::ofstream(p, std::ios::binary) << bytes;
     return p;
   };
@@ -151,7 +151,9 @@ TEST_CASE("xplane: bad input names the file and byte offset and stores nothing")
       {"cut.xplane.pb", whole.substr(0, 200000)},
       {"cut-early.xplane.pb", whole.substr(0, 40)},
   };
-  for (const auto& [name, bytes] : cases) {
+  for (const auto& entry : cases) {
+    const auto& name = entry.first;
+    const auto& bytes = entry.second;
     const std::string p = write(name, bytes);
     const auto r = test::run_fomcast("ingest '" + p + "' --workload bad --format xplane", db);
     CHECK_MESSAGE(r.status == 2, name);
@@ -160,7 +162,7 @@ TEST_CASE("xplane: bad input names the file and byte offset and stores nothing")
     CHECK(test::file_fingerprint(db) == before);
   }
   // Named .xplane.pb but not one: auto-detection says what it expected.
-  const std::string junk = write("junk.xplane.pb", std::string("\x01\x02\x03 not a profile", 18));
+  const std::string junk = write("junk.xplane.pb", std::string("\x01\x02\x03 not a profile\0", 18));
   const auto r = test::run_fomcast("ingest '" + junk + "' --workload bad", db);
   CHECK(r.status == 2);
   CHECK_MESSAGE(r.err.find("--format xplane") != std::string::npos, r.err);

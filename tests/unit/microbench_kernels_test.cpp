@@ -194,10 +194,11 @@ std::vector<std::pair<std::string, ConvShape>> conv_cases() {
 }  // namespace
 
 TEST_CASE("bench GEMM: every transpose combination, fp32 and fp64, eigen and blas, against a naive product") {
-  for (const auto& [name, g] : gemm_tables())
+  for (const auto& table : gemm_tables())
     for (bool ta : {false, true})
       for (bool tb : {false, true}) {
-        CAPTURE(name);
+        const auto& [name, g] = table;
+        CAPTURE(table.first);
         CAPTURE(ta);
         CAPTURE(tb);
         gemm_case<float>(g, ta, tb);
@@ -206,8 +207,12 @@ TEST_CASE("bench GEMM: every transpose combination, fp32 and fp64, eigen and bla
 }
 
 TEST_CASE("bench convolution: forward, backward-data and backward-filter against direct loops") {
-  for (const auto& [backend, g] : gemm_tables())
-    for (const auto& [what, shape] : conv_cases()) {
+  for (const auto& table : gemm_tables())
+    for (const auto& entry : conv_cases()) {
+      const auto& backend = table.first;
+      const auto& g = table.second;
+      const auto& what = entry.first;
+      const auto& shape = entry.second;
       CAPTURE(backend);
       CAPTURE(what);
       conv_case<float>(g, shape);

@@ -114,7 +114,7 @@ std::string report(const std::string& study, const std::string& out, const std::
   REQUIRE(r.status == 0);
   CHECK(r.out == out + "\n");
   CHECK(!fs::exists(out + ".tmp"));
-  const std::string html = slurp(out);
+  std::string html = slurp(out);
   CHECK(markup_problem(html) == "");
   check_self_contained(html);
   return html;

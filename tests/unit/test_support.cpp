@@ -30,7 +30,7 @@ ScratchDir::~ScratchDir() {
 }
 
 std::string ScratchDir::write(const std::string& name, const std::string& contents) const {
-  const std::string p = file(name);
+  std::string p = file(name);
   std::ofstream(p, std::ios::binary) << contents;
   return p;
 }
@@ -65,7 +65,7 @@ RunResult run_fomcast(const std::string& args, const std::string& db) {
 std::string source_path(const std::string& rel) { return std::string(FOMCAST_SOURCE_DIR) + "/" + rel; }
 
 std::string shared_path(const std::string& rel) {
-  const std::string p = std::string(FOMCAST_SHARED_DIR) + "/" + rel;
+  std::string p = std::string(FOMCAST_SHARED_DIR) + "/" + rel;
   REQUIRE_MESSAGE(fs::exists(p), "shared test input missing: " << p << " (shared/ must sit beside the checkout)");
   return p;
 }

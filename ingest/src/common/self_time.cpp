@@ -98,7 +98,7 @@ void SelfTimeBuilder::walk_one(Thread& t, const CpuEvent& e) {
   t.stack.push_back(f);
 }
 
-void SelfTimeBuilder::pop(Thread& t) {
+void SelfTimeBuilder::pop(Thread& t) const {
   const Frame f = t.stack.back();
   t.stack.pop_back();
   if (!f.is_op) return;

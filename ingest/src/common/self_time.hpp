@@ -74,7 +74,7 @@ class SelfTimeBuilder {
   };
   void walk(Thread& t, double before);
   void walk_one(Thread& t, const CpuEvent& e);
-  void pop(Thread& t);
+  void pop(Thread& t) const;
 
   SelfTimeCallbacks cb_;
   std::size_t max_buffered_;

@@ -46,7 +46,8 @@ class Export {
       if (rc == SQLITE_OK) {
         auto* copy = static_cast<unsigned char*>(sqlite3_malloc64(std::max<std::size_t>(bytes.size(), 1)));
         if (!copy) throw InputError(path_, "out of memory copying the export");
-        std::memcpy(copy, bytes.data(), bytes.size());
+        // A byte image for sqlite3_deserialize, not a string: no terminator belongs in it.
+        std::memcpy(copy, bytes.data(), bytes.size());  // NOLINT(bugprone-not-null-terminated-result)
         rc = sqlite3_deserialize(db_, "main", copy, static_cast<sqlite3_int64>(bytes.size()),
                                  static_cast<sqlite3_int64>(bytes.size()),
                                  SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY);

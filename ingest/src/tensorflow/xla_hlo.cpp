@@ -143,7 +143,7 @@ bool valid_dim(int64_t d, std::size_t rank) { return d >= 0 && static_cast<std::
 std::optional<ConvShape> conv_of(const Instr& in, const std::vector<const Shape*>& operands, const std::string& file) {
   ConvShape c;
   const std::string t = lowercase(in.target);
-  const Shape* x = operands.size() > 0 ? operands[0] : nullptr;
+  const Shape* x = !operands.empty() ? operands[0] : nullptr;
   const Shape* w = operands.size() > 1 ? operands[1] : nullptr;
   const Shape* y = &array_shape(in.shape);
   if (t.find("backwardinput") != std::string::npos) {
