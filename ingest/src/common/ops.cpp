@@ -59,14 +59,15 @@ constexpr std::string_view kConv[] = {"conv",
                                       "im2col",
                                       "im3d2col"};
 constexpr std::string_view kGemm[] = {
-    "gemm",          "cutlass",   "cublas", "xmma",     "sm80_",       "sm90_",     "sm75_",
-    "sm70_",         "ampere_",   "volta_", "turing_",  "hopper",      "maxwell_",  "kepler_",
-    "cijk_",         "matmul",    "gemv",   "aten::mm", "aten::addmm", "aten::bmm", "aten::linear",
-    "aten::baddbmm", "aten::dot", "dot'",   "dot of",   "wgmma",       "hipblaslt", "triton_tem"};
+    "gemm", "cutlass", "cublas", "xmma", "sm80_", "sm90_", "sm75_", "sm70_", "ampere_", "volta_", "turing_", "hopper",
+    "maxwell_", "kepler_", "cijk_", "matmul", "gemv", "aten::mm", "aten::addmm", "aten::bmm", "aten::linear",
+    "aten::baddbmm", "aten::dot", "dot'", "dot of", "wgmma", "hipblaslt", "triton_tem",
+    // FBGEMM's quantized GEMMs are named for their operand types (f8f8bf16_rowwise, ...)
+    "f8f8", "bf16bf16", "i8i8", "f8i4", "bf16i4"};
 constexpr std::string_view kReduction[] = {"reduce",        "reduction",    "softmax",    "aten::sum",  "aten::mean",
                                            "argmax",        "argmin",       "triton_red", "triton_per", "_sum",
                                            "cross_entropy", "crossentropy", "nll_loss",   "_loss",      "aten::max",
-                                           "aten::min",     "topk",         "norm"};
+                                           "aten::min",     "topk",         "norm",       "cumsum"};
 constexpr std::string_view kElementwise[] = {"elementwise",   "vectorized",  "unrolled",
                                              "triton_poi",    "aten::add",   "aten::mul",
                                              "aten::sub",     "aten::div",   "relu",
@@ -131,7 +132,12 @@ bool optimizer_name(const std::string& s) {
 }  // namespace
 
 OpKind classify_name(std::string_view raw) {
-  const std::string s = lowercase(raw);
+  std::string s = lowercase(raw);
+  // FBGEMM's name holds "gemm", but most of its ops (fbgemm::permute_2D_sparse_data,
+  // asynchronous_complete_cumsum, the embedding lookups, fbgemm_gpu kernels) multiply no
+  // matrices: the library's name says nothing about the op.
+  for (std::string_view lib : {"fbgemm_gpu", "fbgemm"})
+    for (std::size_t at; (at = s.find(lib)) != std::string::npos;) s.erase(at, lib.size());
   for (const auto& e : kExact)
     if (s == e.name) return e.kind;
   if (has_any(s, kCollective)) return OpKind::collective;
@@ -235,21 +241,37 @@ std::vector<Op> OpAggregator::finish(double passes) const {
 
 std::string short_kernel_name(std::string_view n) {
   if (n.starts_with("void ")) n.remove_prefix(5);
+  constexpr std::string_view kAnonymous = "(anonymous namespace)::";
   std::string out;
-  int depth = 0;
-  for (char c : n) {
-    if (c == '<' || c == '(')
+  int depth = 0;  // inside template arguments <...>
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    const char c = n[i];
+    if (depth == 0 && n.substr(i).starts_with(kAnonymous)) {
+      // "at::native::(anonymous namespace)::max_pool_forward_nchw": a namespace, not the
+      // parameter list; dropped so the function's own name follows its namespace.
+      i += kAnonymous.size() - 1;
+      continue;
+    }
+    if (c == '<') {
       ++depth;
-    else if (c == '>' || c == ')')
+    } else if (c == '>') {
       depth = std::max(0, depth - 1);
-    else if (depth == 0)
+    } else if (depth == 0) {
+      if (c == '(') break;  // the parameter list
       out.push_back(c);
-    if (c == '(' && depth == 1 && !out.empty()) break;
+    }
   }
   while (!out.empty() && out.back() == ' ') out.pop_back();
   if (out.empty()) out = std::string(n.substr(0, 120));
   if (out.size() > 120) out.resize(120);
   return out;
+}
+
+Phase phase_from_kernel_name(std::string_view name) {
+  // MIOpen's igemm_bwd / igemm_wrw, cuDNN's dgrad / wgrad: the backward pass whatever the
+  // rest of the name says.
+  if (kernel_direction(name) != KernelDirection::unknown) return Phase::backward;
+  return phase_from_name(name);
 }
 
 KernelDirection kernel_direction(std::string_view raw) {

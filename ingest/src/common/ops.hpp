@@ -27,8 +27,14 @@ bool is_step_name(std::string_view name);
 
 // "void at::native::vectorized_elementwise_kernel<4, ...>(int, ...)" ->
 // "at::native::vectorized_elementwise_kernel": kernel names without their template and
-// argument lists, which make every instantiation look different.
+// argument lists, which make every instantiation look different, but with the whole
+// qualified name ("at::native::(anonymous namespace)::max_pool_backward_nchw<...>(...)" ->
+// "at::native::max_pool_backward_nchw").
 std::string short_kernel_name(std::string_view name);
+// The phase a GPU kernel runs in by its (full) name: backward for the gradient kernels of
+// convolutions (dgrad, wgrad, MIOpen bwd / wrw) and names saying backward, else as
+// phase_from_name.
+Phase phase_from_kernel_name(std::string_view name);
 
 // Which half of a convolution's backward pass a GPU kernel computes, by its name.
 enum class KernelDirection : uint8_t {

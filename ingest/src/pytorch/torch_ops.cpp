@@ -483,17 +483,118 @@ std::optional<ShapedCall> collective(const TorchCall& c, const Reader& r) {
   return s;
 }
 
-std::optional<ShapedCall> embedding(const TorchCall& c, const Reader& r) {
-  if (c.name != "aten::embedding" && c.name != "aten::embedding_bag" && c.name != "aten::_embedding_bag")
-    return std::nullopt;
-  const Dims* w = r.dims(0);
-  const Dims* idx = r.dims(1);
-  if (!w || !idx || w->size() != 2) return std::nullopt;
+// Sparse and gather ops touch the rows their indices name, not the whole table: an
+// EmbeddingShape {rows of the table, elements per row, rows touched}, whose bytes are the
+// rows read and written (op_bytes), however large the table.
+ShapedCall sparse_call(const Reader& r, int64_t rows, int64_t width, double touched) {
   ShapedCall s;
   s.kind = OpKind::embedding;
   s.dtype = r.dtype();
-  s.shape = EmbeddingShape{(*w)[0], (*w)[1], static_cast<int64_t>(elements(*idx))};
+  s.shape = EmbeddingShape{rows, width, static_cast<int64_t>(touched)};
   return s;
+}
+
+bool is_int_tensor_type(const std::string& t) {
+  return contains(t, "long") || contains(t, "int") || contains(t, "Long") || contains(t, "Int");
+}
+
+// FBGEMM's table-batched lookups (split_embedding_codegen_lookup_*_function,
+// dense_embedding_codegen_lookup_function) take, in this order, D_offsets, total_D, max_D,
+// hash_size_cumsum, total_hash_size_bits, indices, offsets: found by that pattern, since the
+// argument lists differ between the variants. A row is total_D / tables elements (max_D,
+// else an assumed 128, when the trace keeps no values).
+std::optional<ShapedCall> fbgemm_lookup(const TorchCall& c, const Reader& r) {
+  if (!c.name.starts_with("fbgemm::") || !contains(c.name, "embedding") || !contains(c.name, "lookup"))
+    return std::nullopt;
+  auto tensor1d = [&](std::size_t i) {
+    const Dims* d = r.dims(i);
+    return d && d->size() == 1 ? d : nullptr;
+  };
+  auto scalar = [&](std::size_t i) {
+    const TorchArg* a = r.arg(i);
+    return a && !(a->has_dims && !a->dims.empty()) && !a->is_list;
+  };
+  for (std::size_t i = 5; i + 1 < c.args.size(); ++i) {
+    const Dims* indices = tensor1d(i);
+    const Dims* d_offsets = tensor1d(i - 5);
+    if (!indices || !tensor1d(i + 1) || !d_offsets || !scalar(i - 4) || !scalar(i - 3) || !tensor1d(i - 2) ||
+        !scalar(i - 1) || !is_int_tensor_type(r.arg(i)->type))
+      continue;
+    const int64_t tables = std::max<int64_t>((*d_offsets)[0] - 1, 1);
+    int64_t width = 0;
+    if (auto total_d = r.integer(i - 4); total_d && *total_d > 0) width = std::max<int64_t>(*total_d / tables, 1);
+    if (width == 0)
+      if (auto max_d = r.integer(i - 3); max_d && *max_d > 0) width = *max_d;
+    const bool assumed = width == 0;
+    if (assumed) width = 128;  // not recorded (Kineto keeps no scalar values): a common row width
+    double table = 0;
+    for (const auto& a : c.args)
+      if (a.has_dims && !a.is_list && !a.dims.empty() && dtype_from_type_string(a.type) && !is_int_tensor_type(a.type))
+        table = std::max(table, elements(a.dims));
+    const auto rows = std::max<int64_t>(static_cast<int64_t>(table / static_cast<double>(width)), 1);
+    ShapedCall sc = sparse_call(r, rows, width, static_cast<double>((*indices)[0]));
+    sc.row_width_assumed = assumed;
+    return sc;
+  }
+  return std::nullopt;
+}
+
+std::optional<ShapedCall> sparse(const TorchCall& c, const Reader& r) {
+  if (auto s = fbgemm_lookup(c, r)) return s;
+  const std::string& n = c.name;
+  const Dims* self = r.dims(0);
+  // The dimension argument, negative counted from the end; 0 when not recorded.
+  auto dim_of = [&](std::size_t i, const Dims& d) -> std::size_t {
+    int64_t dim = r.integer(i).value_or(0);
+    if (dim < 0) dim += static_cast<int64_t>(d.size());
+    return dim >= 0 && dim < static_cast<int64_t>(d.size()) ? static_cast<std::size_t>(dim) : 0;
+  };
+  if (n == "aten::embedding" || n == "aten::embedding_bag" || n == "aten::_embedding_bag" ||
+      n == "aten::_embedding_bag_forward_only") {
+    // weight [V, D], indices
+    const Dims* idx = r.dims(1);
+    if (!self || !idx || self->size() != 2) return std::nullopt;
+    return sparse_call(r, (*self)[0], (*self)[1], elements(*idx));
+  }
+  if (n == "aten::index_select" || n == "aten::index_add" || n == "aten::index_add_" || n == "aten::index_copy" ||
+      n == "aten::index_copy_" || n == "aten::index_fill_" || n == "aten::index_fill") {
+    // (self, dim, index, ...): whole slices of self along dim, one per index
+    const Dims* idx = r.dims(2);
+    if (!self || !idx) return std::nullopt;
+    const std::size_t dim = dim_of(1, *self);
+    const int64_t rows = std::max<int64_t>((*self)[dim], 1);
+    return sparse_call(r, rows, static_cast<int64_t>(elements(*self) / static_cast<double>(rows)), elements(*idx));
+  }
+  if (n == "aten::gather" || n == "aten::scatter" || n == "aten::scatter_" || n == "aten::scatter_add" ||
+      n == "aten::scatter_add_" || n == "aten::scatter_reduce" || n == "aten::scatter_reduce_" ||
+      n == "aten::take_along_dim") {
+    // (self, dim, index, ...): one element per index
+    const Dims* idx = r.dims(n == "aten::take_along_dim" ? 1 : 2);
+    if (!self || !idx) return std::nullopt;
+    return sparse_call(r, static_cast<int64_t>(elements(*self)), 1, elements(*idx));
+  }
+  if (n == "aten::take") {
+    const Dims* idx = r.dims(1);
+    if (!self || !idx) return std::nullopt;
+    return sparse_call(r, static_cast<int64_t>(elements(*self)), 1, elements(*idx));
+  }
+  const bool put = n == "aten::index_put_" || n == "aten::index_put" || n == "aten::_index_put_impl_";
+  if (put && self && r.dims(2)) {
+    // (self, indices[], values, ...): writes one element per value
+    return sparse_call(r, static_cast<int64_t>(elements(*self)), 1, elements(*r.dims(2)));
+  }
+  if (n == "aten::index" || put) {
+    // (self, indices[], ...): integer index tensors pick rows of self's leading dims
+    const TorchArg* list = r.arg(1);
+    if (!self || !list || !list->is_list || list->list.empty() || list->list.size() > self->size()) return std::nullopt;
+    const Dims& first = list->list.front();
+    if (first.empty()) return std::nullopt;
+    const std::size_t k = list->list.size();
+    const double width = elements(Dims(self->begin() + static_cast<std::ptrdiff_t>(k), self->end()));
+    return sparse_call(r, static_cast<int64_t>(elements(*self) / std::max(width, 1.0)),
+                       static_cast<int64_t>(std::max(width, 1.0)), elements(first));
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -593,7 +694,7 @@ ShapedCall shape_torch_call(const TorchCall& c, const ConvHints& hints) {
   if (auto s = attention(c, r)) return *s;
   if (auto s = conv(c, r, hints)) return *s;
   if (auto s = collective(c, r)) return *s;
-  if (auto s = embedding(c, r)) return *s;
+  if (auto s = sparse(c, r)) return *s;
   ShapedCall s;
   s.kind = classify_name(c.name);
   s.dtype = r.dtype();
@@ -642,6 +743,7 @@ std::vector<OpShare> ops_of_call(const std::string& name, const ShapedCall& sc, 
 }
 
 void ConvNotes::count(const ShapedCall& sc, std::optional<double> time_s, double data_s, double filter_s) {
+  if (sc.row_width_assumed) ++row_width_assumed;
   if (sc.kind != OpKind::conv || !std::holds_alternative<ConvShape>(sc.shape)) return;
   if (sc.conv_params == ConvParams::recorded)
     ++recorded;
@@ -654,6 +756,10 @@ void ConvNotes::count(const ShapedCall& sc, std::optional<double> time_s, double
 }
 
 void ConvNotes::add_to(std::vector<std::string>& notes) const {
+  if (row_width_assumed > 0)
+    notes.push_back(std::to_string(row_width_assumed) +
+                    " distinct FBGEMM embedding lookups do not record their row width (total_D, max_D): 128 "
+                    "elements per row assumed for the rows their indices touch");
   if (recorded + from_output + defaults > 0)
     notes.push_back("convolution stride/padding: recorded for " + std::to_string(recorded) +
                     " distinct convs, derived from the output shape for " + std::to_string(from_output) +

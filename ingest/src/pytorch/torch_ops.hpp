@@ -1,7 +1,8 @@
 // What a PyTorch op's recorded inputs say about the work it does: GEMM sizes from
 // aten::addmm / mm / bmm / baddbmm / linear / matmul, convolution geometry from the conv
 // family (forward and backward, cuDNN / MIOpen / oneDNN spellings), collective payloads,
-// embedding lookups, and the input tensors of memory-bound ops. Kineto traces
+// sparse lookups and gathers (the rows they touch), and the input tensors of memory-bound
+// ops. Kineto traces
 // (`Input Dims`, `Input type`, `Concrete Inputs`, `Input Strides`) and execution traces
 // (`inputs{values, shapes, types}`, `attrs`) are both turned into a TorchCall first, so the
 // rules live once.
@@ -96,6 +97,7 @@ struct ShapedCall {
   bool conv_backward = false;
   bool grad_input = true, grad_weight = true;
   ConvParams conv_params = ConvParams::none;
+  bool row_width_assumed = false;  // an FBGEMM lookup whose row width the trace does not record
 };
 
 // Kind, shape and element type of a call; kind from the name alone when the inputs say
@@ -113,9 +115,10 @@ struct OpShare {
 std::vector<OpShare> ops_of_call(const std::string& name, const ShapedCall&, Phase, std::optional<double> time_s,
                                  double data_s = 0, double filter_s = 0);
 
-// What the readers tell the user about convolution geometry, counted per distinct call.
+// What the readers tell the user about convolution geometry (and the row width of FBGEMM
+// lookups), counted per distinct call.
 struct ConvNotes {
-  int recorded = 0, from_output = 0, defaults = 0, even_split = 0;
+  int recorded = 0, from_output = 0, defaults = 0, even_split = 0, row_width_assumed = 0;
   void count(const ShapedCall&, std::optional<double> time_s = {}, double data_s = 0, double filter_s = 0);
   void add_to(std::vector<std::string>& notes) const;
 };
