@@ -16,6 +16,7 @@
 #include "common/readers.hpp"
 #include "decode/protobuf_wire.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/format.hpp"
 #include "tensorflow/xla_hlo.hpp"
 
 namespace fomcast::ingest {
@@ -25,7 +26,7 @@ namespace pb = protobuf;
 
 // xplane.proto field numbers.
 constexpr uint32_t kSpacePlanes = 1;
-constexpr uint32_t kPlaneName = 2, kPlaneLines = 3, kPlaneEventMetadata = 4, kPlaneStatMetadata = 5;
+constexpr uint32_t kPlaneName = 2, kPlaneLines = 3, kPlaneEventMetadata = 4, kPlaneStatMetadata = 5, kPlaneStats = 6;
 constexpr uint32_t kLineName = 2, kLineEvents = 4, kLineDisplayName = 11;
 constexpr uint32_t kEventMetadataId = 1, kEventDurationPs = 3, kEventStats = 4;
 constexpr uint32_t kStatMetadataId = 1, kStatStr = 5, kStatRef = 7;
@@ -57,6 +58,7 @@ struct Kernel {
 
 struct Plane {
   std::string_view name;
+  std::string device;  // what the plane's stats say the device is ("AMD GPU, compute capability 9.4, ...")
   std::vector<Kernel> kernels;
   std::vector<std::pair<std::string_view, pb::Field>> modules;  // /host:metadata: name, HloProto
 };
@@ -96,10 +98,50 @@ void read_module_protos(const std::vector<pb::Field>& entries,
   }
 }
 
+// The device a plane describes, from its stats (device_vendor, device_type, compute_cap_*,
+// core_count): "AMD GPU, compute capability 9.4, 304 cores". "" when it says nothing.
+std::string describe_device(std::string_view plane_name, const std::vector<pb::Field>& plane_stats,
+                            const std::unordered_map<uint64_t, std::string_view>& stats, const std::string& file) {
+  std::string vendor, type;
+  std::optional<int64_t> major, minor, cores;
+  for (const auto& stat : plane_stats) {
+    std::string_view name, text;
+    std::optional<int64_t> number;
+    pb::Reader r(stat.bytes, file, stat.offset);
+    pb::Field f;
+    while (r.next(f)) {
+      if (f.number == kStatMetadataId && f.wire == pb::Wire::varint) {
+        if (auto it = stats.find(f.value); it != stats.end()) name = it->second;
+      } else if (f.number == kStatStr && f.wire == pb::Wire::bytes) {
+        text = f.bytes;
+      } else if ((f.number == 3 || f.number == 4) && f.wire == pb::Wire::varint) {
+        number = static_cast<int64_t>(f.value);
+      }
+    }
+    if (name == "device_vendor") vendor = std::string(text);
+    if ((name == "device_type" || name == "device_type_string" || name == "device_name") && !text.empty())
+      type = std::string(text);
+    if (name == "compute_cap_major") major = number;
+    if (name == "compute_cap_minor") minor = number;
+    if (name == "core_count") cores = number;
+  }
+  if (vendor.empty() && type.empty()) return "";
+  // "/device:GPU:3" -> "GPU" when the stats name no type.
+  std::string kind = type;
+  if (kind.empty()) {
+    std::string_view rest = plane_name.substr(std::min(plane_name.size(), std::string_view("/device:").size()));
+    kind = std::string(rest.substr(0, rest.find(':')));
+  }
+  std::string out = vendor.empty() || kind.starts_with(vendor) ? kind : vendor + " " + kind;
+  if (major && minor) out += ", compute capability " + std::to_string(*major) + "." + std::to_string(*minor);
+  if (cores) out += ", " + std::to_string(*cores) + " cores";
+  return out;
+}
+
 Plane read_plane(const pb::Field& field, const std::string& file) {
   Plane p;
   std::unordered_map<uint64_t, std::string_view> events, stats;
-  std::vector<pb::Field> lines, event_entries;
+  std::vector<pb::Field> lines, event_entries, plane_stats;
   pb::Reader r(field.bytes, file, field.offset);
   pb::Field f;
   while (r.next(f)) {
@@ -112,9 +154,12 @@ Plane read_plane(const pb::Field& field, const std::string& file) {
       events.insert(map_entry_name(f, file)), event_entries.push_back(f);
     else if (f.number == kPlaneStatMetadata)
       stats.insert(map_entry_name(f, file));
+    else if (f.number == kPlaneStats)
+      plane_stats.push_back(f);
   }
   if (p.name == "/host:metadata") read_module_protos(event_entries, stats, file, p);
   if (!p.name.starts_with("/device:")) return p;
+  p.device = describe_device(p.name, plane_stats, stats, file);
   // GPU planes hold one line per stream ("Stream #17(Kernel)"); post-processed profiles
   // add derived lines ("XLA Ops", "XLA Modules", "Steps") that repeat the same time. Streams
   // when there are any, else the "XLA Ops" line (TPU), else every line.
@@ -259,11 +304,26 @@ Workload read_xplane(const InputFile& file, const IngestOptions& options) {
     bool named = false;  // an HLO op, not a bare kernel
   };
   std::map<std::string, Sum> ops;  // by module and HLO op: two modules may share a name
-  int64_t devices = 0, unnamed = 0;
+  int64_t devices = 0, unnamed = 0, copy_only_planes = 0, copy_only_kernels = 0;
+  double copy_only_s = 0;
   std::vector<int64_t> hlo_counts;
+  // The devices that ran the module: planes with kernels of HLO ops. A plane whose kernels
+  // are all runtime copies ran no part of it; averaging it in would halve every count.
+  auto runs_module = [](const Plane& p) {
+    return std::any_of(p.kernels.begin(), p.kernels.end(), [](const Kernel& k) { return !k.hlo_op.empty(); });
+  };
+  const bool any_module = std::any_of(planes.begin(), planes.end(), runs_module);
+  std::string device;
   for (const auto& p : planes) {
     if (p.kernels.empty()) continue;
+    if (any_module && !runs_module(p)) {
+      ++copy_only_planes;
+      copy_only_kernels += static_cast<int64_t>(p.kernels.size());
+      for (const auto& k : p.kernels) copy_only_s += k.seconds;
+      continue;
+    }
     ++devices;
+    if (device.empty()) device = p.device;
     // An HLO op's executions on a device: its most frequent kernel's count (a cuDNN
     // convolution runs an im2col and a GEMM kernel per execution, not two executions).
     std::map<std::string, std::map<std::string_view, int64_t>> per_device;
@@ -321,6 +381,7 @@ Workload read_xplane(const InputFile& file, const IngestOptions& options) {
   }
   Workload w;
   w.origin = "xplane";
+  w.device = device;
   w.events = events;
   w.passes = runs;
   w.ops = agg.finish(static_cast<double>(runs));
@@ -328,8 +389,13 @@ Workload read_xplane(const InputFile& file, const IngestOptions& options) {
     return a.count * a.self_time_s.value_or(0) > b.count * b.self_time_s.value_or(0);
   });
   w.notes.push_back("XPlane profile: " + std::to_string(events) + " kernels on " + std::to_string(devices) +
-                    " device(s); an op is an XLA HLO op with its kernels' summed time, per device (the mean over "
-                    "devices)");
+                    " device(s) that ran the module; an op is an XLA HLO op with its kernels' summed time, per device "
+                    "(the mean over those devices)");
+  if (copy_only_planes > 0)
+    w.notes.push_back(std::to_string(copy_only_planes) + " device plane(s) held only runtime copies (" +
+                      std::to_string(copy_only_kernels) + " kernels, " + format_duration(copy_only_s) +
+                      ") and ran no part of the module: not averaged in");
+  if (!device.empty()) w.notes.push_back("device: " + device + " (the device plane's stats)");
   w.notes.push_back(std::to_string(shaped) + " of " + std::to_string(ops.size()) + " ops shaped from the HLO of " +
                     std::to_string(module_ops.size()) + " compiled module(s) in /host:metadata" +
                     (module_protos.empty() ? " (the profile carries none)" : ""));
