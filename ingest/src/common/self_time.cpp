@@ -17,8 +17,9 @@ bool before(const CpuEvent& a, const CpuEvent& b) {
   return a.end > b.end;
 }
 
-Frame frame_of(const CpuEvent& e) {
+Frame frame_of(const CpuEvent& e, uint32_t thread) {
   Frame f;
+  f.thread = thread;
   f.start = e.start;
   f.end = e.end;
   f.proto = e.proto;
@@ -47,7 +48,7 @@ void SelfTimeBuilder::add(uint32_t thread, const CpuEvent& e) {
       cb_.on_launch(e, nullptr, nullptr);
       return;
     }
-    Frame f = frame_of(e);
+    Frame f = frame_of(e, thread);
     cb_.on_push(f, nullptr, nullptr);
     if (f.is_op) cb_.on_pop(f);
     return;
@@ -92,7 +93,7 @@ void SelfTimeBuilder::walk_one(Thread& t, const CpuEvent& e) {
     cb_.on_launch(e, innermost_op(t.stack), t.stack.empty() ? nullptr : &t.stack.back());
     return;
   }
-  Frame f = frame_of(e);
+  Frame f = frame_of(e, static_cast<uint32_t>(&t - threads_.data()));
   const Frame* parent_op = innermost_op(t.stack);
   cb_.on_push(f, parent_op, t.stack.empty() ? nullptr : &t.stack.back());
   t.stack.push_back(f);

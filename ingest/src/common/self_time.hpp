@@ -32,8 +32,9 @@ struct CpuEvent {
 struct Frame {
   double start = 0, end = 0;
   uint32_t proto = 0;
-  uint32_t slot = 0;  // the reader's accumulation slot (set by on_push)
-  uint8_t scope = 0;  // the reader's scope code (phase), inherited by children
+  uint32_t slot = 0;    // the reader's accumulation slot (set by on_push)
+  uint32_t thread = 0;  // the thread index given to add()
+  uint8_t scope = 0;    // the reader's scope code (phase), inherited by children
   bool is_op = false;
   bool launched = false;       // a kernel / copy launch happened inside, not in a nested op
   bool compute_below = false;  // a GEMM/conv op ran nested inside

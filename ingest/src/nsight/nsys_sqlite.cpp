@@ -20,6 +20,7 @@
 
 #include "common/ops.hpp"
 #include "common/readers.hpp"
+#include "common/steps.hpp"
 #include "decode/text_scan.hpp"
 #include "fomcast/error.hpp"
 #include "nsight/nvtx_ops.hpp"
@@ -342,6 +343,28 @@ std::string export_note(const Export& db, const Schema& schema) {
          (version.empty() ? std::string() : ", schema " + version) + (gpu.empty() ? "" : "; GPU: " + gpu);
 }
 
+// The device the kernels ran on, as the export names it (TARGET_INFO_GPU, or the older
+// TARGET_INFO_CUDA_DEVICE): the GPU that ran the most kernels, else the first listed.
+std::string device_name(const Export& db, const Schema& schema) {
+  std::map<int64_t, std::string> by_id;
+  if (schema.has("TARGET_INFO_GPU", "name") && schema.has("TARGET_INFO_GPU", "id"))
+    db.each("SELECT id, name FROM TARGET_INFO_GPU WHERE name IS NOT NULL",
+            [&](sqlite3_stmt* st) { by_id.try_emplace(sqlite3_column_int64(st, 0), text_at(st, 1)); });
+  else if (schema.has("TARGET_INFO_CUDA_DEVICE", "name"))
+    db.each("SELECT rowid, name FROM TARGET_INFO_CUDA_DEVICE WHERE name IS NOT NULL",
+            [&](sqlite3_stmt* st) { by_id.try_emplace(sqlite3_column_int64(st, 0), text_at(st, 1)); });
+  if (by_id.empty()) return "";
+  if (schema.has(kKernel, "deviceId")) {
+    std::string busiest;
+    db.each("SELECT deviceId, count(*) FROM " + kKernel + " GROUP BY deviceId ORDER BY 2 DESC LIMIT 1",
+            [&](sqlite3_stmt* st) {
+              if (auto it = by_id.find(sqlite3_column_int64(st, 0)); it != by_id.end()) busiest = it->second;
+            });
+    if (!busiest.empty()) return busiest;
+  }
+  return by_id.begin()->second;
+}
+
 // NVTX: ranges (push/pop 59, start/end 60) with an end; domains (75) by id.
 struct Nvtx {
   std::vector<Range> ranges;
@@ -488,7 +511,7 @@ void read_kernels(const Export& db, const Schema& schema, const Nvtx& nvtx, cons
         Op op;
         op.name = names.at(st, 2);
         op.kind = classify_name(op.name);
-        op.phase = phase_from_name(op.name);
+        op.phase = phase_from_kernel_name(op.name);
         a.agg.add(op, 1, static_cast<double>(e - s) * kNs);
       },
       kKernel);
@@ -504,7 +527,7 @@ void read_kernels(const Export& db, const Schema& schema, const Nvtx& nvtx, cons
     Op op;
     op.name = in_ops[k].name;
     op.kind = classify_name(op.name);
-    op.phase = phase_from_name(op.name);
+    op.phase = phase_from_kernel_name(op.name);
     a.agg.add(op, 1, in_ops[k].dur_s);
   }
   // Phase from the enclosing ranges too: emit_nvtx nests aten::mm inside MmBackward0.
@@ -594,12 +617,13 @@ void finish_workload(Workload& w, const Export& db, const Schema& schema, const 
       op.bytes = it->second.bytes / it->second.calls;
   w.passes = static_cast<int64_t>(passes);
   if (!steps.spans.empty()) {
-    double total = 0;
-    for (const auto& [s, e] : steps.spans) total += static_cast<double>(e - s) * kNs;
-    w.pass_s = total / passes;
+    std::vector<double> lengths;
+    for (const auto& [s, e] : steps.spans) lengths.push_back(static_cast<double>(e - s) * kNs);
+    const StepStats st = step_stats(lengths);
+    w.pass_s = st.median_s;
     w.notes.push_back(std::to_string(steps.spans.size()) +
-                      " NVTX step range(s): passes counted from them; pass time = "
-                      "their mean length; GPU work launched outside them left out (" +
+                      " NVTX step range(s): passes counted from them; pass time = their length's " +
+                      describe_steps(st) + "; GPU work launched outside them left out (" +
                       std::to_string(a.outside_steps) + " activities)");
   } else {
     if (a.gpu_last > a.gpu_first) w.pass_s = static_cast<double>(a.gpu_last - a.gpu_first) * kNs;
@@ -636,6 +660,7 @@ Workload read_nsys_sqlite(const InputFile& file, const IngestOptions& options) {
   Workload w;
   w.origin = "nsys-sqlite";
   w.notes.push_back(export_note(db, schema));
+  w.device = device_name(db, schema);
   const Nvtx nvtx = tables.nvtx ? read_nvtx(db, schema, names) : Nvtx{};
   const RangeRoles roles = sort_ranges(nvtx);
   const Launches launches = read_launches(db, tables, roles);

@@ -21,6 +21,7 @@
 
 #include "common/ops.hpp"
 #include "common/readers.hpp"
+#include "common/steps.hpp"
 #include "decode/protobuf_wire.hpp"
 #include "fomcast/error.hpp"
 #include "pytorch/execution_trace.hpp"
@@ -260,7 +261,9 @@ struct ChakraTrace {
   std::vector<int64_t> call_of;           // per node: its call, -1 for GPU nodes
   std::vector<int64_t> launcher_of;       // per GPU node: the call that launched it, -1 none
   std::map<std::string, Orphan> orphans;  // short kernel name -> kernels with no launching call
-  int64_t steps = 0;                      // ProfilerStep calls
+  int64_t steps = 0;                      // ProfilerStep calls (with ops under them, once measured)
+  int64_t empty_steps = 0;                // ProfilerStep calls with nothing under them
+  StepStats step_stats;
   std::optional<double> pass_s;
 
   // The call a node id belongs to, -1 when none.
@@ -400,7 +403,8 @@ void assign_phases(ChakraTrace& t) {
 }
 
 // The pass time, where the trace has steps and start times: each ProfilerStep node's span
-// from its start to the end of the last op or kernel under it, averaged.
+// from its start to the end of the last op or kernel under it, the median over the steps.
+// A step with no op or kernel under it (the profiler's last, empty step) is not a pass.
 void measure_pass(ChakraTrace& t) {
   if (t.steps == 0) return;
   const auto& nodes = t.nodes;
@@ -421,18 +425,30 @@ void measure_pass(ChakraTrace& t) {
     else
       step_end[step] = std::max(step_end[step], *n.start_us + n.duration_us);
   };
-  for (std::size_t i = 0; i < calls.size(); ++i) reach(step_of[i], nodes[calls[i].node]);
+  std::set<int64_t> holding;  // steps with an op or kernel under them
+  for (std::size_t i = 0; i < calls.size(); ++i)
+    if (step_of[i] >= 0 && step_of[i] != static_cast<int64_t>(i)) holding.insert(step_of[i]);
+  for (std::size_t i = 0; i < calls.size(); ++i)
+    if (holding.count(step_of[i])) reach(step_of[i], nodes[calls[i].node]);
   for (std::size_t ni = 0; ni < nodes.size(); ++ni)
     if (t.launcher_of[ni] >= 0) reach(step_of[static_cast<std::size_t>(t.launcher_of[ni])], nodes[ni]);
-  double sum = 0;
+  if (!holding.empty() && static_cast<int64_t>(holding.size()) < t.steps) {
+    t.empty_steps = t.steps - static_cast<int64_t>(holding.size());
+    t.steps = static_cast<int64_t>(holding.size());
+  }
+  std::vector<double> spans;
   for (const auto& [step, end] : step_end) {
+    if (!holding.count(step)) continue;
     const ChakraNode& n = nodes[calls[static_cast<std::size_t>(step)].node];
     if (!n.start_us || end <= *n.start_us)
       timed = false;
     else
-      sum += static_cast<double>(end - *n.start_us);
+      spans.push_back(static_cast<double>(end - *n.start_us) * 1e-6);
   }
-  if (timed && static_cast<int64_t>(step_end.size()) == t.steps) t.pass_s = sum / static_cast<double>(t.steps) * 1e-6;
+  if (timed && static_cast<int64_t>(spans.size()) == t.steps) {
+    t.step_stats = step_stats(spans);
+    t.pass_s = t.step_stats.median_s;
+  }
 }
 
 // The calls that count, as nodes of an ET index (which gives them prototypes and shapes).
@@ -544,9 +560,13 @@ void add_notes(Workload& w, const ChakraTrace& t, const Counted& counted, const 
     w.notes.push_back(std::to_string(t.orphans.size()) +
                       " kernel name(s) with no launching CPU op in the trace: listed by kernel name");
   if (t.steps == 0) w.notes.push_back("no ProfilerStep#N nodes: the trace counts as one pass");
+  if (t.empty_steps > 0)
+    w.notes.push_back(std::to_string(t.empty_steps) + " ProfilerStep node(s) with no ops under them are not passes");
   if (t.pass_s)
-    w.notes.push_back("pass time: the mean span of the " + std::to_string(t.steps) +
-                      " ProfilerStep nodes, from each one's start to the end of the last op or kernel under it");
+    w.notes.push_back(
+        "pass time: the span of the ProfilerStep nodes, from each one's start to the end of the last op "
+        "or kernel under it, " +
+        describe_steps(t.step_stats));
   else if (t.steps > 0)
     w.notes.push_back("no pass time: the steps' nodes carry no start times");
   conv_notes.add_to(w.notes);

@@ -339,7 +339,8 @@ Workload read_execution_trace(const InputFile& file, const IngestOptions& option
       collective_below(nodes.size(), 0), compute(nodes.size(), 0), compute_below(nodes.size(), 0);
   std::vector<Phase> phase(nodes.size(), Phase::forward);
   std::vector<int64_t> step(nodes.size(), -1);
-  std::map<int64_t, int> steps;
+  std::map<int64_t, int64_t> steps;  // ProfilerStep number -> op nodes counted under it
+  int64_t optimizer_steps = 0;
   std::set<int64_t> step_threads;  // threads whose nodes sit under ProfilerStep nodes
   for (std::size_t i : order) {
     const std::string& name = et.name(nodes[i].proto);
@@ -355,10 +356,11 @@ Workload read_execution_trace(const InputFile& file, const IngestOptions& option
     if (name.starts_with("ProfilerStep#")) {
       try {
         st = std::stoll(name.substr(13));
-        steps[st] = 1;
+        steps.try_emplace(st, 0);
         step_threads.insert(nodes[i].tid);
       } catch (const std::exception&) {}
     }
+    if (name.starts_with("Optimizer.step#")) ++optimizer_steps;
     phase[i] = ph;
     step[i] = st;
   }
@@ -388,7 +390,16 @@ Workload read_execution_trace(const InputFile& file, const IngestOptions& option
     if (name.starts_with("nccl:") || name.starts_with("gloo:"))
       if (auto p = parent_of(i)) qualifier = nodes[*p].proto;
     counts[{nodes[i].proto, phase[i], qualifier}] += 1;
+    if (step[i] >= 0) ++steps[step[i]];
   }
+  // A ProfilerStep with no op in it (the profiler's last, empty step) is not a pass.
+  std::vector<int64_t> empty_steps;
+  for (const auto& [number, n] : steps)
+    if (n == 0) empty_steps.push_back(number);
+  if (empty_steps.size() < steps.size())
+    for (int64_t number : empty_steps) steps.erase(number);
+  else
+    empty_steps.clear();  // none holds an op: keep them all rather than none
   ConvHints hints;
   for (uint32_t p = 0; p < et.protos(); ++p) hints.learn(et.call(p));
   OpAggregator agg;
@@ -404,17 +415,30 @@ Workload read_execution_trace(const InputFile& file, const IngestOptions& option
   Workload w;
   w.origin = std::string(format);
   w.events = et.elements();
-  w.passes = steps.empty() ? 1 : static_cast<int64_t>(steps.size());
+  // No ProfilerStep nodes but several optimizer steps: each is a pass.
+  const bool by_optimizer = steps.empty() && optimizer_steps >= 2;
+  w.passes = !steps.empty() ? static_cast<int64_t>(steps.size()) : by_optimizer ? optimizer_steps : 1;
   w.ops = agg.finish(static_cast<double>(w.passes));
   std::stable_sort(w.ops.begin(), w.ops.end(),
                    [](const Op& a, const Op& b) { return a.count * a.flops > b.count * b.flops; });
   w.notes.push_back("execution trace (schema " + et.schema() + "): shapes and counts, no times (self_time_s empty)");
-  if (steps.empty())
+  if (by_optimizer)
+    w.notes.push_back("no ProfilerStep#N nodes: its " + std::to_string(optimizer_steps) +
+                      " Optimizer.step nodes make as many passes; counts are per pass");
+  else if (steps.empty())
     w.notes.push_back("no ProfilerStep#N nodes: the trace counts as one pass");
   else
     w.notes.push_back(std::to_string(steps.size()) + (steps.size() == 1 ? " step" : " steps") + " (ProfilerStep#" +
                       std::to_string(steps.begin()->first) + " to #" + std::to_string(steps.rbegin()->first) +
                       "): counts are per step");
+  if (!empty_steps.empty()) {
+    std::string which;
+    for (std::size_t k = 0; k < empty_steps.size() && k < 5; ++k)
+      which += (k ? ", #" : "#") + std::to_string(empty_steps[k]);
+    if (empty_steps.size() > 5) which += ", ...";
+    w.notes.push_back(std::to_string(empty_steps.size()) + " ProfilerStep node(s) with no ops in them (" + which +
+                      ") are not passes");
+  }
   w.notes.push_back(
       "counted: op nodes doing work with no nested op doing work (wrappers such as aten::linear are "
       "represented by the op inside them); views and allocations left out");

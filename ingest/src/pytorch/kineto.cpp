@@ -7,13 +7,19 @@
 // - Ops are the CPU op events; annotations (ProfilerStep#N, Optimizer.step#..., ## x ##)
 //   only give scope. Nesting per thread (common/self_time.hpp) gives each op its phase:
 //   under autograd::engine / *Backward* -> backward, under an optimizer step -> optimizer.
-// - GPU traces: an op's time is the summed duration of the GPU kernels it launched. A
-//   kernel carries the correlation id of the runtime call that launched it; that call sits
-//   inside its launching op on the CPU thread. Kernels without such an op are listed by
-//   kernel name (classify_name); copies and memsets are listed by their own name.
-// - CPU-only traces: an op's time is its exclusive CPU time.
-// - Steps from ProfilerStep#N: counts per pass = calls within steps / steps, pass time =
-//   mean step span. No markers: one pass (or the Optimizer.step markers), said in a note.
+// - Device traces: an op's time is the summed duration of the device activity it launched.
+//   A kernel carries the correlation id of the runtime call that launched it; that call
+//   sits inside its launching op on the CPU thread. Kernels without such an op are listed
+//   by kernel name (classify_name); copies and memsets are listed by their own name.
+//   CUPTI range-profiler ranges (one per kernel, with hardware counters, no correlation)
+//   are tied to the kernel launches in launch order; their FLOP counters are the op's
+//   FLOPs. Device activity of other kinds (MTIA, HPU, TPU, XPU categories) is device time
+//   under its own name.
+// - CPU-only traces (no device activity at all): an op's time is its exclusive CPU time.
+// - Steps from ProfilerStep#N (empty ones left out), else the intervals between
+//   Optimizer.step annotations, else N identical repeats of the first op's sequence:
+//   counts per pass = calls within steps / steps, pass time = the median step. No
+//   markers: one pass, said in a note.
 //
 // Memory: events are reduced to 32-byte records while streaming (common/self_time.hpp
 // bounds how many are kept); ops are aggregated per distinct (name, recorded inputs).
@@ -28,10 +34,14 @@
 #include "common/ops.hpp"
 #include "common/readers.hpp"
 #include "common/self_time.hpp"
+#include "common/steps.hpp"
 #include "decode/json_scan.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/format.hpp"
 #include "fomcast/text.hpp"
+#include "pytorch/et_join.hpp"
 #include "pytorch/execution_trace.hpp"
+#include "pytorch/kineto_categories.hpp"
 #include "pytorch/trace_event.hpp"
 
 namespace fomcast::ingest {
@@ -42,7 +52,21 @@ constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 constexpr std::size_t kMaxBufferedCpu = 1 << 20;
 constexpr std::size_t kMaxBufferedGpu = 1 << 18;
 
-enum class EventKind : uint8_t { ignore, op, annotation, step, launch, kernel, memcpy, memset, legacy_gpu };
+// range: a CUPTI range-profiler range (cuda_profiler_range); device: device activity of a
+// category fomcast has no rule for (kept as device time under its own name).
+enum class EventKind : uint8_t {
+  ignore,
+  op,
+  annotation,
+  step,
+  launch,
+  kernel,
+  memcpy,
+  memset,
+  legacy_gpu,
+  range,
+  device
+};
 
 struct Proto {
   std::string name;
@@ -64,6 +88,8 @@ struct Slot {
   // [0] the whole trace, [1] within steps.
   double calls[2] = {0, 0}, cpu_us[2] = {0, 0}, gpu_calls[2] = {0, 0}, gpu_us[2] = {0, 0};
   double data_us[2] = {0, 0}, filter_us[2] = {0, 0};  // conv backward kernels by direction
+  double flops[2] = {0, 0};                           // counted by the hardware (CUPTI ranges)
+  double activities[2] = {0, 0};                      // device activities attributed to it
   double wrapper_calls = 0;
   double bytes = 0;  // copies: summed bytes
 };
@@ -79,6 +105,7 @@ struct GpuRecord {
   double start = 0, dur = 0;
   int64_t correlation = -1;
   int64_t bytes = -1;
+  double flops = -1;  // CUPTI ranges: FLOPs from the SASS counters; -1 when none
   uint32_t proto = 0;
   EventKind kind = EventKind::kernel;
 };
@@ -86,18 +113,30 @@ struct GpuRecord {
 struct StepSpan {
   int64_t number = 0;
   double start = 0, end = 0;
-  double dur = 0;  // as recorded (end - start loses digits on large timestamps)
+  double dur = 0;   // as recorded (end - start loses digits on large timestamps)
+  int64_t ops = 0;  // CPU op calls that started inside it
 };
 
-bool is_launch_name(std::string_view n) {
-  return contains(n, "Launch") || contains(n, "Memcpy") || contains(n, "Memset") || contains(n, "memcpy") ||
-         contains(n, "memset");
-}
+// CPU ops with no enclosing op kept for the first-op repeat rule, at most.
+constexpr std::size_t kMaxTopOps = 1 << 20;
+
+// Device activity of a category fomcast has no rule for, counted for the notes.
+struct DeviceCategory {
+  int64_t events = 0;
+  double us = 0;
+};
 
 class KinetoReader {
  public:
   KinetoReader(const InputFile& file, const IngestOptions& options, const EtIndex* et)
       : file_(file), options_(options), et_(et), parser_(file.path()), builder_(callbacks(), kMaxBufferedCpu) {}
+
+  // How well the ET's op ids agree with this trace's (ET joins, after read()).
+  std::optional<EtAgreement> et_agreement() const {
+    if (!et_) return std::nullopt;
+    return et_kineto_agreement(*et_, kineto_ids_,
+                               [this](uint32_t proto) -> const std::string& { return protos_[proto].name; });
+  }
 
   Workload read() {
     JsonStreamSpec spec;
@@ -107,9 +146,14 @@ class KinetoReader {
     const JsonStreamInfo info = stream_json_array(
         file_, spec, [this](const JsonElement& e) { on_element(e); }, options_.progress);
     if (!info.found_array) throw InputError(file_.path(), "no `traceEvents` array: not a Kineto / Chrome trace", 0, 0);
+    if (info.elements == 0)
+      throw InputError(file_.path(), "the `traceEvents` array is empty: the profiler recorded no events", 0, -1,
+                       info.array_key.empty() ? "" : "traceEvents");
     legacy_ = info.array_key.empty();
+    if (steps_.empty() && optimizer_step_starts_.size() >= 2) optimizer_windows();
     builder_.finish();
     resolve_gpu(true);
+    tie_ranges();
     return build(info);
   }
 
@@ -131,18 +175,33 @@ class KinetoReader {
   std::vector<StepSpan> steps_;
   std::set<int64_t> step_numbers_;
   bool steps_sorted_ = true;
-  std::vector<double> optimizer_step_ends_;
+  bool use_steps_ = false;             // counts come from within the steps (count_passes decides)
+  bool steps_from_optimizer_ = false;  // the steps are the intervals between Optimizer.step annotations
+  int64_t empty_steps_left_out_ = 0;
+  std::vector<double> optimizer_step_starts_;
   std::unordered_map<int64_t, LaunchInfo> launches_;
   std::vector<GpuRecord> gpu_;
+  // CUPTI range profiler: the ranges and the kernel launches (start, correlation) they are
+  // tied to in order; launches are kept only while the trace shows no kernels.
+  std::vector<GpuRecord> ranges_;
+  std::vector<std::pair<double, int64_t>> kernel_launches_;
+  bool keep_kernel_launches_ = true;
+  int64_t ranges_tied_ = 0, ranges_with_flops_ = 0, range_count_ = 0;
+  double range_us_ = 0;
+  std::map<std::string, DeviceCategory> device_categories_;
+  std::vector<std::vector<TopLevelCall>> top_ops_;  // per thread, in start order
+  std::size_t top_op_count_ = 0;
+  bool top_ops_overflow_ = false;
   std::size_t gpu_limit_ = kMaxBufferedGpu;
   bool legacy_ = false;
   double t0_ = 0;
   bool have_t0_ = false;
 
   // Statistics for the notes.
-  int64_t gpu_events_ = 0, unattributed_kernels_ = 0, kernels_ = 0;
+  int64_t gpu_events_ = 0, unattributed_kernels_ = 0, kernels_ = 0, cpu_ops_ = 0;
   double first_us_ = std::numeric_limits<double>::infinity(), last_us_ = -std::numeric_limits<double>::infinity();
   int64_t et_name_matches_ = 0, et_name_mismatches_ = 0;
+  std::vector<std::pair<int64_t, uint32_t>> kineto_ids_;  // ET joins: (External id, proto) of the CPU ops
 
   // -------------------------------------------------------------------------------------
   // Streaming
@@ -159,14 +218,16 @@ class KinetoReader {
     if (cat == "kernel" || cat == "Kernel") return EventKind::kernel;
     if (cat == "gpu_memcpy" || cat == "Memcpy") return EventKind::memcpy;
     if (cat == "gpu_memset" || cat == "Memset") return EventKind::memset;
-    if (cat == "cuda_runtime" || cat == "cuda_driver" || cat == "Runtime" || cat == "Driver")
+    if (cat == "cuda_profiler_range") return EventKind::range;
+    if (is_runtime_category(cat))
       return is_launch_name(e.name) && e.correlation >= 0 ? EventKind::launch : EventKind::ignore;
     if (cat.empty()) {
       // The legacy autograd profiler: no categories, the device in the pid.
       if (e.pid == "CPU functions" || e.pid == "CPU Functions") return EventKind::op;
       if (e.pid == "CUDA functions" || e.pid == "CUDA Functions") return EventKind::legacy_gpu;
+      return EventKind::ignore;
     }
-    return EventKind::ignore;
+    return is_device_category(e.cat, e.has_device) ? EventKind::device : EventKind::ignore;
   }
 
   uint32_t thread_of(const TraceEvent& e) {
@@ -219,7 +280,9 @@ class KinetoReader {
   }
 
   uint32_t intern_gpu(std::string_view name, EventKind kind) {
-    key_.assign(kind == EventKind::kernel || kind == EventKind::legacy_gpu ? "\x01k" : "\x01m");
+    key_.assign(kind == EventKind::memcpy || kind == EventKind::memset ? "\x01m"
+                : kind == EventKind::device                            ? "\x01d"
+                                                                       : "\x01k");
     key_.append(name);
     auto it = proto_index_.find(key_);
     if (it != proto_index_.end()) return it->second;
@@ -227,7 +290,7 @@ class KinetoReader {
     p.name.assign(name);
     p.gpu = true;
     p.gpu_kind = kind;
-    p.name_phase = phase_from_name(p.name);
+    p.name_phase = phase_from_kernel_name(p.name);
     return add_proto(std::move(p));
   }
 
@@ -268,14 +331,17 @@ class KinetoReader {
     last_us_ = std::max(last_us_, end);
     switch (kind) {
       case EventKind::op: {
-        CpuEvent c{ts, end, intern_op(e), CpuEventType::op, -1};
+        ++cpu_ops_;
+        const uint32_t proto = intern_op(e);
+        if (et_ && e.external_id >= 0) kineto_ids_.emplace_back(e.external_id, proto);
+        CpuEvent c{ts, end, proto, CpuEventType::op, -1};
         builder_.add(thread_of(e), c);
         return;
       }
       case EventKind::step:
       case EventKind::annotation: {
         if (kind == EventKind::step) add_step(e, ts);
-        if (contains(e.name, "Optimizer.step#")) optimizer_step_ends_.push_back(end);
+        if (contains(e.name, "Optimizer.step#")) optimizer_step_starts_.push_back(ts);
         key_.assign(
             "\x01"
             "a");
@@ -293,6 +359,7 @@ class KinetoReader {
         return;
       }
       case EventKind::launch:
+        if (keep_kernel_launches_ && is_kernel_launch_name(e.name)) kernel_launches_.emplace_back(ts, e.correlation);
         // proto 1 marks a graph launch: all the graph's kernels share its correlation id.
         builder_.add(thread_of(e),
                      CpuEvent{ts, end, contains(e.name, "Graph") ? 1u : 0u, CpuEventType::launch, e.correlation});
@@ -306,6 +373,23 @@ class KinetoReader {
         g.bytes = e.bytes;
         g.kind = kind;
         g.proto = intern_gpu(e.name, kind);
+        if (kind == EventKind::range) {
+          // No correlation id: tied to the kernel launches in order once all are known.
+          g.correlation = -1;
+          g.flops = e.counted_flops;
+          ranges_.push_back(g);
+          return;
+        }
+        if (kind == EventKind::kernel) {
+          keep_kernel_launches_ = false;  // correlation ids do the work; no ranges to tie
+          kernel_launches_.clear();
+          kernel_launches_.shrink_to_fit();
+        }
+        if (kind == EventKind::device) {
+          DeviceCategory& d = device_categories_[std::string(e.cat)];
+          ++d.events;
+          d.us += e.dur;
+        }
         gpu_.push_back(g);
         if (gpu_.size() > gpu_limit_) {
           // Too many kernels wait for their launch: walk older CPU events to learn more
@@ -335,17 +419,31 @@ class KinetoReader {
     steps_sorted_ = false;
   }
 
-  bool in_step(double t) {
-    if (steps_.empty()) return false;
+  StepSpan* step_at(double t) {
+    if (steps_.empty()) return nullptr;
     if (!steps_sorted_) {
       std::sort(steps_.begin(), steps_.end(), [](const StepSpan& a, const StepSpan& b) { return a.start < b.start; });
       steps_sorted_ = true;
     }
     auto it =
         std::upper_bound(steps_.begin(), steps_.end(), t, [](double v, const StepSpan& s) { return v < s.start; });
-    if (it == steps_.begin()) return false;
+    if (it == steps_.begin()) return nullptr;
     --it;
-    return t < it->end;
+    return t < it->end ? &*it : nullptr;
+  }
+  bool in_step(double t) { return step_at(t) != nullptr; }
+
+  // No ProfilerStep markers but Optimizer.step annotations: a step runs from one
+  // annotation's start to the next one's (the optimizer update, then the next forward and
+  // backward); the time before the first is start-up, after the last an unfinished step.
+  void optimizer_windows() {
+    std::sort(optimizer_step_starts_.begin(), optimizer_step_starts_.end());
+    for (std::size_t k = 0; k + 1 < optimizer_step_starts_.size(); ++k) {
+      const double a = optimizer_step_starts_[k], b = optimizer_step_starts_[k + 1];
+      if (b > a) steps_.push_back({static_cast<int64_t>(k), a, b, b - a, 0});
+    }
+    steps_sorted_ = false;
+    steps_from_optimizer_ = !steps_.empty();
   }
 
   // -------------------------------------------------------------------------------------
@@ -375,6 +473,8 @@ class KinetoReader {
       if (f.is_op) {
         const uint32_t qualifier = p.needs_parent && parent_op ? parent_op->proto + 1 : 0;
         f.slot = slot_for(f.proto, phase, qualifier);
+        if (StepSpan* st = step_at(f.start)) ++st->ops;
+        if (!parent_op) note_top_op(f);
       }
     };
     cb.on_pop = [this](const Frame& f) {
@@ -401,6 +501,17 @@ class KinetoReader {
     return cb;
   }
 
+  void note_top_op(const Frame& f) {
+    if (top_ops_overflow_) return;
+    if (++top_op_count_ > kMaxTopOps) {
+      top_ops_overflow_ = true;
+      top_ops_.clear();
+      return;
+    }
+    if (f.thread >= top_ops_.size()) top_ops_.resize(f.thread + 1);
+    top_ops_[f.thread].push_back({f.start, f.end, f.proto});
+  }
+
   // -------------------------------------------------------------------------------------
   // GPU activities -> the op that launched them
 
@@ -422,28 +533,69 @@ class KinetoReader {
 
   void attribute(const GpuRecord& g, const LaunchInfo* li) {
     const bool kernel = g.kind == EventKind::kernel || g.kind == EventKind::legacy_gpu;
+    // Kernels, CUPTI ranges and other device activity belong to the op that launched them;
+    // copies and memsets are ops of their own.
+    const bool work = g.kind != EventKind::memcpy && g.kind != EventKind::memset;
     if (kernel) ++kernels_;
     const int upto = (li ? li->in_step : in_step(g.start)) ? 2 : 1;
-    if (kernel && li && li->slot != kNone) {
+    if (work && li && li->slot != kNone) {
       Slot& s = slots_[li->slot];
       Proto& gp = protos_[g.proto];
       if (!gp.kernel_direction) gp.kernel_direction = kernel_direction(gp.name);
       for (int i = 0; i < upto; ++i) {
         s.gpu_us[i] += g.dur;
+        s.activities[i] += 1;
+        if (g.flops >= 0) s.flops[i] += g.flops;
         if (gp.kernel_direction == KernelDirection::backward_data) s.data_us[i] += g.dur;
         if (gp.kernel_direction == KernelDirection::backward_filter) s.filter_us[i] += g.dur;
       }
       return;
     }
+    if (!work && li && li->slot != kNone)  // the op's copy is recorded, as an op of its own
+      for (int i = 0; i < upto; ++i) slots_[li->slot].activities[i] += 1;
     if (kernel) ++unattributed_kernels_;
-    const Phase phase = li ? li->phase : protos_[g.proto].name_phase;
+    // No launching op: the phase of the frames around the launch, else the kernel's name
+    // (a GPU-only trace's batch_norm_backward_kernel, igemm_wrw_*).
+    Phase phase = li ? li->phase : Phase::forward;
+    if (phase == Phase::forward) phase = protos_[g.proto].name_phase;
     Slot& s = slots_[slot_for(g.proto, phase, 0)];
     for (int i = 0; i < upto; ++i) {
       s.calls[i] += 1;
       s.gpu_calls[i] += 1;
       s.gpu_us[i] += g.dur;
+      if (g.flops >= 0) s.flops[i] += g.flops;
     }
     if (g.bytes > 0) s.bytes += static_cast<double>(g.bytes);
+  }
+
+  // CUPTI range profiler (per-kernel auto ranges): one range per kernel launch, in launch
+  // order, and nothing else links them (no correlation id; Kineto spreads the ranges evenly
+  // over the profiling session, so their times cannot be matched by containment). Tied in
+  // order when the counts agree (over the trace, else over the launches inside the ranges'
+  // span); otherwise listed by kernel name.
+  void tie_ranges() {
+    if (ranges_.empty()) return;
+    std::stable_sort(ranges_.begin(), ranges_.end(),
+                     [](const GpuRecord& a, const GpuRecord& b) { return a.start < b.start; });
+    std::stable_sort(kernel_launches_.begin(), kernel_launches_.end());
+    std::vector<std::pair<double, int64_t>> launches = kernel_launches_;
+    if (launches.size() != ranges_.size()) {
+      const double from = ranges_.front().start, to = ranges_.back().start + ranges_.back().dur;
+      std::erase_if(launches, [&](const auto& l) { return l.first < from || l.first > to; });
+    }
+    const bool tie = launches.size() == ranges_.size();
+    range_count_ = static_cast<int64_t>(ranges_.size());
+    for (std::size_t i = 0; i < ranges_.size(); ++i) {
+      const GpuRecord& g = ranges_[i];
+      range_us_ += g.dur;
+      if (g.flops >= 0) ++ranges_with_flops_;
+      const LaunchInfo* li = nullptr;
+      if (tie)
+        if (auto it = launches_.find(launches[i].second); it != launches_.end()) li = &it->second;
+      if (li && li->slot != kNone) ++ranges_tied_;
+      attribute(g, li);
+    }
+    ranges_.clear();
   }
 
   // -------------------------------------------------------------------------------------
@@ -461,35 +613,82 @@ class KinetoReader {
     return w;
   }
 
-  // Passes and the pass time: ProfilerStep spans, else Optimizer.step annotations, else
-  // the whole trace as one pass.
+  // Passes and the pass time: ProfilerStep spans (empty ones left out), else the intervals
+  // between Optimizer.step annotations, else identical repeats of the first op's sequence,
+  // else the whole trace as one pass. The pass time is the median step, the spread noted.
   double count_passes(Workload& w) {
-    double passes = 1;
     if (!steps_.empty()) {
       in_step(0);  // sorts
-      passes = static_cast<double>(steps_.size());
-      double sum = 0;
-      for (const auto& s : steps_) sum += s.dur;
-      w.pass_s = sum / passes * 1e-6;
-      w.notes.push_back(std::to_string(steps_.size()) + (steps_.size() == 1 ? " step" : " steps") + " (ProfilerStep#" +
-                        std::to_string(steps_.front().number) + " to #" + std::to_string(steps_.back().number) +
-                        "): counts are per step and times are measured within the steps; pass time is the mean "
-                        "ProfilerStep span");
-    } else if (optimizer_step_ends_.size() >= 2 && std::isfinite(first_us_)) {
-      std::sort(optimizer_step_ends_.begin(), optimizer_step_ends_.end());
-      passes = static_cast<double>(optimizer_step_ends_.size());
-      w.pass_s = (optimizer_step_ends_.back() - first_us_) / passes * 1e-6;
-      w.notes.push_back("no ProfilerStep markers: the " + std::to_string(optimizer_step_ends_.size()) +
-                        " Optimizer.step annotations mark the passes; pass time is the trace span up to the last "
-                        "one divided by their number");
-    } else {
-      if (std::isfinite(first_us_) && last_us_ > first_us_) w.pass_s = (last_us_ - first_us_) * 1e-6;
-      w.notes.push_back(
-          "no step markers (ProfilerStep#N): the whole trace counts as one pass; pass time is the "
-          "trace's span");
+      std::vector<double> durations;
+      std::vector<int64_t> empty;
+      for (const auto& s : steps_) {
+        if (s.ops == 0 && !steps_from_optimizer_) {
+          empty.push_back(s.number);
+          continue;
+        }
+        durations.push_back((steps_from_optimizer_ ? s.end - s.start : s.dur) * 1e-6);
+      }
+      if (!durations.empty()) {
+        use_steps_ = true;
+        const StepStats st = step_stats(durations);
+        w.pass_s = st.median_s;
+        w.passes = static_cast<int64_t>(st.n);
+        if (steps_from_optimizer_) {
+          w.notes.push_back("no ProfilerStep markers: the " + std::to_string(st.n + 1) +
+                            " Optimizer.step annotations mark the steps, each from one annotation's start to the "
+                            "next; counts are per step; pass time is the " +
+                            describe_steps(st) + "; the " + format_duration((steps_.front().start - first_us_) * 1e-6) +
+                            " before the first annotation (start-up) belongs to no step");
+        } else {
+          std::string note = std::to_string(st.n) + (st.n == 1 ? " step" : " steps") + " (ProfilerStep#" +
+                             std::to_string(steps_.front().number) + " to #" + std::to_string(steps_.back().number) +
+                             "): counts are per step and times are measured within the steps; pass time is the " +
+                             (st.n == 1 ? "step's span, " : "step span's ") + describe_steps(st);
+          w.notes.push_back(std::move(note));
+        }
+        if (!empty.empty()) {
+          std::string which;
+          for (std::size_t i = 0; i < empty.size() && i < 5; ++i) which += (i ? ", #" : "#") + std::to_string(empty[i]);
+          if (empty.size() > 5) which += ", ...";
+          w.notes.push_back(std::to_string(empty.size()) + " ProfilerStep(s) with no ops in them (" + which +
+                            ") are not passes");
+        }
+        return static_cast<double>(st.n);
+      }
+      w.notes.push_back("the ProfilerStep markers hold no ops: they are ignored");
     }
-    w.passes = static_cast<int64_t>(passes);
-    return passes;
+    if (auto repeats = first_op_repeats()) {
+      const StepStats st = step_stats(repeats->durations_s);
+      w.pass_s = st.median_s;
+      w.passes = static_cast<int64_t>(st.n);
+      w.notes.push_back("no step markers: the trace's top-level ops repeat one sequence " + std::to_string(st.n) +
+                        " times (starting with " + protos_[repeats->first_proto].name +
+                        "), each a pass; counts are per pass; pass time is the " + describe_steps(st));
+      return static_cast<double>(st.n);
+    }
+    if (std::isfinite(first_us_) && last_us_ > first_us_) w.pass_s = (last_us_ - first_us_) * 1e-6;
+    w.passes = 1;
+    w.notes.push_back(
+        "no step markers (ProfilerStep#N): the whole trace counts as one pass; pass time is the "
+        "trace's span");
+    return 1;
+  }
+
+  // No step markers: the first-op repeat rule on the thread of the trace's first op.
+  struct Repeats {
+    uint32_t first_proto = 0;
+    std::vector<double> durations_s;
+  };
+  std::optional<Repeats> first_op_repeats() const {
+    if (top_ops_overflow_ || builder_.stragglers() > 0) return std::nullopt;
+    const std::vector<TopLevelCall>* seq = nullptr;
+    for (const auto& t : top_ops_)
+      if (!t.empty() && (!seq || t.front().start < seq->front().start)) seq = &t;
+    if (!seq) return std::nullopt;
+    std::vector<double> durations = first_call_repeats(*seq);
+    if (durations.empty()) return std::nullopt;
+    for (double& d : durations) d *= 1e-6;
+    return Repeats{seq->front().key, std::move(durations)};
   }
 
   // Whether the execution trace's rf_ids may be trusted: its names agree with Kineto's
@@ -541,7 +740,7 @@ class KinetoReader {
 
   // What the slots' aggregation tells the notes.
   struct OpTally {
-    int64_t no_gpu_calls = 0, wrappers = 0;
+    int64_t no_gpu_calls = 0, wrappers = 0, unrecorded_calls = 0;
     ConvNotes conv_notes;
   };
 
@@ -549,7 +748,7 @@ class KinetoReader {
   // operations per pass, largest first.
   OpTally aggregate_ops(Workload& w, double passes, const ShapedCalls& calls) const {
     const bool has_gpu = gpu_events_ > 0;
-    const int idx = steps_.empty() ? 0 : 1;
+    const int idx = use_steps_ ? 1 : 0;
     OpAggregator agg;
     OpTally tally;
     for (const Slot& s : slots_) {
@@ -565,14 +764,23 @@ class KinetoReader {
           if (s.bytes > 0) op.bytes = s.bytes / s.calls[0];
         } else {
           op.name = p.gpu_kind == EventKind::legacy_gpu ? p.name : short_kernel_name(p.name);
+          // CUPTI writes __missing__ for a range whose kernel name it did not keep.
+          if (p.name == "__missing__") op.name = "(unnamed kernel range)";
           op.kind = classify_name(p.name);
           op.dtype = DType::unknown;
+          if (s.flops[idx] > 0) op.flops = s.flops[idx] / s.calls[idx];
         }
         agg.add(op, s.calls[idx], s.gpu_us[idx] * 1e-6);
         continue;
       }
-      const double calls_n = has_gpu ? s.gpu_calls[idx] : s.calls[idx];
+      double calls_n = has_gpu ? s.gpu_calls[idx] : s.calls[idx];
       if (has_gpu) tally.no_gpu_calls += static_cast<int64_t>(s.calls[idx] - s.gpu_calls[idx]);
+      if (has_gpu && calls_n > 0 && s.activities[idx] == 0) {
+        // It launched work the trace holds no activity of (copies in a range-profiler
+        // trace, which records kernels only): no device time to give it; host time.
+        tally.unrecorded_calls += static_cast<int64_t>(calls_n);
+        calls_n = 0;
+      }
       if (calls_n <= 0) continue;
       const double time_us = has_gpu ? s.gpu_us[idx] : s.cpu_us[idx];
       TorchCall call = *calls.calls[s.proto];
@@ -598,8 +806,10 @@ class KinetoReader {
         continue;
       }
       tally.conv_notes.count(sc, time_us * 1e-6, data, filter);
-      for (const auto& share : ops_of_call(p.name, sc, s.phase, time_us * 1e-6, data, filter))
-        agg.add(share.op, calls_n, share.time_s);
+      auto shares = ops_of_call(p.name, sc, s.phase, time_us * 1e-6, data, filter);
+      if (s.flops[idx] > 0 && calls_n > 0)  // counted by the hardware: the work done, whatever the shape says
+        for (auto& share : shares) share.op.flops = s.flops[idx] / calls_n / static_cast<double>(shares.size());
+      for (const auto& share : shares) agg.add(share.op, calls_n, share.time_s);
     }
     w.ops = agg.finish(passes);
     // Largest first, so the stored order reads like the trace's top list.
@@ -613,15 +823,48 @@ class KinetoReader {
   // where the trace names them.
   void add_trace_notes(Workload& w, const OpTally& tally, const JsonStreamInfo& info) const {
     if (legacy_) w.notes.push_back("legacy autograd-profiler trace (a bare event array): ops have no input shapes");
-    if (gpu_events_ > 0) {
+    if (gpu_events_ > 0 && cpu_ops_ == 0) {
+      w.notes.push_back(
+          "GPU-only trace (device activity, no CPU ops): each op is a kernel, copy or memset by name, its time "
+          "the device's; phases from the kernel names (backward, bwd, wrw, dgrad, wgrad, ...)");
+    } else if (gpu_events_ > 0 && kernels_ > 0) {
       w.notes.push_back("GPU trace: an op's time is the summed duration of the GPU kernels it launched (" +
                         std::to_string(kernels_) +
                         " kernels, joined to the launching runtime call by correlation id "
                         "and to the innermost CPU op around that call); copies and memsets are listed by name");
+    } else if (gpu_events_ > 0) {
+      w.notes.push_back("device trace: an op's time is the summed duration of the device activity it launched");
+    }
+    if (range_count_ > 0) {
+      w.notes.push_back(
+          "CUPTI range-profiler trace: " + std::to_string(range_count_) + " kernel ranges with hardware counters, " +
+          (ranges_tied_ > 0 ? std::to_string(ranges_tied_) + " tied to the op that launched them (ranges and kernel "
+                                                             "launches taken in launch order)"
+                            : std::string("listed by kernel name (their number differs from the kernel launches', "
+                                          "so they cannot be tied in order)")) +
+          ". Each range is device time, but the profiler replays every kernel to read its counters and Kineto "
+          "spreads the session's span evenly over the ranges (" +
+          format_duration(range_us_ / static_cast<double>(range_count_) * 1e-6) +
+          " each): an op's time is its share of the profiling session, not its kernel's duration alone");
+      if (ranges_with_flops_ > 0)
+        w.notes.push_back(
+            "FLOPs from the ranges' SASS counters (smsp__sass_thread_inst_executed_op_*: add and mul "
+            "count 1, fma 2) for " +
+            std::to_string(ranges_with_flops_) + " ranges: the work the hardware did");
+    }
+    for (const auto& [cat, d] : device_categories_)
+      w.notes.push_back(std::to_string(d.events) + " events of device activity '" + cat + "' (" +
+                        format_duration(d.us * 1e-6) +
+                        ", not kernels, copies or memsets) kept as device time under their own names");
+    if (gpu_events_ > 0) {
       if (tally.no_gpu_calls > 0)
         w.notes.push_back(std::to_string(tally.no_gpu_calls) +
-                          " CPU op calls launched no GPU work: host time, left to the pass's overhead line");
-      if (unattributed_kernels_ > 0)
+                          " CPU op calls launched no device work: host time, left to the pass's overhead line");
+      if (tally.unrecorded_calls > 0)
+        w.notes.push_back(std::to_string(tally.unrecorded_calls) +
+                          " CPU op calls launched device work the trace holds no activity of: host time, left to "
+                          "the pass's overhead line");
+      if (unattributed_kernels_ > 0 && cpu_ops_ > 0)
         w.notes.push_back(std::to_string(unattributed_kernels_) +
                           " kernels had no launching CPU op in the trace and are listed by kernel name");
     } else {
@@ -676,6 +919,7 @@ int detect_kineto(std::string_view head, std::string_view) {
   if (i < head.size() && head[i] == '[' && (contains(head, "\"CPU functions\"") || contains(head, "\"CPU Functions\"")))
     return 80;
   if (events && contains(head, "\"ph\"")) return 30;  // some Chrome trace: try it as Kineto
+  if (events) return 20;                              // events of no known kind, or none: the reader says which
   return 0;
 }
 
@@ -687,7 +931,18 @@ Workload read_kineto_alone(const InputFile& file, const IngestOptions& options) 
 // ET `rf_id`, checked by name before it is trusted).
 Workload read_kineto_with_et(const InputFile& kineto, const InputFile& et_file, const IngestOptions& options) {
   const EtIndex et = EtIndex::read(et_file, options.progress);
-  Workload w = read_kineto(kineto, options, &et);
+  KinetoReader reader(kineto, options, &et);
+  Workload w = reader.read();
+  if (const auto a = reader.et_agreement(); a && a->share() < kMinEtAgreement)
+    throw InputError(et_file.path(), "only " + format_whole_percent(a->share()) + " of the ET's op ids (" +
+                                         std::to_string(a->agree) + " of " + std::to_string(a->et_ops) +
+                                         ") agree with the Kineto trace's (" + kineto.path() +
+                                         "; files of one run agree at " + format_whole_percent(kMinEtAgreement) +
+                                         " or more): they are not records of the same run; ingest each file alone");
+  if (const auto a = reader.et_agreement())
+    w.notes.push_back(
+        format_whole_percent(a->share()) + " of the execution trace's " + std::to_string(a->et_ops) +
+        " op ids agree with the Kineto trace's (by id, allowing a shifted numbering): records of one run");
   w.source = kineto.path() + " + " + et_file.path();
   w.events += et.elements();  // events read from both files
   return w;

@@ -2,16 +2,48 @@
 // the ones named here are decoded; everything else is skipped without being copied.
 #include "pytorch/trace_event.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <iterator>
+#include <string>
 #include <utility>
 
 #include "decode/json_fields.hpp"
 
 namespace fomcast::ingest {
 
+// A bad number as a message shows it: "1e+308", "-5", not 300 digits.
+std::string brief(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+// CUPTI's per-instruction-type SASS counters, as Kineto's range profiler writes them:
+// "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum" and the like.
+constexpr std::string_view kSassOps = "smsp__sass_thread_inst_executed_op_";
+
 struct TraceEventParser::Impl {
   FieldReader r;
   TraceEvent ev;
+
+  // One floating-point instruction counter: a count of thread instructions, each one
+  // operation (add, mul) or two (fma). Counters of other instructions are not FLOPs.
+  void add_counter(const char* key, od::value v) {
+    // A raw key ends at its closing quote (these keys hold no escapes).
+    const std::string_view k(key, static_cast<std::size_t>(std::strchr(key, '"') - key));
+    const std::string_view op = k.substr(kSassOps.size(), 4);
+    static constexpr std::string_view kFlopOps[] = {"dadd", "dmul", "dfma", "fadd", "fmul",
+                                                    "ffma", "hadd", "hmul", "hfma"};
+    if (std::find(std::begin(kFlopOps), std::end(kFlopOps), op) == std::end(kFlopOps)) return;
+    const std::string field = "args." + std::string(k);
+    const double n = r.number_of(v, field);
+    if (n < 0) r.fail(field, "negative instruction count");
+    if (ev.counted_flops < 0) ev.counted_flops = 0;
+    ev.counted_flops += op.ends_with("fma") ? 2 * n : n;
+  }
 
   explicit Impl(std::string file) : r(std::move(file), "traceEvents", "event") {}
 
@@ -89,7 +121,13 @@ struct TraceEventParser::Impl {
           if (key_is(k, "bytes")) ev.bytes = size_of(value);
           break;
         case 'd':
-          if (key_is(k, "dtype")) ev.comm.dtype = r.string_of(value, "args.dtype");
+          if (key_is(k, "dtype"))
+            ev.comm.dtype = r.string_of(value, "args.dtype");
+          else if (key_is(k, "device"))
+            ev.has_device = true;
+          break;
+        case 's':
+          if (std::strncmp(k, kSassOps.data(), kSassOps.size()) == 0) add_counter(k, value);
           break;
         case 'O':
           if (key_is(k, "Out msg nelems")) ev.comm.out_nelems = r.integer_of(value, "args.Out msg nelems");
@@ -149,13 +187,14 @@ struct TraceEventParser::Impl {
         default: break;
       }
     }
-    if (ev.has_ts && std::fabs(ev.ts) > kMaxTimestampUs)
-      r.fail("ts", "timestamp " + std::to_string(ev.ts) + " us is absurd");
+    if (ev.has_ts && ev.ts < 0) r.fail("ts", "negative timestamp " + brief(ev.ts) + " us");
+    if (ev.has_ts && ev.ts > kMaxTimestampUs)
+      r.fail("ts", "timestamp " + brief(ev.ts) + " us is absurd (past the year 5000)");
     if (ev.ph == 'X') {
       if (!ev.has_ts) r.fail("ts", "complete event ('X') without `ts`");
       if (!ev.has_dur) r.fail("dur", "complete event ('X') without `dur`");
-      if (ev.dur < 0) r.fail("dur", "negative duration " + std::to_string(ev.dur) + " us");
-      if (ev.dur > kMaxDurationUs) r.fail("dur", "duration " + std::to_string(ev.dur) + " us is absurd");
+      if (ev.dur < 0) r.fail("dur", "negative duration " + brief(ev.dur) + " us");
+      if (ev.dur > kMaxDurationUs) r.fail("dur", "duration " + brief(ev.dur) + " us is absurd (over a year)");
     }
     return ev;
   }

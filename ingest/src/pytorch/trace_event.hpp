@@ -26,6 +26,10 @@ struct TraceEvent {
   int64_t external_id = -1;  // args "External id" / "external id"
   int64_t correlation = -1;  // args "correlation"
   int64_t bytes = -1;        // args "bytes" (memcpy, memset)
+  bool has_device = false;   // args "device": the event ran on a device
+  // CUPTI range-profiler counters: FLOPs from args "smsp__sass_thread_inst_executed_op_*"
+  // (add and mul count 1, fma 2); -1 when the event has none.
+  double counted_flops = -1;
   // Raw JSON of the shape-bearing args (empty when absent).
   std::string_view input_dims, input_types, concrete_inputs, input_strides;
   CommMetaView comm;  // record_param_comms metadata

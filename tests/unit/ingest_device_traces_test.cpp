@@ -1,0 +1,271 @@
+// Device traces the Kineto reader must not mistake for CPU-only ones: CUPTI range-profiler
+// ranges (tied to their launches in order, FLOPs from the counters), device activity of
+// categories without a rule of their own (MTIA, HPU, TPU, XPU), and GPU-only traces (no CPU
+// ops: names and phases from the kernels). Each trace here is written by the test, a few
+// events long, so every expected number follows from the events by hand.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "common/ops.hpp"
+#include "fomcast/ingest.hpp"
+#include "test_support.hpp"
+#include "workload_queries.hpp"
+
+using namespace fomcast;
+using fomcast::test::find_all;
+using fomcast::test::find_one;
+using fomcast::test::has_note;
+using fomcast::test::ScratchDir;
+
+namespace {
+
+std::string trace(const std::vector<std::string>& events) {
+  std::string out = R"({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "Test GPU"}], "traceEvents": [)";
+  for (std::size_t i = 0; i < events.size(); ++i) out += (i ? ",\n" : "\n") + events[i];
+  return out + "]}";
+}
+
+std::string op(const std::string& name, double ts, double dur, int tid = 1) {
+  return R"({"ph": "X", "cat": "cpu_op", "name": ")" + name + R"(", "pid": 1, "tid": )" + std::to_string(tid) +
+         R"(, "ts": )" + std::to_string(ts) + R"(, "dur": )" + std::to_string(dur) + "}";
+}
+std::string annotation(const std::string& name, double ts, double dur) {
+  return R"({"ph": "X", "cat": "user_annotation", "name": ")" + name + R"(", "pid": 1, "tid": 1, "ts": )" +
+         std::to_string(ts) + R"(, "dur": )" + std::to_string(dur) + "}";
+}
+std::string launch(const std::string& cat, const std::string& name, double ts, int correlation) {
+  return R"({"ph": "X", "cat": ")" + cat + R"(", "name": ")" + name + R"(", "pid": 1, "tid": 1, "ts": )" +
+         std::to_string(ts) + R"(, "dur": 1, "args": {"correlation": )" + std::to_string(correlation) + "}}";
+}
+// A device event of category `cat`; correlation < 0: none.
+std::string device(const std::string& cat, const std::string& name, double ts, double dur, int correlation = -1,
+                   const std::string& more_args = "") {
+  std::string args = R"("device": 0)";
+  if (correlation >= 0) args += R"(, "correlation": )" + std::to_string(correlation);
+  if (!more_args.empty()) args += ", " + more_args;
+  return R"({"ph": "X", "cat": ")" + cat + R"(", "name": ")" + name + R"(", "pid": 0, "tid": 7, "ts": )" +
+         std::to_string(ts) + R"(, "dur": )" + std::to_string(dur) + R"(, "args": {)" + args + "}}";
+}
+// A CUPTI range: no correlation, counters in args, pid 0 tid 0 as Kineto writes them.
+std::string range(const std::string& name, double ts, double dur, const std::string& counters) {
+  return R"({"ph": "X", "cat": "cuda_profiler_range", "name": ")" + name + R"(", "pid": 0, "tid": 0, "ts": )" +
+         std::to_string(ts) + R"(, "dur": )" + std::to_string(dur) + R"(, "args": {)" + counters + "}}";
+}
+std::string counter(const std::string& op, double n) {
+  return R"("smsp__sass_thread_inst_executed_op_)" + op + R"(_pred_on.sum": )" + std::to_string(n);
+}
+
+Workload read_trace(const ScratchDir& dir, const std::string& name, const std::string& text) {
+  IngestOptions o;
+  o.workload = "t";
+  return ingest_files({dir.write(name, text)}, o);
+}
+
+double per_pass_us(const Op& o) { return test::per_pass_us(o); }
+
+}  // namespace
+
+TEST_CASE("device traces: CUPTI ranges are tied to the kernel launches in order, FLOPs from the counters") {
+  ScratchDir dir;
+  // Two ops launch one kernel each; the ranges carry no correlation and sit at times of
+  // their own (the session's span split evenly), in launch order.
+  const std::string text = trace({
+      op("aten::mm", 100, 50),
+      launch("cuda_runtime", "cudaLaunchKernel", 110, 11),
+      op("aten::relu_", 200, 30),
+      launch("cuda_runtime", "cudaLaunchKernel", 210, 12),
+      launch("cuda_runtime", "cudaMemcpyAsync", 240, 13),  // a copy launch: not a kernel
+      range("ampere_sgemm_128x64_nn", 1000, 500,
+            counter("ffma", 1000) + ", " + counter("fadd", 10) + ", " + counter("fmul", 5)),
+      range("void at::native::vectorized_elementwise_kernel<4, at::native::relu>(int)", 1500, 500,
+            counter("hfma", 3) + ", " + counter("dadd", 4) + ", " + counter("iadd3", 99)),
+  });
+  const Workload w = read_trace(dir, "cupti.json", text);
+  CHECK_FALSE(has_note(w, "CPU-only"));
+  CHECK(has_note(w, "CUPTI range-profiler trace: 2 kernel ranges with hardware counters, 2 tied to the op"));
+  const Op& mm = find_one(w, "aten::mm");
+  CHECK(*mm.self_time_s == doctest::Approx(500e-6));      // the range's time, not the CPU op's 50 us
+  CHECK(mm.flops == doctest::Approx(2 * 1000 + 10 + 5));  // fma counts 2
+  const Op& relu = find_one(w, "aten::relu_");
+  CHECK(relu.flops == doctest::Approx(2 * 3 + 4));  // integer instructions are not FLOPs
+  CHECK(*relu.self_time_s == doctest::Approx(500e-6));
+
+  // Three ranges for two kernel launches: they cannot be tied in order, so each is listed
+  // by its kernel name, still device time with its FLOPs.
+  const std::string untied = trace({
+      op("aten::mm", 100, 50),
+      launch("cuda_runtime", "cudaLaunchKernel", 110, 11),
+      op("aten::relu_", 200, 30),
+      launch("cuda_runtime", "cudaLaunchKernel", 210, 12),
+      range("ampere_sgemm_128x64_nn", 1000, 500, counter("ffma", 1000)),
+      range("ampere_sgemm_128x64_nn", 1500, 500, counter("ffma", 1000)),
+      range("__missing__", 2000, 500, counter("fadd", 7)),
+  });
+  const Workload u = read_trace(dir, "untied.json", untied);
+  CHECK(has_note(u, "listed by kernel name"));
+  const Op& k = find_one(u, "ampere_sgemm_128x64_nn");
+  CHECK(k.count == 2);
+  CHECK(k.flops == doctest::Approx(2000));
+  CHECK(k.kind == OpKind::gemm);
+  CHECK(find_one(u, "(unnamed kernel range)").flops == doctest::Approx(7));
+  CHECK(find_all(u, "aten::mm").empty());  // it launched nothing the trace ties to it
+}
+
+TEST_CASE("device traces: device activity of other kinds is device time under its own name") {
+  ScratchDir dir;
+  // One minimal trace per backend's device category; the second activity of each has no
+  // launching op and is listed by its own name. The last has a category naming no device
+  // but says which device it ran on.
+  struct Case {
+    const char* category;
+    const char* runtime;
+  };
+  for (const Case c :
+       {Case{"mtia_ccp_events", "mtia_runtime"}, Case{"hpu_kernel", "hpu_runtime"}, Case{"tpu_op", "cuda_runtime"},
+        Case{"xpu_scope_profiler", "xpu_runtime"}, Case{"compute", "privateuse1_runtime"}}) {
+    INFO(c.category);
+    const std::string text = trace({
+        op("aten::matmul", 100, 40),
+        launch(c.runtime, "LaunchKernel", 110, 21),
+        device(c.category, "fused_matmul_kernel", 150, 25, 21),
+        device(c.category, "device_copy_engine_job", 300, 8),
+    });
+    const Workload w = read_trace(dir, std::string(c.category) + ".json", text);
+    CHECK_FALSE(has_note(w, "CPU-only"));
+    CHECK(has_note(w, "events of device activity '" + std::string(c.category) + "'"));
+    CHECK(*find_one(w, "aten::matmul").self_time_s == doctest::Approx(25e-6));  // its device time
+    CHECK(per_pass_us(find_one(w, "device_copy_engine_job")) == doctest::Approx(8));
+  }
+  // Host-side categories are not device time: MTIA's runtime calls, the HPU's host ops,
+  // synchronisation, counters.
+  const std::string host = trace({
+      op("aten::matmul", 100, 40),
+      device("mtia_runtime", "mtiaStreamSync", 110, 5),
+      device("hpu_op", "synLaunch", 120, 5),
+      device("cuda_sync", "Stream Sync", 130, 5),
+      device("mtia_counters", "hbm_bytes", 140, 5),
+  });
+  const Workload h = read_trace(dir, "host.json", host);
+  CHECK(has_note(h, "CPU-only"));
+  CHECK(h.ops.size() == 1);
+}
+
+TEST_CASE("device traces: a GPU-only trace takes names and phases from its kernels") {
+  ScratchDir dir;
+  // MI210-like: HIP launches without CPU ops around them, kernels named with namespaces,
+  // templates and parameter lists.
+  const std::string text = trace({
+      launch("cuda_runtime", "hipLaunchKernel", 10, 1),
+      launch("cuda_runtime", "hipLaunchKernel", 20, 2),
+      launch("cuda_runtime", "hipExtModuleLaunchKernel", 30, 3),
+      launch("cuda_runtime", "hipExtModuleLaunchKernel", 40, 4),
+      launch("cuda_runtime", "hipLaunchKernel", 50, 5),
+      device("kernel",
+             "void at::native::(anonymous namespace)::max_pool_forward_nchw<c10::BFloat16>(int, c10::BFloat16 "
+             "const*, long, int)",
+             100, 10, 1),
+      device("kernel",
+             "void at::native::(anonymous namespace)::max_pool_backward_nchw<c10::BFloat16, float>(c10::BFloat16 "
+             "const*, long const*, int)",
+             120, 20, 2),
+      device("kernel", "igemm_bwd_gtcx2_nhwc_bf16_bx0_ex1_bt32x128x32", 150, 30, 3),
+      device("kernel", "igemm_wrw_gtcx2_nhwc_bf16_bx0_ex1_bt256x128x16", 190, 40, 4),
+      device("kernel",
+             "void at::native::batch_norm_backward_kernel<c10::BFloat16, float, int>(at::GenericPackedTensorAccessor<"
+             "c10::BFloat16 const, 3ul, at::DefaultPtrTraits, int>)",
+             240, 50, 5),
+  });
+  const Workload w = read_trace(dir, "gpu_only.json", text);
+  CHECK(has_note(w, "GPU-only trace"));
+  CHECK_FALSE(has_note(w, "CPU-only"));
+  const Op& fwd = find_one(w, "at::native::max_pool_forward_nchw");
+  CHECK(fwd.phase == Phase::forward);
+  CHECK(fwd.kind == OpKind::pooling);
+  CHECK(find_one(w, "at::native::max_pool_backward_nchw").phase == Phase::backward);
+  CHECK(find_one(w, "igemm_bwd_gtcx2_nhwc_bf16_bx0_ex1_bt32x128x32").phase == Phase::backward);
+  CHECK(find_one(w, "igemm_wrw_gtcx2_nhwc_bf16_bx0_ex1_bt256x128x16").phase == Phase::backward);
+  CHECK(find_one(w, "at::native::batch_norm_backward_kernel").phase == Phase::backward);
+  CHECK(w.measured_op_time_s() == doctest::Approx(150e-6));
+}
+
+TEST_CASE("device traces: kernel names keep their qualified name, without templates or parameters") {
+  using ingest::short_kernel_name;
+  CHECK(short_kernel_name("void at::native::(anonymous namespace)::max_pool_backward_nchw<c10::BFloat16, float>("
+                          "c10::BFloat16 const*, long const*, int)") == "at::native::max_pool_backward_nchw");
+  CHECK(short_kernel_name("void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous "
+                          "namespace)::launch_clamp_scalar(at::TensorIteratorBase&)::{lambda()#1}, "
+                          "std::array<char*, 2ul> >(int, at::native::CUDAFunctorOnSelf_add<long>)") ==
+        "at::native::vectorized_elementwise_kernel");
+  CHECK(short_kernel_name("ampere_sgemm_32x32_sliced1x4_tn") == "ampere_sgemm_32x32_sliced1x4_tn");
+  CHECK(short_kernel_name("void fft2d_r2c_32x32<float, false, 5u, true>(float2*, float const*, int)") ==
+        "fft2d_r2c_32x32");
+  CHECK(ingest::phase_from_kernel_name("igemm_wrw_gtcx2_nhwc_bf16") == Phase::backward);
+  CHECK(ingest::phase_from_kernel_name("sm80_xmma_dgrad_implicit_gemm_f16") == Phase::backward);
+  CHECK(ingest::phase_from_kernel_name("igemm_fwd_gtcx2_nhwc_bf16") == Phase::forward);
+}
+
+TEST_CASE("steps: empty leading and trailing ProfilerSteps are not passes; the pass is the median step") {
+  ScratchDir dir;
+  // #1 (10 us) and #5 (5 us) hold no op; #2, #3, #4 last 100, 300 and 120 us: median 120.
+  std::vector<std::string> events = {annotation("ProfilerStep#1", 0, 10), annotation("ProfilerStep#2", 10, 100),
+                                     annotation("ProfilerStep#3", 110, 300), annotation("ProfilerStep#4", 410, 120),
+                                     annotation("ProfilerStep#5", 530, 5)};
+  for (double t : {20.0, 120.0, 420.0}) events.push_back(op("aten::add", t, 8));
+  const Workload w = read_trace(dir, "steps.json", trace(events));
+  CHECK(w.passes == 3);
+  CHECK(*w.pass_s == doctest::Approx(120e-6));
+  CHECK(has_note(w, "2 ProfilerStep(s) with no ops in them (#1, #5) are not passes"));
+  CHECK(has_note(w, "median 120 us (min 100 us, max 300 us, mean 173 us over 3 steps)"));
+  CHECK(find_one(w, "aten::add").count == doctest::Approx(1));
+}
+
+TEST_CASE("steps: Optimizer.step annotations mark steps from one to the next, start-up excluded") {
+  ScratchDir dir;
+  // Start-up (a data loader) until 5000 us; annotations start at 5000, 5200, 5500, 5700:
+  // three steps of 200, 300 and 200 us. Each step runs one aten::mm; the one before the
+  // first annotation is start-up, the one after the last an unfinished step.
+  std::vector<std::string> events = {op("aten::copy_", 0, 4000)};
+  for (double t : {5000.0, 5200.0, 5500.0, 5700.0}) events.push_back(annotation("Optimizer.step#SGD.step", t, 20));
+  for (double t : {4500.0, 5050.0, 5250.0, 5550.0, 5750.0}) events.push_back(op("aten::mm", t, 10));
+  const Workload w = read_trace(dir, "optimizer.json", trace(events));
+  CHECK(w.passes == 3);
+  CHECK(*w.pass_s == doctest::Approx(200e-6));
+  CHECK(has_note(w, "the 5 ms before the first annotation (start-up) belongs to no step"));
+  CHECK(find_one(w, "aten::mm").count == doctest::Approx(1));
+  CHECK(find_all(w, "aten::copy_").empty());
+}
+
+TEST_CASE("steps: a trace without markers that repeats its first op's sequence N times is N passes") {
+  ScratchDir dir;
+  // conv, relu, linear three times, 100 us apart, the last ending at 280 us.
+  std::vector<std::string> events;
+  for (double t : {0.0, 100.0, 200.0}) {
+    events.push_back(op("aten::conv2d", t, 40));
+    events.push_back(op("aten::relu", t + 45, 10));
+    events.push_back(op("aten::linear", t + 60, 20));
+  }
+  const Workload w = read_trace(dir, "loop.json", trace(events));
+  CHECK(w.passes == 3);
+  CHECK(*w.pass_s == doctest::Approx(100e-6));
+  CHECK(has_note(w, "repeat one sequence 3 times (starting with aten::conv2d)"));
+  CHECK(find_one(w, "aten::relu").count == doctest::Approx(1));
+
+  // The same ops, but the loop body differs once: no repeats, one pass.
+  events.push_back(op("aten::conv2d", 300, 40));
+  const Workload one = read_trace(dir, "not_a_loop.json", trace(events));
+  CHECK(one.passes == 1);
+  CHECK(find_one(one, "aten::relu").count == doctest::Approx(3));
+}
+
+TEST_CASE("devices: nsys exports and XPlane profiles name the device they ran on") {
+  IngestOptions o;
+  o.workload = "t";
+  CHECK(
+      ingest_files({test::shared_path("traces/nsys_sqlite/pipit_saxpy-mpi-cuda_nsys_perlmutter0.sqlite")}, o).device ==
+      "NVIDIA A100-SXM4-40GB");  // TARGET_INFO_GPU.name of the one GPU
+  // The MI300X profile's device planes state the vendor, compute capability and cores.
+  CHECK(ingest_files({test::shared_path("traces/tensorflow/xplane/tracelens_mi300x_jax_conv_minimal_08.xplane.pb")}, o)
+            .device == "AMD GPU, compute capability 9.4, 304 cores");
+}
