@@ -3,8 +3,10 @@
 // a position instead of silently short data.
 #include "common/input.hpp"
 
+#include <sys/stat.h>
 #include <zlib.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -121,6 +123,37 @@ std::size_t ChunkStream::read(char* buffer, std::size_t capacity) {
 }
 
 InputFile::InputFile(std::string path) : path_(std::move(path)) {}
+
+namespace {
+
+std::string read_all(FILE* f, const std::string& name) {
+  std::string out;
+  std::vector<char> buf(1 << 16);
+  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), f)) > 0;) out.append(buf.data(), n);
+  if (std::ferror(f)) throw InputError(name, std::string("read failed: ") + std::strerror(errno));
+  return out;
+}
+
+}  // namespace
+
+InputFile InputFile::open(const std::string& path) {
+  if (path == "-") return from_memory("<stdin>", read_all(stdin, "<stdin>"));
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return InputFile(path);  // opening it says why
+  if (S_ISDIR(st.st_mode)) throw InputError(path, "is a directory, not a profile (give the file inside it)");
+  if (S_ISREG(st.st_mode)) return InputFile(path);
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw InputError(path, std::string("cannot open for reading: ") + std::strerror(errno));
+  std::string bytes;
+  try {
+    bytes = read_all(f, path);
+  } catch (...) {
+    std::fclose(f);
+    throw;
+  }
+  std::fclose(f);
+  return from_memory(path, std::move(bytes));
+}
 
 InputFile InputFile::from_memory(std::string name, std::string content) {
   InputFile f(std::move(name));

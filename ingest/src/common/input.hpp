@@ -35,6 +35,10 @@ class ChunkStream {
 class InputFile {
  public:
   explicit InputFile(std::string path);
+  // The input a command line names: "-" is standard input ("<stdin>" in messages); a pipe
+  // or device (/dev/stdin, /dev/fd/N) is read whole into memory once, so detecting the
+  // format does not consume what the reader needs; a directory is an InputError.
+  static InputFile open(const std::string& path);
   // Bytes already in memory under a display name (the fuzz targets use this): everything
   // reads as from a file of that content, gzip included.
   static InputFile from_memory(std::string name, std::string content);

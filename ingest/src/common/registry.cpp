@@ -42,8 +42,11 @@ std::vector<std::string> ingest_formats() {
   return out;
 }
 
-std::string detect_format(const std::string& path) {
-  ingest::InputFile file(path);
+namespace {
+
+// Which reader a file is for, from its decompressed head and its name.
+std::string detect(const ingest::InputFile& file) {
+  const std::string& path = file.path();
   const std::string_view head = file.head();
   if (head.empty()) throw InputError(path, "empty file", 0, 0);
   const ingest::FormatReader* best = nullptr;
@@ -64,6 +67,10 @@ std::string detect_format(const std::string& path) {
   }
   return std::string(best->name);
 }
+
+}  // namespace
+
+std::string detect_format(const std::string& path) { return detect(ingest::InputFile::open(path)); }
 
 namespace ingest {
 
@@ -100,16 +107,19 @@ Workload finish(Workload w, const std::string& format, const std::string& path, 
 Workload ingest_together(const std::vector<std::string>& paths, const IngestOptions& options) {
   if (options.format != "auto")
     throw UsageError("with several files each is recognised by its content; leave out --format");
+  std::vector<ingest::InputFile> files;
   std::vector<std::string> formats;
-  for (const auto& p : paths) formats.push_back(detect_format(p));
+  for (const auto& p : paths) {
+    files.push_back(ingest::InputFile::open(p));
+    formats.push_back(detect(files.back()));
+  }
   if (paths.size() == 2) {
     for (const auto& j : ingest::joins())
       for (int t = 0; t < 2; ++t) {
         const int s = 1 - t;
         if (formats[t] != j.timed || std::find(j.shaped.begin(), j.shaped.end(), formats[s]) == j.shaped.end())
           continue;
-        const ingest::InputFile timed(paths[t]), shaped(paths[s]);
-        return finish(j.read(timed, shaped, options), formats[t], paths[t], options);
+        return finish(j.read(files[t], files[s], options), formats[t], files[t].path(), options);
       }
   }
   std::string found;
@@ -127,12 +137,12 @@ Workload ingest_files(const std::vector<std::string>& paths, const IngestOptions
   if (paths.empty()) throw UsageError("ingest needs at least one file");
   if (options.workload.empty()) throw UsageError("ingest needs --workload NAME");
   if (paths.size() > 1) return ingest_together(paths, options);
-  const std::string& path = paths.front();
-  const std::string format = options.format == "auto" ? detect_format(path) : options.format;
-  const ingest::FormatReader* reader = ingest::find_reader(format);
-  if (!reader) throw UsageError("unknown format '" + format + "'");
-  ingest::InputFile file(path);
-  return finish(reader->read(file, options), format, path, options);
+  const ingest::FormatReader* forced = nullptr;
+  if (options.format != "auto" && !(forced = ingest::find_reader(options.format)))
+    throw UsageError("unknown format '" + options.format + "'");
+  const ingest::InputFile file = ingest::InputFile::open(paths.front());
+  const std::string format = forced ? options.format : detect(file);
+  return finish(ingest::find_reader(format)->read(file, options), format, file.path(), options);
 }
 
 }  // namespace fomcast
