@@ -59,7 +59,7 @@ json check_reproduces_on_recording_platform(const json& ingested, const std::str
   const std::string workload = ingested["workload"];
   const std::string recorded_on = ingested["recorded_on"];
   REQUIRE(!recorded_on.empty());
-  const json est = run_json("estimate --workload " + workload + " --platform '" + recorded_on + "'", db);
+  json est = run_json("estimate --workload " + workload + " --platform '" + recorded_on + "'", db);
   const double measured = ingested["pass_s"].get<double>();
   INFO("recorded on " << recorded_on << ": measured " << measured << " s, estimated " << est["pass_s"] << " s");
   CHECK(std::fabs(est["pass_s"].get<double>() / measured - 1) <= 0.15);
@@ -141,7 +141,7 @@ TEST_CASE("external: an ET joins the Kineto trace of its own run and refuses ano
   const auto r = run_fomcast("ingest " + et + " " + external("param_resnet_kineto.json.gz") + " --workload mixed", db);
   CHECK(r.status == 2);
   CHECK(r.err.find("agree") != std::string::npos);
-  CHECK(r.err.find("%") != std::string::npos);
+  CHECK(r.err.find('%') != std::string::npos);
   CHECK(run_fomcast("show mixed", db).status != 0);
 }
 
