@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fomcast/error.hpp"
+#include "fomcast/format.hpp"
 #include "fomcast/seed.hpp"
 
 namespace fomcast::cli {
@@ -25,7 +26,8 @@ CLI::Validator in_range(const NumberRange& range) {
         if (problem.empty()) text = normalised;
         return problem;
       },
-      "");
+      // In --help after the type: "FLOAT:[0.001, 1e+06]".
+      "[" + format_significant(range.min, 6) + ", " + format_significant(range.max, 6) + "]");
 }
 
 void add_to_every_command(CLI::App& app, const std::function<void(CLI::App&)>& add) {
