@@ -2,7 +2,6 @@
 // the platform's measured spec, the suite's kernels as its table. Flags, the suite and the
 // backend are checked before the database is opened or anything is measured; the results
 // are written in one transaction at the end, so a failure changes nothing.
-#include <cmath>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -24,11 +23,11 @@ struct BenchOpts {
   CLI::Option* suite_opt = nullptr;
 };
 
-void check_seconds(double v, const char* flag, bool zero_ok) {
-  if (!std::isfinite(v) || v < 0 || (!zero_ok && v == 0))
-    throw UsageError(std::string(flag) + " must be a finite number of seconds " + (zero_ok ? ">= 0" : "> 0") +
-                     ", got " + std::to_string(v));
-}
+// The time flags and --threads: more than 1024 threads is a typo, not an experiment, and
+// is refused before any is started.
+constexpr NumberRange kBudgetSeconds{0, 1e6, false, false};  // 0: no limit
+constexpr NumberRange kTimingSeconds{1e-3, 3600, true, false};
+constexpr NumberRange kThreads{1, 1024, true, true};
 
 const std::string kSuites = "deepbench-train, deepbench-inference, workload:NAME, csv:FILE";
 
@@ -58,23 +57,21 @@ void add_bench_command(CLI::App& app, Globals& g) {
   o->suite_opt = cmd->add_option("--suite", o->suite, "What to measure: " + kSuites + " (default deepbench-train)");
   cmd->add_option("--shapes", o->shapes, "A CSV of shapes to measure (the same as --suite csv:FILE)");
   cmd->add_option("--backend", o->backend, "eigen, blas (the system CBLAS) or cuda (default: blas when it loads)");
-  o->threads_opt = cmd->add_option("--threads", o->threads, "Threads for every backend (default: every online CPU)");
+  o->threads_opt = cmd->add_option("--threads", o->threads, "Threads for every backend (default: every online CPU)")
+                       ->transform(in_range(kThreads));
   cmd->add_option(
-      "--max-seconds", o->max_seconds,
-      "Time budget: the suite is sampled to fit and the skipped kernels are listed (0: no limit; default 300)");
-  cmd->add_option("--ceiling-seconds", o->ceiling_seconds, "Time for the ceiling measurements (default 4)");
-  cmd->add_option("--kernel-seconds", o->kernel_seconds, "Time cap on one kernel's timed repetitions (default 1)");
+         "--max-seconds", o->max_seconds,
+         "Time budget: the suite is sampled to fit and the skipped kernels are listed (0: no limit; default 300)")
+      ->transform(in_range(kBudgetSeconds));
+  cmd->add_option("--ceiling-seconds", o->ceiling_seconds, "Time for the ceiling measurements (default 4)")
+      ->transform(in_range(kTimingSeconds));
+  cmd->add_option("--kernel-seconds", o->kernel_seconds, "Time cap on one kernel's timed repetitions (default 1)")
+      ->transform(in_range(kTimingSeconds));
   cmd->add_flag("--force", o->force, "Overwrite a shipped platform's spec with the measurements");
   cmd->add_flag("--json", o->json, "JSON output");
   cmd->callback([&g, o] {
     // 1. Flags, suite and backend: all checked before the database is touched.
     if (o->platform.empty()) throw UsageError("--platform needs a name");
-    // More threads than this is a typo, not an experiment: refused before any is started.
-    if (o->threads_opt->count() && (o->threads < 1 || o->threads > 1024))
-      throw UsageError("--threads must be between 1 and 1024, got " + std::to_string(o->threads));
-    check_seconds(o->max_seconds, "--max-seconds", true);
-    check_seconds(o->ceiling_seconds, "--ceiling-seconds", false);
-    check_seconds(o->kernel_seconds, "--kernel-seconds", false);
     if (!o->shapes.empty() && o->suite_opt->count()) throw UsageError("give --suite or --shapes, not both");
     const std::string suite_name = !o->shapes.empty() ? "csv:" + o->shapes
                                    : o->suite.empty() ? std::string("deepbench-train")

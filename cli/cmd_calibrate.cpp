@@ -23,29 +23,50 @@ struct Named {
 Named lookup(const Store& store, const std::string& workload, const std::string& platform) {
   auto w = store.workload(workload);
   if (!w) throw UsageError("--workload: no workload named '" + workload + "' (see `fomcast workloads`)");
-  if (!store.platform(platform))
-    throw UsageError("--platform: no platform named '" + platform + "' (see `fomcast platforms`)");
+  require_platform(store, platform);
   return Named{std::move(*w), store.calibrations(workload)};
 }
 
 void add_calibrate(CLI::App& app, Globals& g) {
-  auto* cmd = app.add_subcommand("calibrate",
-                                 "Record a measured time of a workload on a platform (CANDLE step 1): estimates then "
-                                 "project from it, carrying its host and framework residual");
+  auto* cmd = app.add_subcommand(
+      "calibrate",
+      "Record a measured time of a workload on a platform (CANDLE step 1): estimates then project from it, carrying "
+      "its host and framework residual. Give exactly one of --pass-s, --epoch-s, --run-hours (the measurement) or "
+      "--clear (remove the stored one); one calibration per workload and platform, a new one replaces it "
+      "(docs/calibration.md)");
   struct Opts {
     std::string workload, platform, note;
     std::optional<double> pass_s, epoch_s, run_hours;
-    bool json = false;
+    bool json = false, clear = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--workload", o->workload, "Workload name (see `fomcast workloads`)")->required();
   cmd->add_option("--platform", o->platform, "Platform the time was measured on (see `fomcast platforms`)")->required();
-  cmd->add_option("--pass-s", o->pass_s, "Measured seconds per pass (training step)");
-  cmd->add_option("--epoch-s", o->epoch_s, "Measured seconds per epoch");
-  cmd->add_option("--run-hours", o->run_hours, "Measured hours per run (the workload's epochs)");
+  cmd->add_option("--pass-s", o->pass_s, "Measured seconds per pass (training step)")
+      ->transform(in_range(ranges::seconds));
+  cmd->add_option("--epoch-s", o->epoch_s, "Measured seconds per epoch")->transform(in_range(ranges::seconds));
+  cmd->add_option("--run-hours", o->run_hours, "Measured hours per run (the workload's epochs)")
+      ->transform(in_range(ranges::hours));
+  cmd->add_flag("--clear", o->clear, "Remove the workload's calibration on the platform instead of recording one");
   cmd->add_option("--note", o->note, "Where the measurement comes from");
   cmd->add_flag("--json", o->json, "JSON output");
   cmd->callback([&g, o] {
+    const int given = (o->pass_s ? 1 : 0) + (o->epoch_s ? 1 : 0) + (o->run_hours ? 1 : 0) + (o->clear ? 1 : 0);
+    if (given != 1)
+      throw UsageError(std::string(given ? "give only one" : "give exactly one") +
+                       " of --pass-s, --epoch-s, --run-hours (the measured time of a pass, an epoch or a whole run) "
+                       "and --clear (remove the stored calibration)");
+    if (o->clear) {
+      Store store = open_store(g);
+      (void)lookup(store, o->workload, o->platform);
+      int64_t removed = 0;
+      store.transaction([&] { removed = store.delete_calibrations(o->workload, o->platform); });
+      if (o->json)
+        print_json(calibration_cleared_to_json(o->workload, o->platform, removed > 0));
+      else
+        std::cout << calibration_cleared_to_text(o->workload, o->platform, removed > 0);
+      return;
+    }
     const std::optional<double> run_s = o->run_hours ? std::optional<double>(*o->run_hours * 3600.0) : std::nullopt;
     check_measured_time(o->pass_s, o->epoch_s, run_s);  // before the database is touched
     Store store = open_store(g);

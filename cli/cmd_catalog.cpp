@@ -6,8 +6,51 @@
 #include "context.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/report/catalog.hpp"
+#include "fomcast/seed.hpp"
 
 namespace fomcast::cli {
+namespace {
+
+// workloads rm NAME: a user's workload goes with its calibrations; where it had taken the
+// name of a shipped model, that model comes back. A shipped workload is refused: the next
+// build's seeding would restore it anyway, so removing it would only hide it for a while.
+CLI::App* add_workloads_rm(CLI::App& workloads, Globals& g) {
+  auto* cmd = workloads.add_subcommand(
+      "rm", "Delete a workload you ingested, with its calibrations (shipped models cannot be removed)");
+  struct Opts {
+    std::string name;
+    bool json = false;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("name", o->name, "Workload name (see `fomcast workloads`)")->required();
+  cmd->add_flag("--json", o->json, "JSON output");
+  cmd->callback([&g, o] {
+    Store store = open_store(g);
+    WorkloadRemoval removal{o->name};
+    store.transaction([&] {
+      bool found = false;
+      for (const auto& s : store.workloads()) {
+        if (s.name != o->name) continue;
+        found = true;
+        if (s.shipped)
+          throw UsageError("workload '" + o->name + "' is shipped with fomcast (" + s.source +
+                           ") and cannot be removed: the next seeding would bring it back. Ingest over it with "
+                           "--replace to use the name for a workload of your own");
+      }
+      if (!found) throw UsageError("no workload named '" + o->name + "' (see `fomcast workloads`)");
+      store.delete_workload(o->name);
+      removal.calibrations = store.delete_calibrations(o->name);
+      removal.shipped_restored = restore_shipped_workload(store, o->name);
+    });
+    if (o->json)
+      print_json(workload_removal_to_json(removal));
+    else
+      std::cout << workload_removal_to_text(removal);
+  });
+  return cmd;
+}
+
+}  // namespace
 
 void add_catalog_commands(CLI::App& app, Globals& g) {
   {
@@ -26,10 +69,12 @@ void add_catalog_commands(CLI::App& app, Globals& g) {
     });
   }
   {
-    auto* cmd = app.add_subcommand("workloads", "List workloads");
+    auto* cmd = app.add_subcommand("workloads", "List workloads; `workloads rm NAME` deletes one of yours");
     auto json_out = std::make_shared<bool>(false);
     cmd->add_flag("--json", *json_out, "JSON output");
-    cmd->callback([&g, json_out] {
+    auto* rm = add_workloads_rm(*cmd, g);
+    cmd->callback([&g, json_out, rm] {
+      if (rm->parsed()) return;  // `workloads rm NAME` did its own work
       Store store = open_store(g);
       const auto ws = store.workloads();
       if (*json_out)

@@ -10,6 +10,12 @@
 #include "fomcast/report/estimate.hpp"
 
 namespace fomcast::cli {
+namespace {
+
+// --top: none to every operation a workload could have.
+constexpr NumberRange kTopRange{0, 1e6, false, true};
+
+}  // namespace
 
 void add_estimate_command(CLI::App& app, Globals& g) {
   auto* cmd = app.add_subcommand("estimate", "Predict a workload's pass, epoch, run and units/day on a platform");
@@ -18,20 +24,22 @@ void add_estimate_command(CLI::App& app, Globals& g) {
     double nodes = 1;
     int64_t epochs = 0, batch = 0, samples = 0;
     std::size_t top = 15;
-    bool json = false, all = false;
+    bool json = false, all = false, verbose = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--workload", o->workload, "Workload name (see `fomcast workloads`)")->required();
   cmd->add_option("--platform", o->platform, "Target platform (see `fomcast platforms`)")->required();
   cmd->add_option("--nodes", o->nodes, "Nodes running runs side by side, for units/day (default 1)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--epochs", o->epochs, "Epochs per run (default: the workload's)")->check(CLI::PositiveNumber);
+      ->transform(in_range(ranges::nodes));
+  cmd->add_option("--epochs", o->epochs, "Epochs per run (default: the workload's)")
+      ->transform(in_range(ranges::epochs));
   cmd->add_option("--batch", o->batch, "Samples per pass (default: the workload's; traces do not record it)")
-      ->check(CLI::PositiveNumber);
+      ->transform(in_range(ranges::batch));
   cmd->add_option("--samples-per-epoch", o->samples, "Samples per epoch (default: the workload's)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--top", o->top, "Operations listed in the text table (default 15)");
+      ->transform(in_range(ranges::samples));
+  cmd->add_option("--top", o->top, "Operations listed in the text table (default 15)")->transform(in_range(kTopRange));
   cmd->add_flag("--all", o->all, "List every operation");
+  cmd->add_flag("-v,--verbose", o->verbose, "Print the estimate's assumptions and notes too (--json always has them)");
   cmd->add_flag("--json", o->json, "JSON output");
   cmd->callback([&g, o] {
     Store store = open_store(g);
@@ -39,8 +47,7 @@ void add_estimate_command(CLI::App& app, Globals& g) {
     if (!stored) throw UsageError("no workload named '" + o->workload + "' (see `fomcast workloads`)");
     auto given = [](int64_t v) { return v > 0 ? std::optional<int64_t>(v) : std::nullopt; };
     const Workload w = with_epoch_size(std::move(*stored), given(o->batch), given(o->samples));
-    if (!store.platform(o->platform))
-      throw UsageError("no platform named '" + o->platform + "' (see `fomcast platforms`)");
+    require_platform(store, o->platform);
     const Catalog catalog = load_catalog(store);
     RunOptions opts;
     opts.nodes = o->nodes;
@@ -50,7 +57,7 @@ void add_estimate_command(CLI::App& app, Globals& g) {
     if (o->json)
       print_json(estimate_to_json(r, w));
     else
-      std::cout << estimate_to_text(r, w, o->all ? w.ops.size() : o->top);
+      std::cout << estimate_to_text(r, w, o->all ? w.ops.size() : o->top, o->verbose);
   });
 }
 

@@ -1,35 +1,66 @@
 // ingest: profiler files (or a model description) -> a stored workload. The files are read
 // and checked completely before the database is opened, so a bad file changes nothing.
+#include <algorithm>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
 
 #include "context.hpp"
+#include "fomcast/error.hpp"
 #include "fomcast/ingest.hpp"
 #include "fomcast/report/catalog.hpp"
 
 namespace fomcast::cli {
+namespace {
+
+// A name already taken (a shipped model, an earlier ingest) is kept unless --replace says
+// otherwise: one mistyped command must not overwrite a workload.
+void refuse_existing_workload(const Store& store, const std::string& name) {
+  const auto all = store.workloads();
+  const auto s = std::find_if(all.begin(), all.end(), [&](const WorkloadSummary& w) { return w.name == name; });
+  if (s == all.end()) return;
+  const std::string what = s->shipped ? "a model shipped with fomcast" : "a " + s->origin + " workload";
+  throw UsageError("--workload: '" + name + "' already exists (" + what +
+                   (s->source.empty() ? "" : ", from " + s->source) +
+                   "); pass --replace to overwrite it, or choose another name (see `fomcast workloads`)");
+}
+
+}  // namespace
 
 void add_ingest_command(CLI::App& app, Globals& g) {
-  auto* cmd = app.add_subcommand("ingest", "Read profiler outputs into a workload (CANDLE steps 2-4)");
+  auto* cmd = app.add_subcommand(
+      "ingest",
+      "Read profiler outputs into a workload (CANDLE steps 2-4). The format is found by content (.gz or not): "
+      "Kineto / PyTorch profiler traces, PyTorch execution traces (ET), Chakra traces (JSON or .et), XPlane "
+      "(.xplane.pb), TF1 timelines, tfprof op views and MatMul sizes, Nsight Systems SQLite exports, TAU and pprof "
+      "profiles, cProfile, and model layer lists (docs/ingest.md, docs/ingest-text.md, docs/model-format.md). Give "
+      "an ET and the Kineto trace of the same run together (either order) to join them: times and kernels from "
+      "Kineto, shapes from the ET; several ranks of one job may be given together too");
   struct Opts {
     std::vector<std::string> files;
     std::string workload, format = "auto", platform;
     int64_t batch = 0;
-    bool json = false;
+    bool json = false, replace = false;
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("files", o->files, "Profiler output(s); .gz accepted")->required();
-  cmd->add_option("--workload", o->workload, "Name of the workload to create or replace")->required();
+  cmd->add_option("files", o->files, "Profiler output(s); .gz accepted; ET.json KINETO.json to join one run's two")
+      ->required();
+  cmd->add_option("--workload", o->workload,
+                  "Name of the workload to create: printable, at most 128 bytes, not starting with '-'")
+      ->required();
+  cmd->add_flag("--replace", o->replace,
+                "Overwrite the workload of that name if there is one (a shipped model included); without it an "
+                "existing name is refused");
   std::string formats = "auto";
   for (const auto& f : ingest_formats()) formats += ", " + f;
   cmd->add_option("--format", o->format, "Input format: " + formats);
   cmd->add_option("--platform", o->platform,
                   "Platform the profile was taken on (an unknown name becomes an unmeasured placeholder)");
   cmd->add_option("--batch", o->batch, "Samples per pass, where the input cannot tell (tfprof's -1 dimension)")
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+      ->transform(in_range(ranges::batch));
   cmd->add_flag("--json", o->json, "JSON output");
   cmd->callback([&g, o] {
+    require_workload_name(o->workload, "--workload");
     IngestOptions opts;
     opts.format = o->format;
     opts.workload = o->workload;
@@ -39,6 +70,8 @@ void add_ingest_command(CLI::App& app, Globals& g) {
     const Workload w = ingest_files(o->files, opts);
     Store store = open_store(g);
     store.transaction([&] {
+      // Checked under the write lock, so two ingests of one new name cannot both pass.
+      if (!o->replace) refuse_existing_workload(store, o->workload);
       if (!o->platform.empty()) store.ensure_platform(o->platform);
       store.put_workload(w);
     });

@@ -70,12 +70,14 @@ void write_atomically(const std::string& path, const std::string& bytes) {
 
 void add_report_command(CLI::App& app, Globals& g) {
   auto* cmd = app.add_subcommand(
-      "report", "Write a study's FOM, problems and workload breakdowns as one self-contained HTML file");
+      "report",
+      "Write a study's FOM, problems and workload breakdowns as one self-contained HTML file (docs/report.md). " +
+          std::string(kStudyHelp));
   struct Opts {
     std::string study, out;
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("study", o->study, "Study JSON file")->required();
+  cmd->add_option("study", o->study, "Study JSON file (docs/study-format.md)")->required();
   cmd->add_option("--out", o->out, "HTML file to write")->required();
   cmd->callback([&g, o] {
     // Parse before opening the store: a bad study must not even create the database.
@@ -83,6 +85,7 @@ void add_report_command(CLI::App& app, Globals& g) {
     const Study study = parse_study(text, o->study);
     check_writable_dir(o->out);
     Store store = open_store(g);
+    require_study_platforms(store, study);
     const FomResult result = evaluate_study(study, store);
 
     HtmlReportInput in;

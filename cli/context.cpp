@@ -13,19 +13,56 @@
 #include <nlohmann/json.hpp>
 
 #include "fomcast/error.hpp"
+#include "fomcast/format.hpp"
 #include "fomcast/seed.hpp"
 
 namespace fomcast::cli {
 
-Store open_store(const Globals& g) {
-  std::string path = g.db;
-  if (path.empty()) {
-    const char* env = std::getenv("FOMCAST_DB");
-    path = env && *env ? env : "fomcast.db";
+CLI::Validator in_range(const NumberRange& range) {
+  return CLI::Validator(
+      [range](std::string& text) {
+        std::string normalised;
+        std::string problem = text_range_problem(text, range, &normalised);
+        if (problem.empty()) text = normalised;
+        return problem;
+      },
+      // In --help after the type: "FLOAT:[0.001, 1e+06]".
+      "[" + format_significant(range.min, 6) + ", " + format_significant(range.max, 6) + "]");
+}
+
+void add_to_every_command(CLI::App& app, const std::function<void(CLI::App&)>& add) {
+  for (CLI::App* sub : app.get_subcommands({})) {
+    add(*sub);
+    add_to_every_command(*sub, add);
   }
-  Store store = Store::open(path);
+}
+
+std::string database_path(const Globals& g) {
+  if (!g.db.empty()) return g.db;
+  const char* env = std::getenv("FOMCAST_DB");
+  return env && *env ? env : "fomcast.db";
+}
+
+Store open_store(const Globals& g) {
+  Store store = Store::open(database_path(g));
   seed_if_needed(store);
   return store;
+}
+
+void require_platform(const Store& store, const std::string& name, const std::string& flag) {
+  if (!store.platform(name)) throw UsageError(flag + ": unknown platform '" + name + "' (see `fomcast platforms`)");
+}
+
+void require_study_platforms(const Store& store, const Study& study) {
+  for (const auto& [side, field] :
+       {std::pair{&study.baseline, "baseline.platform"}, std::pair{&study.target, "target.platform"}})
+    if (!store.platform(side->platform))
+      throw InputError(study.file, "unknown platform '" + side->platform + "' (see `fomcast platforms`)", 0, -1, field);
+}
+
+void require_workload_name(const std::string& name, const std::string& flag) {
+  if (std::string problem = workload_name_problem(name); !problem.empty())
+    throw UsageError(flag + ": a workload name " + problem);
 }
 
 std::string read_file(const std::string& path) {

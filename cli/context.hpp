@@ -2,10 +2,12 @@
 // and drawing progress on a terminal. Nothing here computes anything worth testing.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
+#include "fomcast/input_checks.hpp"
 #include "fomcast/model.hpp"
 #include "fomcast/store.hpp"
 
@@ -15,8 +17,28 @@ struct Globals {
   std::string db;  // --db, else $FOMCAST_DB, else ./fomcast.db
 };
 
+// A flag's number checked against its range before CLI11 converts it, with the message
+// every command and the study parser give ("--nodes: must be > 0 (got -1)"). Added with
+// ->transform(), so that integers written with an exponent ("1e3") are handed on whole.
+CLI::Validator in_range(const NumberRange& range);
+
 // Opens the database and fills it from the shipped data when it lacks this build's.
 Store open_store(const Globals&);
+// The database path the flags and environment name (--db, $FOMCAST_DB, ./fomcast.db).
+std::string database_path(const Globals&);
+// UsageError "--platform: unknown platform 'X' (see `fomcast platforms`)" unless the
+// store has it (`flag` names where the name came from).
+void require_platform(const Store&, const std::string& name, const std::string& flag = "--platform");
+// InputError naming the study file and the field (baseline.platform, target.platform)
+// unless the store has both platforms.
+void require_study_platforms(const Store&, const Study&);
+// What `fom` and `report` say about the study file in their --help.
+inline constexpr const char* kStudyHelp =
+    "A study is a JSON file: {\"name\", \"baseline\": {\"platform\", \"nodes\"}, \"target\": {\"platform\", "
+    "\"nodes\"}, \"problems\": [{\"name\", \"baseline_hours\", \"target_hours\"} or {\"name\", \"workload\", "
+    "\"epochs\", \"baseline_epoch_s\", ...}]}; every field is in docs/study-format.md, examples in data/studies/";
+// UsageError naming the flag unless `name` may name a workload (fomcast/input_checks.hpp).
+void require_workload_name(const std::string& name, const std::string& flag);
 // Whole file as bytes; InputError naming the path when it cannot be read.
 std::string read_file(const std::string& path);
 // A progress bar on stderr when it is a terminal; does nothing when piped.
@@ -40,5 +62,9 @@ void add_import_bench_command(CLI::App&, Globals&);  // import-bench
 void add_validate_command(CLI::App&, Globals&);      // validate
 void add_report_command(CLI::App&, Globals&);        // report
 void add_calibrate_commands(CLI::App&, Globals&);    // calibrate, whatif
+void add_doctor_command(CLI::App&, Globals&);        // doctor
+
+// Calls `add` on every subcommand of `app`, nested ones (workloads rm) included.
+void add_to_every_command(CLI::App& app, const std::function<void(CLI::App&)>& add);
 
 }  // namespace fomcast::cli

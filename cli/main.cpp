@@ -18,7 +18,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "fomcast " FOMCAST_VERSION);
   app.require_subcommand(1);
   cli::Globals globals;
-  app.add_option("--db", globals.db, "SQLite database (default $FOMCAST_DB, else ./fomcast.db)");
+  const std::string db_help = "SQLite database (default $FOMCAST_DB, else ./fomcast.db); before or after the command";
+  app.add_option("--db", globals.db, db_help);
 
   cli::add_bench_command(app, globals);
   cli::add_fom_commands(app, globals);
@@ -29,6 +30,9 @@ int main(int argc, char** argv) {
   cli::add_validate_command(app, globals);
   cli::add_report_command(app, globals);
   cli::add_calibrate_commands(app, globals);
+  cli::add_doctor_command(app, globals);
+  // --db is taken after the command as well as before it, and every command's --help shows it.
+  cli::add_to_every_command(app, [&](CLI::App& cmd) { cmd.add_option("--db", globals.db, db_help); });
 
   try {
     app.parse(argc, argv);

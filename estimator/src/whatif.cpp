@@ -11,6 +11,7 @@
 
 #include "fomcast/error.hpp"
 #include "fomcast/format.hpp"
+#include "fomcast/input_checks.hpp"
 #include "similarity.hpp"
 
 namespace fomcast {
@@ -80,16 +81,12 @@ ScaleSpec parse_scale(std::string_view text, std::string_view flag) {
     if (eq == std::string_view::npos) throw UsageError(f + ": '" + std::string(item) + "' is not KEY=FACTOR");
     const std::string key(trim(item.substr(0, eq)));
     const std::string value(trim(item.substr(eq + 1)));
-    double factor = 0;
-    std::size_t used = 0;
-    try {
-      factor = std::stod(value, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (value.empty() || used != value.size() || !std::isfinite(factor) || factor <= 0)
-      throw UsageError(f + ": the factor of '" + key + "' must be a positive number (how many times better), got '" +
-                       value + "'");
+    // How many times better: above zero, and no more than a million (past that the
+    // resource is free and the answer is the Amdahl limit anyway).
+    constexpr NumberRange kFactor{1e-6, 1e6, true, false};
+    if (std::string problem = text_range_problem(value, kFactor); !problem.empty())
+      throw UsageError(f + ": the factor of '" + key + "' (how many times better) " + problem);
+    const double factor = std::stod(value);
     if (!seen.insert(key).second) throw UsageError(f + ": '" + key + "' is given twice");
     if (key.rfind("kind:", 0) == 0) {
       const auto kind = parse_op_kind(key.substr(5));

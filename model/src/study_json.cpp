@@ -3,10 +3,12 @@
 // the file and the JSON path of the field.
 #include <cmath>
 #include <set>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
 #include "fomcast/error.hpp"
+#include "fomcast/input_checks.hpp"
 #include "fomcast/model.hpp"
 
 namespace fomcast {
@@ -33,16 +35,18 @@ struct Reader {
     return v.get<std::string>();
   }
 
-  double positive(const json& v, const std::string& field) const {
+  // A number within its range (fomcast/input_checks.hpp), the same check the flags get.
+  double number(const json& v, const std::string& field, const NumberRange& range) const {
     if (!v.is_number()) fail(field, "must be a number, not " + std::string(v.type_name()));
     const double d = v.get<double>();
-    if (!std::isfinite(d) || d <= 0) fail(field, "must be a positive number, got " + v.dump());
+    if (std::string problem = range_problem(d, range); !problem.empty()) fail(field, problem);
     return d;
   }
 
-  std::optional<double> optional_positive(const json& obj, const char* key, const std::string& path) const {
+  std::optional<double> optional_number(const json& obj, const char* key, const std::string& path,
+                                        const NumberRange& range) const {
     if (!obj.contains(key) || obj.at(key).is_null()) return std::nullopt;
-    return positive(obj.at(key), path + key);
+    return number(obj.at(key), path + key, range);
   }
 
   StudySide side(const json& root, const char* key) const {
@@ -51,7 +55,7 @@ struct Reader {
     const std::string path = std::string(key) + ".";
     StudySide out;
     out.platform = string_at(s, "platform", path);
-    out.nodes = positive(need(s, "nodes", path), path + "nodes");
+    out.nodes = number(need(s, "nodes", path), path + "nodes", ranges::nodes);
     return out;
   }
 };
@@ -105,11 +109,11 @@ Study parse_study(std::string_view text, std::string_view file) {
     prob.name = r.string_at(p, "name", path);
     if (!names.insert(prob.name).second) r.fail(path + "name", "duplicate problem name '" + prob.name + "'");
     if (p.contains("workload")) prob.workload = r.string_at(p, "workload", path);
-    prob.baseline_hours = r.optional_positive(p, "baseline_hours", path);
-    prob.target_hours = r.optional_positive(p, "target_hours", path);
-    prob.baseline_epoch_s = r.optional_positive(p, "baseline_epoch_s", path);
-    prob.baseline_pass_s = r.optional_positive(p, "baseline_pass_s", path);
-    if (auto npu = r.optional_positive(p, "nodes_per_unit", path)) prob.nodes_per_unit = *npu;
+    prob.baseline_hours = r.optional_number(p, "baseline_hours", path, ranges::hours);
+    prob.target_hours = r.optional_number(p, "target_hours", path, ranges::hours);
+    prob.baseline_epoch_s = r.optional_number(p, "baseline_epoch_s", path, ranges::seconds);
+    prob.baseline_pass_s = r.optional_number(p, "baseline_pass_s", path, ranges::seconds);
+    if (auto npu = r.optional_number(p, "nodes_per_unit", path, ranges::nodes)) prob.nodes_per_unit = *npu;
     for (const auto& [key, member] :
          {std::pair{"baseline_source", &StudyProblem::baseline_source}, std::pair{"note", &StudyProblem::note}}) {
       if (!p.contains(key) || p.at(key).is_null()) continue;
@@ -118,13 +122,14 @@ Study parse_study(std::string_view text, std::string_view file) {
     }
     if (!prob.baseline_source.empty() && !prob.baseline_hours && !prob.baseline_epoch_s && !prob.baseline_pass_s)
       r.fail(path + "baseline_source", "names the source of a measured baseline time, but none is given");
-    for (const auto& [key, member] :
-         {std::pair{"epochs", &StudyProblem::epochs}, std::pair{"batch_size", &StudyProblem::batch_size},
-          std::pair{"samples_per_epoch", &StudyProblem::samples_per_epoch}}) {
+    for (const auto& [key, member, range] :
+         {std::tuple{"epochs", &StudyProblem::epochs, ranges::epochs},
+          std::tuple{"batch_size", &StudyProblem::batch_size, ranges::batch},
+          std::tuple{"samples_per_epoch", &StudyProblem::samples_per_epoch, ranges::samples}}) {
       if (!p.contains(key)) continue;
-      const json& e = p.at(key);
-      if (!e.is_number_integer() || e.get<int64_t>() <= 0) r.fail(path + key, "must be a positive integer");
-      prob.*member = e.get<int64_t>();
+      // Read as a double first: an integer past 64 bits (or 2.5) is then a range error,
+      // never a wrapped-around count.
+      prob.*member = static_cast<int64_t>(r.number(p.at(key), path + key, range));
     }
     if (!prob.workload && !prob.baseline_hours)
       r.fail(path + "baseline_hours", "missing: give baseline_hours or a workload to estimate");

@@ -84,7 +84,9 @@ std::string bench_to_text(const BenchResult& r, std::string_view platform, std::
   const Ceilings& c = r.ceilings;
   std::string out = "Measured platform '" + std::string(platform) + "' with " + describe(r.backend) + " in " +
                     format_duration(r.elapsed_s) + "\n\n";
-  TextTable ceilings{{"ceiling", "value", "how"}, {false, true, false}, {}};
+  TextTable ceilings;
+  ceilings.header = {"ceiling", "value", "how"};
+  ceilings.right_align = {false, true, false};
   auto gemm_row = [&](const char* name, double rate, int64_t n, const Timing& t) {
     if (rate > 0)
       ceilings.rows.push_back(
@@ -106,9 +108,9 @@ std::string bench_to_text(const BenchResult& r, std::string_view platform, std::
          std::to_string(r.skipped.size()) + " skipped; " + std::to_string(stored) + " entries stored for '" +
          std::string(platform) + "'\n\n";
   if (!r.measured.empty()) {
-    TextTable t{{"kind", "shape", "dtype", "time", "rate", "spread", "reps"},
-                {false, false, false, true, true, true, true},
-                {}};
+    TextTable t;
+    t.header = {"kind", "shape", "dtype", "time", "rate", "spread", "reps"};
+    t.right_align = {false, false, false, true, true, true, true};
     for (const auto& m : r.measured)
       t.rows.push_back({std::string(to_string(m.entry.kind)), describe(m.entry.shape),
                         std::string(to_string(m.entry.precision)), format_duration(m.timing.median_s),

@@ -60,4 +60,13 @@ std::string calibration_to_text(const CalibrationResult& r) {
   return out;
 }
 
+json calibration_cleared_to_json(const std::string& workload, const std::string& platform, bool removed) {
+  return json{{"workload", workload}, {"platform", platform}, {"cleared", removed}};
+}
+
+std::string calibration_cleared_to_text(const std::string& workload, const std::string& platform, bool removed) {
+  if (!removed) return "No calibration of '" + workload + "' on " + platform + ": nothing to clear.\n";
+  return "Cleared the calibration of '" + workload + "' on " + platform + ".\n";
+}
+
 }  // namespace fomcast

@@ -27,6 +27,21 @@ std::string gflop(double flops) {
 
 }  // namespace
 
+json workload_removal_to_json(const WorkloadRemoval& r) {
+  return json{{"workload", r.workload},
+              {"removed", true},
+              {"calibrations_removed", r.calibrations},
+              {"shipped_restored", r.shipped_restored}};
+}
+
+std::string workload_removal_to_text(const WorkloadRemoval& r) {
+  std::string out = "Removed workload '" + r.workload + "'";
+  if (r.calibrations > 0) out += " and its " + std::to_string(r.calibrations) + " calibration(s)";
+  out += "\n";
+  if (r.shipped_restored) out += "The shipped model '" + r.workload + "' is back under its name.\n";
+  return out;
+}
+
 json workloads_to_json(const std::vector<WorkloadSummary>& ws) {
   json out = json::array();
   for (const auto& w : ws)
@@ -118,6 +133,10 @@ std::string workload_to_text(const Workload& w, std::size_t max_rows) {
   TextTable t;
   t.header = {"", "op", "kind", "phase", "shape", "count/pass", "GFLOP/pass", "time/pass", "share", "cum."};
   t.right_align = {false, false, false, false, false, true, true, true, true, true};
+  // Wide enough for a conv's stride, padding and direction; longer shapes keep their last
+  // word, the direction ("... bwd-data" / "... bwd-filter").
+  t.max_width = {0, 48, 0, 0, 64};
+  t.keep_last_word = {false, false, false, false, true};
   // Without a measured time the time columns would be all dashes.
   const std::size_t columns = timed ? t.header.size() : t.header.size() - 3;
   t.header.resize(columns);
@@ -126,13 +145,8 @@ std::string workload_to_text(const Workload& w, std::size_t max_rows) {
   for (const auto& r : ranked) {
     if (shown++ >= max_rows) break;
     const Op& op = w.ops[r.index];
-    std::string name = op.name.size() > 48 ? op.name.substr(0, 45) + "..." : op.name;
-    // Wide enough for a conv's stride, padding and direction (two backward ops of one conv
-    // differ only at the end: "... bwd-data" / "... bwd-filter").
-    std::string shape = describe(op.shape);
-    if (shape.size() > 64) shape = shape.substr(0, 61) + "...";
-    t.rows.push_back({r.in_top ? "*" : "", name, std::string(to_string(op.kind)), std::string(to_string(op.phase)),
-                      shape, format_number(op.count, op.count == static_cast<int64_t>(op.count) ? 0 : 2),
+    t.rows.push_back({r.in_top ? "*" : "", op.name, std::string(to_string(op.kind)), std::string(to_string(op.phase)),
+                      describe(op.shape), format_number(op.count, op.count == static_cast<int64_t>(op.count) ? 0 : 2),
                       op.flops > 0 ? gflop(op.count * op.flops) : "-", op.self_time_s ? format_duration(r.time_s) : "-",
                       op.self_time_s ? format_percent(r.share, 1) : "-",
                       op.self_time_s ? format_percent(r.cumulative_share, 1) : "-"});
@@ -163,17 +177,17 @@ std::string platforms_to_text(const std::vector<Platform>& ps, const std::vector
   t.header = {"platform", "kind",    "origin",        "fp32 TFLOP/s", "fp16 TFLOP/s",
               "mem GB/s", "mem GiB", "table entries", "description"};
   t.right_align = {false, false, false, true, true, true, true, true, false};
+  t.max_width = {0, 0, 0, 0, 0, 0, 0, 0, 60};
   for (std::size_t i = 0; i < ps.size(); ++i) {
     const Platform& p = ps[i];
     auto peak = [&](DType d) {
       auto it = p.peak_flop_per_s.find(d);
       return it == p.peak_flop_per_s.end() ? std::string("-") : format_number(it->second.value / 1e12, 2);
     };
-    std::string desc = p.description.size() > 60 ? p.description.substr(0, 57) + "..." : p.description;
     t.rows.push_back({p.name, p.device_kind.empty() ? "-" : p.device_kind, std::string(to_string(p.origin)),
                       peak(DType::fp32), peak(DType::fp16), figure(p.mem_bw_bytes_per_s, 1e9, 0),
                       figure(p.mem_bytes, 1024.0 * 1024.0 * 1024.0, 0),
-                      std::to_string(i < counts.size() ? counts[i] : 0), desc});
+                      std::to_string(i < counts.size() ? counts[i] : 0), p.description});
   }
   return t.render();
 }

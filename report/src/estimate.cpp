@@ -101,7 +101,7 @@ json estimate_to_json(const RunEstimate& r, const Workload& w) {
               {"ops", ops}};
 }
 
-std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_t top) {
+std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_t top, bool verbose) {
   const PassEstimate& p = r.pass;
   std::string out = "Estimate of " + p.workload + " on " + p.platform;
   out += p.baseline_platform.empty() ? " (no measured op times: predicted from shapes)\n"
@@ -145,22 +145,26 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
   TextTable t;
   t.header = {"op", "kind", "shape", "count", "baseline", "predicted", "+/-", "method", "from"};
   t.right_align = {false, false, false, true, true, true, true, false, false};
+  t.max_width = {36, 0, 34};
+  t.keep_last_word = {false, false, true};
   const auto order = ranked(r, w);
   for (std::size_t n = 0; n < order.size() && n < top; ++n) {
     const OpEstimate& e = p.ops[order[n]];
     const Op& op = w.ops[e.op_index];
-    std::string name = op.name.size() > 36 ? op.name.substr(0, 33) + "..." : op.name;
-    std::string shape = describe(op.shape);
-    if (shape.size() > 34) shape = shape.substr(0, 31) + "...";
-    t.rows.push_back({name, std::string(to_string(op.kind)), shape,
+    t.rows.push_back({op.name, std::string(to_string(op.kind)), describe(op.shape),
                       format_number(op.count, op.count == static_cast<int64_t>(op.count) ? 0 : 2),
                       e.baseline_s ? format_duration(*e.baseline_s) : "-", format_duration(e.predicted_s),
                       format_share(e.uncertainty), std::string(to_string(e.method)), e.source_platform});
   }
   out += "top operations by predicted time per pass (times per call):\n" + t.render();
   if (order.size() > top) out += "... " + std::to_string(order.size() - top) + " more ops (--json lists all)\n";
-  for (const auto& a : r.assumptions) out += "assumed: " + a + "\n";
-  for (const auto& n : p.notes) out += "note: " + n + "\n";
+  if (verbose) {
+    for (const auto& a : r.assumptions) out += "assumed: " + a + "\n";
+    for (const auto& n : p.notes) out += "note: " + n + "\n";
+  } else if (const std::string hidden = counted({{r.assumptions.size(), "assumption"}, {p.notes.size(), "note"}});
+             !hidden.empty()) {
+    out += "(" + hidden + " not shown: --verbose prints them, --json lists them)\n";
+  }
   return out;
 }
 

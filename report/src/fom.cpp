@@ -1,5 +1,6 @@
 // The FOM table: one row per problem, both sides' time per unit and units/day, the ratio,
 // and how each side's time was obtained.
+#include <algorithm>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -68,7 +69,53 @@ std::string residual(const ProblemResult& p) {
 
 }  // namespace
 
-std::string fom_to_text(const FomResult& r, const Study& study) {
+namespace {
+
+// The host-bound sides of the study in one line: "WARNING host-bound (NT3-perf on NV_K20X
+// and MI250X, TC1-perf on MI250X): 72-98% of the time is residual ...".
+std::string host_bound_warning(const FomResult& r) {
+  std::string where;
+  double lo = 1, hi = 0;
+  for (const auto& p : r.problems) {
+    std::string sides;
+    for (const auto* s : {&p.baseline, &p.target}) {
+      if (!s->host_bound) continue;
+      sides += (sides.empty() ? "" : " and ") + s->platform;
+      lo = std::min(lo, s->residual_share);
+      hi = std::max(hi, s->residual_share);
+    }
+    if (!sides.empty()) where += (where.empty() ? "" : ", ") + p.name + " on " + sides;
+  }
+  if (where.empty()) return "";
+  const std::string share = format_percent(lo, 0) == format_percent(hi, 0)
+                                ? format_percent(lo, 0)
+                                : format_number(100 * lo, 0) + "-" + format_percent(hi, 0);
+  return "WARNING host-bound (" + where + "): " + share +
+         " of the time is residual (host, framework, input pipeline), not modelled operations";
+}
+
+// The warnings a person must see, each one line, most important first.
+std::vector<std::string> warnings(const FomResult& r) {
+  std::vector<std::string> out;
+  if (std::string w = host_bound_warning(r); !w.empty()) out.push_back(w);
+  std::size_t workload = 0, uncalibrated = 0;
+  for (const auto& p : r.problems) {
+    if (p.calibration.empty()) continue;
+    ++workload;
+    if (!p.calibrated) ++uncalibrated;
+  }
+  if (uncalibrated > 0)
+    out.push_back("WARNING " + std::to_string(uncalibrated) + " of " + std::to_string(workload) +
+                  " workload problems not calibrated: their times are the modelled operations alone, without host, "
+                  "framework or input-pipeline time (--verbose says why)");
+  return out;
+}
+
+constexpr std::size_t kMaxWarningLines = 3;
+
+}  // namespace
+
+std::string fom_to_text(const FomResult& r, const Study& study, bool verbose) {
   std::string out = "Study " + r.study + ": baseline " + study.baseline.platform + " x " +
                     format_number(study.baseline.nodes, 0) + " nodes, target " + study.target.platform + " x " +
                     format_number(study.target.nodes, 0) + " nodes\n\n";
@@ -93,6 +140,22 @@ std::string fom_to_text(const FomResult& r, const Study& study) {
   out += "FOM = HM(target) / HM(baseline) = " + format_number(r.fom, 3) + "\n";
   out += "(not the FOM, for comparison: arithmetic mean of ratios " + format_number(r.ratio_arithmetic_mean, 2) +
          ", harmonic mean of ratios " + format_number(r.ratio_harmonic_mean, 2) + ")\n";
+  std::size_t calibration_lines = 0, notes = 0;
+  for (const auto& p : r.problems) {
+    if (!p.calibration.empty()) ++calibration_lines;
+    notes += p.notes.size();
+  }
+  if (!verbose) {
+    // The table and the FOM, then at most three lines of warnings; the rest is one flag away.
+    const auto w = warnings(r);
+    if (!w.empty()) out += "\n";
+    const std::size_t shown = w.size() <= kMaxWarningLines ? w.size() : kMaxWarningLines - 1;
+    for (std::size_t i = 0; i < shown; ++i) out += w[i] + "\n";
+    if (shown < w.size()) out += "... " + std::to_string(w.size() - shown) + " more warnings (--verbose)\n";
+    if (const std::string hidden = counted({{calibration_lines, "calibration line"}, {notes, "note"}}); !hidden.empty())
+      out += "(" + hidden + " not shown: --verbose prints them; --json and the HTML report carry them)\n";
+    return out;
+  }
   if (any_workload) {
     out +=
         "\nCalibration (CANDLE step 1: a projection starts from a measured run; the residual column is the share "

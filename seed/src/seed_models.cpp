@@ -23,4 +23,15 @@ void seed_model_workloads(Store& store) {
   }
 }
 
+bool restore_shipped_workload(Store& store, std::string_view name) {
+  for (const auto& [path, text] : embedded_files("models/")) {
+    if (!path.ends_with(".json")) continue;
+    ExpandedModel m = expand_model(text, "data/" + std::string(path));
+    if (m.workload.name != name) continue;
+    store.put_workload(m.workload, /*shipped=*/true);
+    return true;
+  }
+  return false;
+}
+
 }  // namespace fomcast

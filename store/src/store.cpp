@@ -7,6 +7,7 @@
 #include <ctime>
 #include <thread>
 
+#include "database_file.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/store.hpp"
 #include "schema.hpp"
@@ -51,7 +52,10 @@ int Store::schema_version() { return static_cast<int>(detail::migrations().size(
 Store::Store(std::string path) : path_(std::move(path)) {}
 
 Store::Store(Store&& other) noexcept
-    : path_(std::move(other.path_)), db_(other.db_), transaction_depth_(other.transaction_depth_) {
+    : path_(std::move(other.path_)),
+      db_(other.db_),
+      transaction_depth_(other.transaction_depth_),
+      checked_sound_(other.checked_sound_) {
   other.db_ = nullptr;
 }
 
@@ -61,6 +65,7 @@ Store& Store::operator=(Store&& other) noexcept {
     path_ = std::move(other.path_);
     db_ = other.db_;
     transaction_depth_ = other.transaction_depth_;
+    checked_sound_ = other.checked_sound_;
     other.db_ = nullptr;
   }
   return *this;
@@ -70,8 +75,9 @@ Store::~Store() { sqlite3_close_v2(db_); }
 
 Store Store::open(const std::string& path) {
   struct stat st {};
-  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
-    throw InputError(path, "not a regular file, so not a fomcast database");
+  const bool exists = stat(path.c_str(), &st) == 0;
+  if (exists && !S_ISREG(st.st_mode)) throw InputError(path, "not a regular file, so not a fomcast database");
+  if (std::string problem = detail::write_problem(path, exists); !problem.empty()) throw InputError(path, problem);
 
   Store store(path);
   if (const int rc = sqlite3_open_v2(path.c_str(), &store.db_,
@@ -117,6 +123,10 @@ Store Store::open(const std::string& path) {
 }
 
 void Store::migrate() {
+  // Nothing to migrate: no write, so a session that only reads writes nothing at all.
+  if (pragma_int(db_, path_, "PRAGMA application_id") == kApplicationId &&
+      pragma_int(db_, path_, "PRAGMA user_version") == schema_version())
+    return;
   transaction([&] {
     const int app_id = pragma_int(db_, path_, "PRAGMA application_id");
     const int version = pragma_int(db_, path_, "PRAGMA user_version");
@@ -140,11 +150,22 @@ void Store::migrate() {
   });
 }
 
+void Store::check_sound() {
+  if (checked_sound_) return;
+  const std::vector<std::string> found = detail::quick_check(db_, path_);
+  if (found.size() != 1 || found[0] != "ok")
+    throw InputError(path_, "the database is corrupt (SQLite quick_check: " + (found.empty() ? "no answer" : found[0]) +
+                                "); nothing was written to it. Restore a copy, or move it aside and fomcast creates a "
+                                "new one (`fomcast doctor` reports on it)");
+  checked_sound_ = true;
+}
+
 void Store::transaction(const std::function<void()>& body) {
   if (transaction_depth_ > 0) {
     body();
     return;
   }
+  check_sound();
   exec(db_, path_, "BEGIN IMMEDIATE", "starting a write");
   ++transaction_depth_;
   try {

@@ -41,6 +41,17 @@ std::vector<Calibration> Store::calibrations(std::string_view workload) const {
   return out;
 }
 
+int64_t Store::delete_calibrations(std::string_view workload, std::string_view platform) {
+  int64_t deleted = 0;
+  transaction([&] {
+    Statement s(db_, "DELETE FROM calibrations WHERE workload = ?1 AND (?2 = '' OR platform = ?2)", path_);
+    // An empty string_view may have no data, which SQLite would bind as NULL.
+    s.bind(1, workload).bind(2, std::string(platform)).run();
+    deleted = sqlite3_changes(db_);
+  });
+  return deleted;
+}
+
 int64_t Store::add_fom_record(const FomRecord& r) {
   int64_t id = 0;
   transaction([&] {

@@ -179,28 +179,35 @@ TEST_CASE("calibrate and whatif: bad input exits 2, names the flag and leaves th
   };
   const Bad bad[] = {
       {"calibrate --workload nope --platform NV_K20X --pass-s 1", "--workload"},
-      {"calibrate --workload P1B2 --platform nope --pass-s 1", "--platform"},
+      {"calibrate --workload P1B2 --platform nope --pass-s 1",
+       "--platform: unknown platform 'nope' (see `fomcast platforms`)"},
       {"calibrate --workload P1B2 --platform NV_K20X", "--pass-s"},
       {"calibrate --workload P1B2 --platform NV_K20X --pass-s 1 --epoch-s 2", "only one"},
-      {"calibrate --workload P1B2 --platform NV_K20X --pass-s 0", "--pass-s"},
-      {"calibrate --workload P1B2 --platform NV_K20X --epoch-s -3", "--epoch-s"},
-      {"calibrate --workload P1B2 --platform NV_K20X --run-hours nan", "--run-hours"},
-      {"calibrate --workload P1B2 --platform NV_K20X --pass-s inf", "--pass-s"},
-      {"calibrate --workload P1B2 --platform NV_K20X --pass-s abc", "--pass-s"},
+      {"calibrate --workload P1B2 --platform NV_K20X --pass-s 0", "--pass-s: must be > 0 (got 0)"},
+      {"calibrate --workload P1B2 --platform NV_K20X --epoch-s -3", "--epoch-s: must be > 0 (got -3)"},
+      {"calibrate --workload P1B2 --platform NV_K20X --run-hours nan",
+       "--run-hours: must be a finite number (got nan)"},
+      {"calibrate --workload P1B2 --platform NV_K20X --run-hours 1e-308", "--run-hours: must be >= 1e-09 (got 1e-308)"},
+      {"calibrate --workload P1B2 --platform NV_K20X --pass-s inf", "--pass-s: must be a finite number (got inf)"},
+      {"calibrate --workload P1B2 --platform NV_K20X --pass-s 1e400", "--pass-s: must be <= 1,000,000,000 (got 1e400)"},
+      {"calibrate --workload P1B2 --platform NV_K20X --pass-s abc", "--pass-s: must be a number (got 'abc')"},
+      {"calibrate --workload P1B2 --platform NV_K20X --pass-s 1 --clear", "only one"},
       {"calibrate --workload P1B2 --platform A --pass-s 1", "no figures"},
       {"whatif --workload P1B2 --platform NV_K20X --scale nope=2", "--scale"},
       {"whatif --workload P1B2 --platform NV_K20X --scale kind:nope=2", "kind"},
       {"whatif --workload P1B2 --platform NV_K20X --scale gemm=4", "kind:gemm"},
-      {"whatif --workload P1B2 --platform NV_K20X --scale kind:gemm=0", "positive"},
-      {"whatif --workload P1B2 --platform NV_K20X --scale kind:gemm=-2", "positive"},
-      {"whatif --workload P1B2 --platform NV_K20X --scale kind:gemm=nan", "positive"},
+      {"whatif --workload P1B2 --platform NV_K20X --scale kind:gemm=0",
+       "factor of 'kind:gemm' (how many times better) must be > 0 (got 0)"},
+      {"whatif --workload P1B2 --platform NV_K20X --scale kind:gemm=-2", "must be > 0 (got -2)"},
+      {"whatif --workload P1B2 --platform NV_K20X --scale kind:gemm=nan", "must be a finite number (got nan)"},
+      {"whatif --workload P1B2 --platform NV_K20X --scale kind:gemm=1e308", "must be <= 1,000,000 (got 1e+308)"},
       {"whatif --workload P1B2 --platform NV_K20X --scale peak_flops", "KEY=FACTOR"},
       {"whatif --workload P1B2 --platform NV_K20X --scale ''", "--scale"},
       {"whatif --workload P1B2 --platform NV_K20X --scale mem_bw=2,,host=2", "empty item"},
       {"whatif --workload P1B2 --platform NV_K20X --scale host=2,host=3", "twice"},
       {"whatif --workload P1B2 --platform NV_K20X", "--scale"},
       {"whatif --workload nope --platform NV_K20X --scale host=2", "--workload"},
-      {"whatif --workload P1B2 --platform nope --scale host=2", "--platform"},
+      {"whatif --workload P1B2 --platform nope --scale host=2", "--platform: unknown platform 'nope'"},
   };
   for (const auto& b : bad) {
     CAPTURE(b.args);
@@ -258,11 +265,16 @@ TEST_CASE("a study mixing calibrated and uncalibrated problems says which is whi
   CHECK(p[4]["calibration"].get<std::string>().find("baseline_hours") != std::string::npos);
   CHECK(p[5]["baseline"]["seconds_per_unit"].get<double>() == doctest::Approx(0.08 * 45));
   CHECK(p[5]["calibration"].get<std::string>().find("baseline_pass_s") != std::string::npos);
-  const auto text = run_fomcast("fom '" + file + "'", db);
+  const auto text = run_fomcast("fom '" + file + "' --verbose", db);
   REQUIRE(text.status == 0);
   CHECK(text.out.find("P1B2: calibrated by the study's baseline_epoch_s (a made-up run)") != std::string::npos);
   CHECK(text.out.find("P1B1: NOT calibrated: none known") != std::string::npos);
   CHECK(text.out.find("WARNING host-bound (P1B2 on MI250X)") != std::string::npos);
+  // Without --verbose: the warnings alone, one line each.
+  const auto brief = run_fomcast("fom '" + file + "'", db);
+  CHECK(brief.out.find("WARNING host-bound (P1B2 on NV_K20X and MI250X, P1B2-run on") != std::string::npos);
+  CHECK(brief.out.find("WARNING 2 of 5 workload problems not calibrated") != std::string::npos);
+  CHECK(brief.out.find("P1B1: NOT calibrated: none known") == std::string::npos);
 
   // A stored calibration on the target calibrates a problem the study gives no time for:
   // the target side is then the measurement and the baseline is projected from it.

@@ -67,5 +67,5 @@ TEST_CASE("epoch size: estimate --batch --samples-per-epoch and the study fields
   const std::string neg = dir.write("neg.json", study({{"name", "bert"}, {"workload", "bert"}, {"batch_size", -4}}));
   const auto n = run_fomcast("fom '" + neg + "'", db);
   CHECK(n.status == 2);
-  CHECK_MESSAGE(n.err.find("problems[0].batch_size: must be a positive integer") != std::string::npos, n.err);
+  CHECK_MESSAGE(n.err.find("problems[0].batch_size: must be > 0 (got -4)") != std::string::npos, n.err);
 }

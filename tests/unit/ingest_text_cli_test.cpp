@@ -13,7 +13,8 @@ using fomcast::test::shared_path;
 namespace {
 
 nlohmann::json ingest_json(const std::string& file, const std::string& db, const std::string& extra = "") {
-  const auto r = run_fomcast("ingest '" + file + "' --workload w --json " + extra, db);
+  // One name for every file: each ingest replaces the one before.
+  const auto r = run_fomcast("ingest '" + file + "' --workload w --replace --json " + extra, db);
   INFO(r.err);
   REQUIRE(r.status == 0);
   return nlohmann::json::parse(r.out);

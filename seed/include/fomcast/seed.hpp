@@ -4,6 +4,8 @@
 // knows only the vocabulary.
 #pragma once
 
+#include <string_view>
+
 #include "fomcast/store.hpp"
 
 namespace fomcast {
@@ -23,5 +25,9 @@ void seed_shipped_data(Store&);
 // The seed step for data/models/*.json: each shipped model becomes a shipped workload
 // (a user's own workload of the same name is left alone).
 void seed_model_workloads(Store&);
+
+// Puts the shipped model named `name` back as a shipped workload (after the user's own
+// workload of that name was removed); false when no shipped model has that name.
+bool restore_shipped_workload(Store&, std::string_view name);
 
 }  // namespace fomcast

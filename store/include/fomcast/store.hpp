@@ -37,9 +37,23 @@ class Store {
  public:
   // Opens or creates the database and applies pending migrations; it does not load the
   // shipped data (seed_if_needed in fomcast/seed.hpp does, one layer up). Throws
-  // InputError naming the path when the file is not a usable fomcast database, StoreError
-  // when SQLite fails otherwise (as every other member may).
+  // InputError naming the path when the file is not a usable fomcast database (or its
+  // directory cannot be written: "cannot write DIR (read-only)"), StoreError when SQLite
+  // fails otherwise (as every other member may). The first write of the session runs
+  // SQLite's quick_check first: a corrupt file is refused, never written into.
   static Store open(const std::string& path);
+
+  // What `fomcast doctor` reports on a database file, read without writing anything.
+  struct Health {
+    bool exists = false;
+    std::string write_problem;             // "cannot write DIR (read-only)"; "" when it can be written
+    std::string problem;                   // why it is not a usable fomcast database; "" when it is
+    int schema_version = 0;                // PRAGMA user_version
+    std::vector<std::string> quick_check;  // SQLite's lines: {"ok"} for a sound file
+    int64_t platforms = 0, kernel_entries = 0, workloads = 0, calibrations = 0, fom_records = 0;
+    std::string shipped_data_hash;  // meta: the shipped data last loaded into it
+  };
+  static Health check(const std::string& path);
 
   Store(Store&&) noexcept;
   Store& operator=(Store&&) noexcept;
@@ -75,6 +89,9 @@ class Store {
   // Calibrations
   void put_calibration(const Calibration&);  // replaces the same (workload, platform)
   std::vector<Calibration> calibrations(std::string_view workload) const;
+  // Deletes the workload's calibration on `platform`, or all of its calibrations when
+  // `platform` is empty; returns how many went.
+  int64_t delete_calibrations(std::string_view workload, std::string_view platform = {});
 
   // FOM history
   int64_t add_fom_record(const FomRecord&);
@@ -88,9 +105,13 @@ class Store {
   explicit Store(std::string path);
   void migrate();
 
+  // SQLite's quick_check, once per session, before its first write.
+  void check_sound();
+
   std::string path_;
   sqlite3* db_ = nullptr;
   int transaction_depth_ = 0;
+  bool checked_sound_ = false;
 };
 
 // Current time as ISO 8601 UTC ("2024-05-01T12:00:00Z"), the form of every timestamp in

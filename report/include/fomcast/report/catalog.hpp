@@ -15,6 +15,15 @@
 
 namespace fomcast {
 
+// `fomcast workloads rm NAME`: what went, and whether a shipped model of that name came back.
+struct WorkloadRemoval {
+  std::string workload;
+  int64_t calibrations = 0;
+  bool shipped_restored = false;
+};
+nlohmann::json workload_removal_to_json(const WorkloadRemoval&);
+std::string workload_removal_to_text(const WorkloadRemoval&);
+
 nlohmann::json workloads_to_json(const std::vector<WorkloadSummary>&);
 std::string workloads_to_text(const std::vector<WorkloadSummary>&);
 nlohmann::json workload_to_json(const Workload&);

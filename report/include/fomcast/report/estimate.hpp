@@ -14,6 +14,8 @@
 namespace fomcast {
 
 nlohmann::json estimate_to_json(const RunEstimate&, const Workload&);
-std::string estimate_to_text(const RunEstimate&, const Workload&, std::size_t top = 15);
+// The pass, the roll-up and the `top` operations; `verbose` adds the assumptions and notes
+// (the JSON always carries them), otherwise one line says how many there are.
+std::string estimate_to_text(const RunEstimate&, const Workload&, std::size_t top = 15, bool verbose = false);
 
 }  // namespace fomcast

@@ -14,7 +14,9 @@
 namespace fomcast {
 
 nlohmann::json fom_to_json(const FomResult&);
-std::string fom_to_text(const FomResult&, const Study&);
+// The table, the FOM and at most three lines of warnings; `verbose` adds each problem's
+// calibration, every host-bound side and every note (which the JSON always carries).
+std::string fom_to_text(const FomResult&, const Study&, bool verbose = false);
 
 // Oldest first; the text gives each record's change against the study's previous one.
 nlohmann::json fom_history_to_json(const std::vector<FomRecord>&);

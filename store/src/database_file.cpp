@@ -1,0 +1,39 @@
+// Whether the database file can be written and whether it is sound (database_file.hpp).
+#include "database_file.hpp"
+
+#include <unistd.h>
+
+#include "fomcast/error.hpp"
+#include "sqlite_statement.hpp"
+
+namespace fomcast::detail {
+namespace {
+
+std::string directory_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+}  // namespace
+
+std::string write_problem(const std::string& path, bool exists) {
+  const std::string dir = directory_of(path);
+  if (access(dir.c_str(), F_OK) != 0) return "cannot create the database: directory '" + dir + "' does not exist";
+  if (access(dir.c_str(), W_OK) != 0) return "cannot write " + dir + " (read-only)";
+  if (exists && access(path.c_str(), W_OK) != 0) return "cannot write " + path + " (read-only)";
+  return "";
+}
+
+std::vector<std::string> quick_check(sqlite3* db, const std::string& path) {
+  std::vector<std::string> lines;
+  try {
+    Statement s(db, "PRAGMA quick_check(10)", path);
+    while (s.step()) lines.push_back(s.text_at(0));
+  } catch (const InputError& e) {
+    lines.push_back(e.message);  // so damaged that the check itself cannot run
+  }
+  return lines;
+}
+
+}  // namespace fomcast::detail

@@ -1,0 +1,21 @@
+// The database file itself, apart from what it holds: whether it can be written, and
+// whether SQLite finds it sound. Private to the store.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <sqlite3.h>
+
+namespace fomcast::detail {
+
+// "" when SQLite can write the database at `path` (the file, and the directory where it
+// creates the database and its WAL and shared-memory files), else "cannot write DIR
+// (read-only)" naming what cannot be written.
+std::string write_problem(const std::string& path, bool exists);
+
+// SQLite's quick_check: {"ok"} for a sound file, else its findings (at most ten), or the
+// error that kept the check itself from running.
+std::vector<std::string> quick_check(sqlite3* db, const std::string& path);
+
+}  // namespace fomcast::detail
