@@ -7,6 +7,7 @@
 #include "context.hpp"
 #include "fomcast/calibrate.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/platform_match.hpp"
 #include "fomcast/report/calibration.hpp"
 #include "fomcast/report/whatif.hpp"
 #include "fomcast/whatif.hpp"
@@ -23,6 +24,7 @@ struct Named {
 Named lookup(const Store& store, const std::string& workload, const std::string& platform) {
   auto w = store.workload(workload);
   if (!w) throw UsageError("--workload: no workload named '" + workload + "' (see `fomcast workloads`)");
+  check_platform_name(platform, store.platforms());
   if (!store.platform(platform))
     throw UsageError("--platform: no platform named '" + platform + "' (see `fomcast platforms`)");
   return Named{std::move(*w), store.calibrations(workload)};

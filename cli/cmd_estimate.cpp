@@ -7,6 +7,7 @@
 #include "fomcast/calibrate.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/estimate.hpp"
+#include "fomcast/platform_match.hpp"
 #include "fomcast/report/estimate.hpp"
 
 namespace fomcast::cli {
@@ -39,6 +40,7 @@ void add_estimate_command(CLI::App& app, Globals& g) {
     if (!stored) throw UsageError("no workload named '" + o->workload + "' (see `fomcast workloads`)");
     auto given = [](int64_t v) { return v > 0 ? std::optional<int64_t>(v) : std::nullopt; };
     const Workload w = with_epoch_size(std::move(*stored), given(o->batch), given(o->samples));
+    check_platform_name(o->platform, store.platforms());
     if (!store.platform(o->platform))
       throw UsageError("no platform named '" + o->platform + "' (see `fomcast platforms`)");
     const Catalog catalog = load_catalog(store);
