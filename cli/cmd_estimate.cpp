@@ -7,6 +7,7 @@
 #include "fomcast/calibrate.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/estimate.hpp"
+#include "fomcast/layers.hpp"
 #include "fomcast/platform_match.hpp"
 #include "fomcast/report/estimate.hpp"
 
@@ -27,7 +28,9 @@ void add_estimate_command(CLI::App& app, Globals& g) {
   cmd->add_option("--nodes", o->nodes, "Nodes running runs side by side, for units/day (default 1)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--epochs", o->epochs, "Epochs per run (default: the workload's)")->check(CLI::PositiveNumber);
-  cmd->add_option("--batch", o->batch, "Samples per pass (default: the workload's; traces do not record it)")
+  cmd->add_option(
+         "--batch", o->batch,
+         "Samples per pass (default: the workload's; traces do not record it; a model is expanded again at it)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--samples-per-epoch", o->samples, "Samples per epoch (default: the workload's)")
       ->check(CLI::PositiveNumber);
@@ -38,11 +41,11 @@ void add_estimate_command(CLI::App& app, Globals& g) {
     Store store = open_store(g);
     auto stored = store.workload(o->workload);
     if (!stored) throw UsageError("no workload named '" + o->workload + "' (see `fomcast workloads`)");
-    auto given = [](int64_t v) { return v > 0 ? std::optional<int64_t>(v) : std::nullopt; };
-    const Workload w = with_epoch_size(std::move(*stored), given(o->batch), given(o->samples));
     check_platform_name(o->platform, store.platforms());
     if (!store.platform(o->platform))
       throw UsageError("no platform named '" + o->platform + "' (see `fomcast platforms`)");
+    auto given = [](int64_t v) { return v > 0 ? std::optional<int64_t>(v) : std::nullopt; };
+    const Workload w = with_epoch_size(std::move(*stored), given(o->batch), given(o->samples), expand_model_at_batch);
     const Catalog catalog = load_catalog(store);
     RunOptions opts;
     opts.nodes = o->nodes;

@@ -126,8 +126,16 @@ int64_t passes_per_epoch(const Workload& w, std::vector<std::string>* assumption
   return 1;
 }
 
-Workload with_epoch_size(Workload w, std::optional<int64_t> batch_size, std::optional<int64_t> samples_per_epoch) {
+Workload with_epoch_size(Workload w, std::optional<int64_t> batch_size, std::optional<int64_t> samples_per_epoch,
+                         const ModelExpander& expand) {
   if (!batch_size && !samples_per_epoch) return w;
+  if (batch_size && w.origin == "model" && *batch_size != w.batch_size) {
+    // Its GEMM rows and activations are the batch: only a new expansion has the new ops.
+    if (!expand)
+      throw UsageError("workload '" + w.name + "' is a model expanded at batch " + std::to_string(w.batch_size) +
+                       ": another batch needs its layer list expanded again, which this caller cannot do");
+    w = expand(w, *batch_size);
+  }
   if (batch_size) w.batch_size = *batch_size;
   if (samples_per_epoch) w.samples_per_epoch = *samples_per_epoch;
   if (w.samples_per_epoch > 0 && w.batch_size <= 0)
