@@ -37,7 +37,7 @@ void add_calibrate(CLI::App& app, Globals& g) {
   struct Opts {
     std::string workload, platform, note;
     std::optional<double> pass_s, epoch_s, run_hours;
-    bool json = false;
+    bool json = false, force = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--workload", o->workload, "Workload name (see `fomcast workloads`)")->required();
@@ -46,6 +46,9 @@ void add_calibrate(CLI::App& app, Globals& g) {
   cmd->add_option("--epoch-s", o->epoch_s, "Measured seconds per epoch");
   cmd->add_option("--run-hours", o->run_hours, "Measured hours per run (the workload's epochs)");
   cmd->add_option("--note", o->note, "Where the measurement comes from");
+  cmd->add_flag("--force", o->force,
+                "Record a time more than 1000x the roofline of the workload's operations on the platform (a time "
+                "below it is always refused)");
   cmd->add_flag("--json", o->json, "JSON output");
   cmd->callback([&g, o] {
     const std::optional<double> run_s = o->run_hours ? std::optional<double>(*o->run_hours * 3600.0) : std::nullopt;
@@ -54,7 +57,7 @@ void add_calibrate(CLI::App& app, Globals& g) {
     const Named n = lookup(store, o->workload, o->platform);
     const Calibration c = make_calibration(n.workload, o->platform, o->pass_s, o->epoch_s, run_s, o->note);
     const Catalog catalog = load_catalog(store);
-    const CalibrationResult r = split_calibration(n.workload, c, catalog);  // fails before anything is written
+    const CalibrationResult r = split_calibration(n.workload, c, catalog, o->force);  // fails before any write
     store.put_calibration(c);
     if (o->json)
       print_json(calibration_to_json(r));
