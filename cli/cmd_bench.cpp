@@ -9,6 +9,7 @@
 #include "context.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/microbench.hpp"
+#include "fomcast/platform_match.hpp"
 #include "fomcast/report/bench.hpp"
 
 namespace fomcast::cli {
@@ -90,6 +91,7 @@ void add_bench_command(CLI::App& app, Globals& g) {
 
     // 2. The store: the platform may be filled in, the workload must exist.
     Store store = open_store(g);
+    check_platform_name(o->platform, store.platforms());
     if (auto existing = store.platform(o->platform);
         existing && existing->origin == PlatformOrigin::shipped && !o->force)
       throw UsageError("platform '" + o->platform +

@@ -7,6 +7,7 @@
 #include "context.hpp"
 #include "fomcast/calibrate.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/platform_match.hpp"
 #include "fomcast/report/calibration.hpp"
 #include "fomcast/report/whatif.hpp"
 #include "fomcast/whatif.hpp"
@@ -37,7 +38,7 @@ void add_calibrate(CLI::App& app, Globals& g) {
   struct Opts {
     std::string workload, platform, note;
     std::optional<double> pass_s, epoch_s, run_hours;
-    bool json = false, clear = false;
+    bool json = false, clear = false, force = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--workload", o->workload, "Workload name (see `fomcast workloads`)")->required();
@@ -49,6 +50,9 @@ void add_calibrate(CLI::App& app, Globals& g) {
       ->transform(in_range(ranges::hours));
   cmd->add_flag("--clear", o->clear, "Remove the workload's calibration on the platform instead of recording one");
   cmd->add_option("--note", o->note, "Where the measurement comes from");
+  cmd->add_flag("--force", o->force,
+                "Record a time more than 1000x the roofline of the workload's operations on the platform (a time "
+                "below it is always refused)");
   cmd->add_flag("--json", o->json, "JSON output");
   cmd->callback([&g, o] {
     const int given = (o->pass_s ? 1 : 0) + (o->epoch_s ? 1 : 0) + (o->run_hours ? 1 : 0) + (o->clear ? 1 : 0);
@@ -73,7 +77,7 @@ void add_calibrate(CLI::App& app, Globals& g) {
     const Named n = lookup(store, o->workload, o->platform);
     const Calibration c = make_calibration(n.workload, o->platform, o->pass_s, o->epoch_s, run_s, o->note);
     const Catalog catalog = load_catalog(store);
-    const CalibrationResult r = split_calibration(n.workload, c, catalog);  // fails before anything is written
+    const CalibrationResult r = split_calibration(n.workload, c, catalog, o->force);  // fails before any write
     store.put_calibration(c);
     if (o->json)
       print_json(calibration_to_json(r));

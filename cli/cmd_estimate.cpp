@@ -7,6 +7,8 @@
 #include "fomcast/calibrate.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/estimate.hpp"
+#include "fomcast/layers.hpp"
+#include "fomcast/platform_match.hpp"
 #include "fomcast/report/estimate.hpp"
 
 namespace fomcast::cli {
@@ -33,7 +35,9 @@ void add_estimate_command(CLI::App& app, Globals& g) {
       ->transform(in_range(ranges::nodes));
   cmd->add_option("--epochs", o->epochs, "Epochs per run (default: the workload's)")
       ->transform(in_range(ranges::epochs));
-  cmd->add_option("--batch", o->batch, "Samples per pass (default: the workload's; traces do not record it)")
+  cmd->add_option(
+         "--batch", o->batch,
+         "Samples per pass (default: the workload's; traces do not record it; a model is expanded again at it)")
       ->transform(in_range(ranges::batch));
   cmd->add_option("--samples-per-epoch", o->samples, "Samples per epoch (default: the workload's)")
       ->transform(in_range(ranges::samples));
@@ -46,8 +50,8 @@ void add_estimate_command(CLI::App& app, Globals& g) {
     auto stored = store.workload(o->workload);
     if (!stored) throw UsageError("no workload named '" + o->workload + "' (see `fomcast workloads`)");
     auto given = [](int64_t v) { return v > 0 ? std::optional<int64_t>(v) : std::nullopt; };
-    const Workload w = with_epoch_size(std::move(*stored), given(o->batch), given(o->samples));
-    require_platform(store, o->platform);
+    require_platform(store, o->platform);  // before a model is expanded again at --batch
+    const Workload w = with_epoch_size(std::move(*stored), given(o->batch), given(o->samples), expand_model_at_batch);
     const Catalog catalog = load_catalog(store);
     RunOptions opts;
     opts.nodes = o->nodes;

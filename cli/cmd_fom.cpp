@@ -9,6 +9,7 @@
 #include "fomcast/error.hpp"
 #include "fomcast/fom.hpp"
 #include "fomcast/format.hpp"
+#include "fomcast/layers.hpp"
 #include "fomcast/report/fom.hpp"
 
 namespace fomcast::cli {
@@ -36,7 +37,7 @@ void add_fom_commands(CLI::App& app, Globals& g) {
       const Study study = parse_study(text, o->study);
       Store store = open_store(g);
       require_study_platforms(store, study);
-      const FomResult result = evaluate_study(study, store);
+      const FomResult result = evaluate_study(study, store, expand_model_at_batch);
       if (o->record) {
         FomRecord r;
         r.label = o->label;

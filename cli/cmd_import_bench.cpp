@@ -7,6 +7,7 @@
 #include "context.hpp"
 #include "fomcast/bench_import.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/platform_match.hpp"
 #include "fomcast/report/bench.hpp"
 
 namespace fomcast::cli {
@@ -31,6 +32,7 @@ void add_import_bench_command(CLI::App& app, Globals& g) {
     if (!format) throw UsageError("unknown --format '" + o->format + "' (one of " + formats + ")");
     const BenchImport imported = read_bench_csv(read_file(o->file), o->file, *format, o->platform);
     Store store = open_store(g);
+    if (!o->platform.empty()) check_platform_name(o->platform, store.platforms());
     store.transaction([&] {
       for (const auto& [name, entries] : imported.by_platform) {
         if (!store.platform(name)) {

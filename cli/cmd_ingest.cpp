@@ -8,6 +8,7 @@
 #include "context.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/ingest.hpp"
+#include "fomcast/platform_match.hpp"
 #include "fomcast/report/catalog.hpp"
 
 namespace fomcast::cli {
@@ -55,7 +56,8 @@ void add_ingest_command(CLI::App& app, Globals& g) {
   for (const auto& f : ingest_formats()) formats += ", " + f;
   cmd->add_option("--format", o->format, "Input format: " + formats);
   cmd->add_option("--platform", o->platform,
-                  "Platform the profile was taken on (an unknown name becomes an unmeasured placeholder)");
+                  "Platform the profile was taken on (default: the one whose device names match the device the trace "
+                  "names; an unknown name becomes an unmeasured placeholder)");
   cmd->add_option("--batch", o->batch, "Samples per pass, where the input cannot tell (tfprof's -1 dimension)")
       ->transform(in_range(ranges::batch));
   cmd->add_flag("--json", o->json, "JSON output");
@@ -67,12 +69,14 @@ void add_ingest_command(CLI::App& app, Globals& g) {
     opts.platform = o->platform;
     opts.batch_size = o->batch;
     opts.progress = terminal_progress("ingest");
-    const Workload w = ingest_files(o->files, opts);
+    Workload w = ingest_files(o->files, opts);
     Store store = open_store(g);
+    // Where its times were measured: --platform, else the device the trace names.
+    const RecordingPlatform rec = set_recording_platform(w, o->platform, store.platforms());
     store.transaction([&] {
       // Checked under the write lock, so two ingests of one new name cannot both pass.
       if (!o->replace) refuse_existing_workload(store, o->workload);
-      if (!o->platform.empty()) store.ensure_platform(o->platform);
+      if (rec.create_placeholder) store.ensure_platform(rec.name);
       store.put_workload(w);
     });
     if (o->json)

@@ -15,6 +15,7 @@
 #include "context.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/fom.hpp"
+#include "fomcast/layers.hpp"
 #include "fomcast/report/html.hpp"
 
 namespace fomcast::cli {
@@ -86,7 +87,7 @@ void add_report_command(CLI::App& app, Globals& g) {
     check_writable_dir(o->out);
     Store store = open_store(g);
     require_study_platforms(store, study);
-    const FomResult result = evaluate_study(study, store);
+    const FomResult result = evaluate_study(study, store, expand_model_at_batch);
 
     HtmlReportInput in;
     in.study = &study;

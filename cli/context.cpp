@@ -14,6 +14,7 @@
 
 #include "fomcast/error.hpp"
 #include "fomcast/format.hpp"
+#include "fomcast/platform_match.hpp"
 #include "fomcast/seed.hpp"
 
 namespace fomcast::cli {
@@ -50,6 +51,7 @@ Store open_store(const Globals& g) {
 }
 
 void require_platform(const Store& store, const std::string& name, const std::string& flag) {
+  check_platform_name(name, store.platforms());  // "did you mean NV_V100?" for a near miss
   if (!store.platform(name)) throw UsageError(flag + ": unknown platform '" + name + "' (see `fomcast platforms`)");
 }
 

@@ -19,6 +19,35 @@ namespace {
 // Bands (about the 68th percentile of |error|) of the assumed-efficiency fallbacks.
 constexpr double kAssumedBandwidthBand = 0.5;
 constexpr double kRooflineBand = 0.6;
+// A measured time carried by a capability ratio, without the op's shape; and one carried
+// unscaled for want of a figure: right only if the two platforms happen to be alike.
+constexpr double kScaledBand = 0.5;
+constexpr double kUnscaledBand = 1.0;
+
+bool over_host_link(CopyDirection d) {
+  return d == CopyDirection::host_to_device || d == CopyDirection::device_to_host;
+}
+
+double figure(const std::optional<Sourced>& s) { return s ? s->value : 0; }
+
+// One capability of a platform for carrying a time: its value (0 when unknown) and name.
+struct Capability {
+  double value = 0;
+  std::string name;  // "fp32 peak", "memory bandwidth", "host link", "host speed", ...
+};
+
+// What an op of this kind runs at, on one platform. Times scale inversely with it.
+Capability capability(const Platform& p, const Op& op, DType dtype) {
+  if (is_compute_bound(op.kind)) {
+    const Peak peak = peak_for(p, dtype);
+    return {peak.flop_per_s, std::string(to_string(peak.dtype == DType::unknown ? dtype : peak.dtype)) + " peak"};
+  }
+  if (op.kind == OpKind::memcpy && over_host_link(copy_route(op.name).direction))
+    return {figure(p.host_link_bw_bytes_per_s), "host link bandwidth"};
+  if (is_memory_bound(op.kind)) return {bandwidth_of(p), "memory bandwidth"};
+  if (op.kind == OpKind::collective) return {figure(p.net_bw_bytes_per_s), "network bandwidth"};
+  return {figure(p.host_speed), "host speed"};
+}
 
 // The compute efficiency a roofline assumes on the target: its own tables' median for the
 // op's kind (else GEMM), else the most alike tabulated platform's, else kAssumed.
@@ -210,6 +239,87 @@ std::optional<Quote> network(const Context& ctx, const Op& op, const CollectiveS
     return q;
   }
   return std::nullopt;
+}
+
+std::optional<Quote> copy(const Context& ctx, const Op& op, double bytes) {
+  const CopyRoute route = copy_route(op.name);
+  const std::string way = route.direction == CopyDirection::unknown
+                              ? std::string()
+                              : std::string(to_string(route.direction)) + (route.pageable ? ", pageable" : "");
+  if (!over_host_link(route.direction)) {
+    // On the device: a copy reads and writes its bytes, a fill writes them.
+    const bool reads_too = route.direction == CopyDirection::device_to_device && !route.memset;
+    const bool from_bytes = !(op.self_time_s && ctx.baseline && bandwidth_of(*ctx.baseline) > 0);
+    auto q = bandwidth(ctx, op, reads_too ? 2 * bytes : bytes);
+    if (q && !way.empty()) q->detail += " (" + way + (reads_too && from_bytes ? ": read and written" : "") + ")";
+    return q;
+  }
+  const double link = figure(ctx.target.host_link_bw_bytes_per_s);
+  if (!(link > 0)) {
+    // No device between host and memory (a CPU), or a spec without the figure: a copy
+    // from bytes at memory bandwidth; a measured one is carried below.
+    if (op.self_time_s || !(bytes > 0)) return std::nullopt;
+    auto q = bandwidth(ctx, op, bytes);
+    if (q) q->notes.push_back(ctx.target.name + "'s spec gives no host link bandwidth: its memory bandwidth stands in");
+    return q;
+  }
+  Quote q;
+  q.method = Method::bandwidth;
+  q.source = ctx.target.name;
+  const double link_base = ctx.baseline ? figure(ctx.baseline->host_link_bw_bytes_per_s) : 0;
+  if (op.self_time_s && link_base > 0) {
+    // The measured copy holds what the link reached there (pinned or pageable, its size).
+    q.seconds = *op.self_time_s * link_base / link;
+    q.uncertainty = kinship_band(kinship(*ctx.baseline, ctx.target));
+    q.source = ctx.baseline->name;
+    q.detail = "baseline time on " + ctx.baseline->name + " x host link ratio " + format_significant(link_base / 1e9) +
+               " / " + format_significant(link / 1e9) + " GB/s (" + way + ")";
+    return q;
+  }
+  if (!(bytes > 0)) return std::nullopt;
+  q.seconds = bytes / (link * kAssumedBandwidthEfficiency);
+  if (ctx.target.launch_overhead_s) q.seconds = std::max(q.seconds, ctx.target.launch_overhead_s->value);
+  q.uncertainty = kAssumedBandwidthBand;
+  q.detail = format_significant(bytes) + " B / (" + format_significant(link / 1e9) +
+             " GB/s host link x assumed efficiency " + format_significant(kAssumedBandwidthEfficiency) + ") (" + way +
+             ")";
+  if (route.pageable) {
+    q.uncertainty = kUnscaledBand;
+    q.notes.push_back("a pageable copy is staged through a pinned buffer by the host: it usually runs below the link");
+  }
+  return q;
+}
+
+std::optional<Quote> carried(const Context& ctx, const Op& op, DType dtype) {
+  if (!op.self_time_s) return std::nullopt;
+  Quote q;
+  q.method = Method::scaled;
+  q.seconds = *op.self_time_s;
+  const std::string there = ctx.baseline ? ctx.baseline->name : ctx.recorded_on;
+  q.source = there;
+  const Capability to = capability(ctx.target, op, dtype);
+  const Capability from = ctx.baseline ? capability(*ctx.baseline, op, normalized(dtype)) : Capability{0, to.name};
+  if (from.value > 0 && to.value > 0) {
+    const double r = from.value / to.value;
+    q.seconds *= r;
+    q.uncertainty = kScaledBand;
+    q.detail = "measured time on " + there + " x " + format_significant(r) + ", the " + to.name + " ratio " + there +
+               " -> " + ctx.target.name + " (" + std::string(to_string(op.kind)) + ", no shape to model it by)";
+    return q;
+  }
+  std::string missing;
+  if (!ctx.baseline)
+    missing = there.empty() ? "the workload does not say where it was measured"
+                            : "its recording platform " + there + " has no spec";
+  else
+    missing = "no " + to.name + " figure for " +
+              (!(from.value > 0) && !(to.value > 0) ? there + " or " + ctx.target.name
+               : !(from.value > 0)                  ? there
+                                                    : ctx.target.name);
+  q.uncertainty = kUnscaledBand;
+  q.detail = "measured time carried unscaled" + (there.empty() ? std::string() : " from " + there) + ": " + missing;
+  q.notes.push_back("carried at its measured time (" + missing + "): right only as far as the platforms are alike");
+  return q;
 }
 
 }  // namespace fomcast::est

@@ -31,5 +31,17 @@ std::optional<Quote> bandwidth(const Context&, const Op&, double bytes);
 // network: a collective by the ring (alpha-beta) model, else its baseline time x the
 // network bandwidth ratio.
 std::optional<Quote> network(const Context&, const Op&, const CollectiveShape&);
+// A memcpy op by the way it goes (copy_route of its name): host <-> device over the host
+// link (the baseline time x the host-link ratio, else bytes / link), device copies and
+// fills at memory bandwidth (a device-to-device copy reads and writes its bytes). nullopt
+// when the target has no figure for the path: the carry below takes it.
+std::optional<Quote> copy(const Context&, const Op&, double bytes);
+// scaled: an op none of the above could model, carried from its measured time by the ratio
+// of the two platforms' capabilities for its kind: compute-bound kinds by the peak of its
+// precision, memory-bound ones by bandwidth (host <-> device copies by the host link),
+// collectives by the network, `other` (host-side) by host speed. Where a figure is missing
+// on either side (a placeholder recording platform has none) it is carried at its measured
+// time with a wide band, and says so. nullopt only for an op with no measured time.
+std::optional<Quote> carried(const Context&, const Op&, DType);
 
 }  // namespace fomcast::est

@@ -169,7 +169,7 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
                        path + ".workload");
     std::optional<Workload> w;
     try {
-      w = with_epoch_size(std::move(*stored), sp.batch_size, sp.samples_per_epoch);
+      w = with_epoch_size(std::move(*stored), sp.batch_size, sp.samples_per_epoch, in.expand_model);
     } catch (const UsageError& e) {
       throw InputError(study.file, e.what(), 0, -1, path + ".batch_size");
     }
@@ -227,7 +227,7 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
   return fom_from_problems(study.name, std::move(problems));
 }
 
-FomResult evaluate_study(const Study& study, const Store& store) {
+FomResult evaluate_study(const Study& study, const Store& store, const ModelExpander& expand_model) {
   for (const auto* side : {&study.baseline, &study.target}) {
     if (!store.platform(side->platform)) {
       const char* field = side == &study.baseline ? "baseline.platform" : "target.platform";
@@ -242,6 +242,7 @@ FomResult evaluate_study(const Study& study, const Store& store) {
   in.catalog = estimates ? &catalog : nullptr;
   in.workload = [&store](std::string_view name) { return store.workload(name); };
   in.calibrations = [&store](std::string_view name) { return store.calibrations(name); };
+  in.expand_model = expand_model;
   return evaluate_study(study, in);
 }
 

@@ -1,12 +1,14 @@
 // Measured times of a workload (a pass, an epoch, a run) as the time of one pass, with the
 // same passes-per-epoch and epochs-per-run rules the roll-up uses, so that a calibration
 // and the estimate it calibrates count the same passes.
+#include <algorithm>
 #include <cmath>
 
 #include "fomcast/calibrate.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/format.hpp"
 #include "residual.hpp"
+#include "similarity.hpp"
 
 namespace fomcast {
 namespace {
@@ -87,10 +89,64 @@ std::vector<MeasuredPass> measured_passes(const Workload& w, const std::vector<C
   return out;
 }
 
-CalibrationResult split_calibration(const Workload& w, const Calibration& c, const Catalog& catalog) {
+PassFloor roofline_floor(const Workload& w, const Platform& p) {
+  PassFloor f;
+  const double bw = est::bandwidth_of(p);
+  f.complete = !w.ops.empty();
+  for (const auto& op : w.ops) {
+    const DType d = op.dtype == DType::unknown ? DType::fp32 : op.dtype;
+    double peak = est::peak_for(p, d).flop_per_s;
+    // fp32 matrix products may run on tf32 tensor cores: the faster rate bounds them.
+    if (d == DType::fp32)
+      if (auto it = p.peak_flop_per_s.find(DType::tf32); it != p.peak_flop_per_s.end())
+        peak = std::max(peak, it->second.value);
+    const double flops = op.flops > 0 ? op.flops : op_flops(op.kind, op.shape);
+    const double bytes = op.bytes > 0 ? op.bytes : op_bytes(op.kind, op.shape, d);
+    const double t = std::max(flops > 0 && peak > 0 ? flops / peak : 0.0, bytes > 0 && bw > 0 ? bytes / bw : 0.0);
+    if (t > 0) {
+      f.seconds += op.count * t;
+      ++f.ops;
+    } else if (op.count > 0) {
+      f.complete = false;
+    }
+  }
+  return f;
+}
+
+namespace {
+
+// The flag the measurement was given by, and its value as given.
+std::string as_given(const Calibration& c) {
+  if (c.pass_s) return "--pass-s " + format_significant(*c.pass_s, 6);
+  if (c.epoch_s) return "--epoch-s " + format_significant(*c.epoch_s, 6);
+  return "--run-hours " + format_significant(c.run_s.value_or(0) / 3600.0, 6);
+}
+
+void check_plausible(const Workload& w, const Calibration& c, const MeasuredPass& m, const Catalog& catalog,
+                     bool force) {
+  const Platform* p = catalog.platform(c.platform);
+  if (!p) return;
+  const PassFloor f = roofline_floor(w, *p);
+  if (!(f.seconds > 0)) return;
+  const std::string floor = format_duration(f.seconds) + " per pass, the roofline of " + std::to_string(f.ops) +
+                            " of its " + std::to_string(w.ops.size()) + " operations on " + p->name +
+                            " (each op's flops at peak and bytes at memory bandwidth, full efficiency)";
+  if (m.pass_s < f.seconds)
+    throw UsageError(as_given(c) + " cannot be true: " + format_duration(m.pass_s) + " per pass is below the least " +
+                     w.name + " can take on " + p->name + ", " + floor);
+  if (f.complete && m.pass_s > kImplausibleFactor * f.seconds && !force)
+    throw UsageError(as_given(c) + " is " + format_number(m.pass_s / f.seconds, 0) + " times the least " + w.name +
+                     " can take on " + p->name + ", " + floor + ": more than " + format_number(kImplausibleFactor, 0) +
+                     " times is likely a wrong unit or workload; give --force to record it anyway");
+}
+
+}  // namespace
+
+CalibrationResult split_calibration(const Workload& w, const Calibration& c, const Catalog& catalog, bool force) {
   CalibrationResult r;
   r.calibration = c;
   r.measured = measured_pass(w, c);
+  check_plausible(w, c, r.measured, catalog, force);
   r.pass = estimate_pass(w, c.platform, catalog, {r.measured});
   return r;
 }

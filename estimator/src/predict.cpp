@@ -75,6 +75,8 @@ OpEstimate predict_op(const Context& ctx, const Op& op, std::size_t index) {
     } else if (auto q = network(ctx, op, CollectiveShape{})) {
       return applied(std::move(e), std::move(*q));
     }
+  } else if (op.kind == OpKind::memcpy) {
+    if (auto q = copy(ctx, op, bytes)) return applied(std::move(e), std::move(*q));
   } else if (is_memory_bound(op.kind)) {
     if (auto q = bandwidth(ctx, op, bytes)) return applied(std::move(e), std::move(*q));
     if (auto q = roofline(ctx, op, dtype, flops, bytes)) return applied(std::move(e), std::move(*q));
@@ -86,11 +88,15 @@ OpEstimate predict_op(const Context& ctx, const Op& op, std::size_t index) {
         return applied(std::move(e), std::move(*q));
     if (auto q = roofline(ctx, op, dtype, flops, bytes)) return applied(std::move(e), std::move(*q));
   } else if (!op.self_time_s) {
-    // `other` ops: measured ones are scaled (in rollup) by the workload's overall ratio,
-    // which knows more about them than a roofline with an assumed efficiency.
+    // `other` ops: a measured one is carried below by host speed, which knows more about
+    // it than a roofline with an assumed efficiency.
     if (auto q = roofline(ctx, op, dtype, flops, bytes)) return applied(std::move(e), std::move(*q));
   }
-  e.method = Method::unestimated;  // rollup scales it by the workload's ratio if it can
+  // What no model could time keeps its measured time, carried by a capability ratio of
+  // its own kind: never another op's ratio, never dropped.
+  if (auto q = carried(ctx, op, dtype)) return applied(std::move(e), std::move(*q));
+  e.method = Method::unestimated;
+  e.detail = "no shape, no costs and no measured time to carry: not counted";
   return e;
 }
 

@@ -20,6 +20,7 @@ struct Context {
   const Platform& target;
   const Platform* baseline = nullptr;  // the workload's recording platform, when known
   std::function<const PlatformTables*(std::string_view)> tables;
+  std::string recorded_on;  // its name, "" when the workload does not say (baseline may lack a spec)
 };
 
 // A time for one call with where it came from.
@@ -57,8 +58,8 @@ struct Proxy {
 };
 std::vector<Proxy> rank_proxies(const Catalog&, const Platform& target, OpKind, DType);
 
-// The whole chain for one op, except `scaled`, which needs every other op first:
-// returns method `unestimated` for those, and rollup applies the workload's ratio.
+// The whole chain for one op. `unestimated` only for an op with no measured time that no
+// model can time (no shape, no costs): a measured time is always carried (`scaled`).
 OpEstimate predict_op(const Context&, const Op&, std::size_t index);
 
 // The platform's median conv time over implicit-GEMM time for a precision and direction

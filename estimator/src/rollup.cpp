@@ -10,18 +10,10 @@
 #include "catalog.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/fom.hpp"
-#include "fomcast/format.hpp"
 #include "predict.hpp"
 #include "residual.hpp"
-#include "similarity.hpp"
 
 namespace fomcast {
-namespace {
-
-constexpr double kScaledBand = 0.5;
-
-}  // namespace
-
 std::string_view to_string(Method m) {
   switch (m) {
     case Method::measured: return "measured";
@@ -59,7 +51,8 @@ PassEstimate model_pass(const Workload& w, std::string_view platform, const Cata
                          "hours for it, a spec, or a table (`fomcast import-bench`, `fomcast bench`)",
                      0, -1, "platform");
   const Platform* baseline = w.recorded_on.empty() ? nullptr : catalog.platform(w.recorded_on);
-  est::Context ctx{catalog, *target, baseline, [&](std::string_view name) { return est::tables_of(catalog, name); }};
+  est::Context ctx{catalog, *target, baseline, [&](std::string_view name) { return est::tables_of(catalog, name); },
+                   w.recorded_on};
 
   PassEstimate pe;
   pe.workload = w.name;
@@ -70,45 +63,9 @@ PassEstimate model_pass(const Workload& w, std::string_view platform, const Cata
   pe.ops.reserve(w.ops.size());
   for (std::size_t i = 0; i < w.ops.size(); ++i) pe.ops.push_back(est::predict_op(ctx, w.ops[i], i));
 
-  // Step 6 of the chain: what nothing else could time, scaled by the workload's overall
-  // predicted / baseline ratio over the ops that were timed.
-  double predicted = 0, measured = 0;
-  int64_t counted = 0;
-  for (const auto& e : pe.ops)
-    if (e.baseline_s && e.method != Method::unestimated) {
-      const double count = w.ops[e.op_index].count;
-      predicted += count * e.predicted_s;
-      measured += count * *e.baseline_s;
-      ++counted;
-    }
-  std::optional<double> ratio;
-  std::string ratio_text;
-  if (measured > 0) {
-    ratio = predicted / measured;
-    ratio_text = "the workload's overall predicted/baseline ratio " + format_significant(*ratio) + " (over " +
-                 std::to_string(counted) + " timed ops)";
-  } else if (baseline) {
-    const auto r = est::roofline_ratio(OpKind::other, 0, 0, *baseline, DType::fp32, *target, DType::fp32);
-    if (r) {
-      ratio = *r;
-      ratio_text = "the fp32 peak ratio " + baseline->name + " -> " + target->name + " (" + format_significant(*r) +
-                   "; no other op could be timed)";
-    }
-  }
   int64_t unestimated = 0;
-  for (auto& e : pe.ops) {
-    if (e.method != Method::unestimated) continue;
-    if (e.baseline_s && ratio) {
-      e.method = Method::scaled;
-      e.predicted_s = *e.baseline_s * *ratio;
-      e.uncertainty = kScaledBand;
-      e.source_platform = w.recorded_on;
-      e.detail = "baseline time x " + ratio_text;
-    } else {
-      ++unestimated;
-      e.detail = "no shape, no costs and no measured time to carry: not counted";
-    }
-  }
+  for (const auto& e : pe.ops)
+    if (e.method == Method::unestimated) ++unestimated;
   if (unestimated)
     pe.notes.push_back(std::to_string(unestimated) +
                        " op(s) could not be estimated (no shape, costs or measured time) and are not counted");
@@ -169,8 +126,16 @@ int64_t passes_per_epoch(const Workload& w, std::vector<std::string>* assumption
   return 1;
 }
 
-Workload with_epoch_size(Workload w, std::optional<int64_t> batch_size, std::optional<int64_t> samples_per_epoch) {
+Workload with_epoch_size(Workload w, std::optional<int64_t> batch_size, std::optional<int64_t> samples_per_epoch,
+                         const ModelExpander& expand) {
   if (!batch_size && !samples_per_epoch) return w;
+  if (batch_size && w.origin == "model" && *batch_size != w.batch_size) {
+    // Its GEMM rows and activations are the batch: only a new expansion has the new ops.
+    if (!expand)
+      throw UsageError("workload '" + w.name + "' is a model expanded at batch " + std::to_string(w.batch_size) +
+                       ": another batch needs its layer list expanded again, which this caller cannot do");
+    w = expand(w, *batch_size);
+  }
   if (batch_size) w.batch_size = *batch_size;
   if (samples_per_epoch) w.samples_per_epoch = *samples_per_epoch;
   if (w.samples_per_epoch > 0 && w.batch_size <= 0)

@@ -7,6 +7,7 @@
 
 #include "fomcast/error.hpp"
 #include "fomcast/model.hpp"
+#include "fomcast/platform_match.hpp"
 
 namespace fomcast {
 namespace {
@@ -24,6 +25,7 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 const Field kFields[] = {
     {"mem_bw_gb_per_s", 1e9, &Platform::mem_bw_bytes_per_s},
     {"mem_gib", kGiB, &Platform::mem_bytes},
+    {"host_link_bw_gb_per_s", 1e9, &Platform::host_link_bw_bytes_per_s},
     {"net_bw_gb_per_s", 1e9, &Platform::net_bw_bytes_per_s},
     {"net_latency_us", 1e-6, &Platform::net_latency_s},
     {"power_w", 1.0, &Platform::power_w},
@@ -76,6 +78,17 @@ Platform platform_from_json(const json& j, std::string_view file) {
     if (!j.at(key).is_string()) throw InputError(std::string(file), "must be a string", 0, -1, key);
     p.*member = j.at(key).get<std::string>();
   }
+  if (j.contains("device_names") && !j.at("device_names").is_null()) {
+    const auto& names = j.at("device_names");
+    if (!names.is_array())
+      throw InputError(std::string(file), "must be an array of device-name patterns", 0, -1, "device_names");
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      const std::string field = "device_names[" + std::to_string(i) + "]";
+      if (!names[i].is_string() || device_words(names[i].get<std::string>()).empty())
+        throw InputError(std::string(file), "must be a device-name pattern with a letter or digit", 0, -1, field);
+      p.device_names.push_back(names[i].get<std::string>());
+    }
+  }
   if (j.contains("peak_tflop_per_s")) {
     const auto& peaks = j.at("peak_tflop_per_s");
     if (!peaks.is_object())
@@ -100,6 +113,7 @@ json platform_to_json(const Platform& p) {
          {"origin", to_string(p.origin)}};
   if (!p.vendor.empty()) j["vendor"] = p.vendor;
   if (!p.architecture.empty()) j["architecture"] = p.architecture;
+  if (!p.device_names.empty()) j["device_names"] = p.device_names;
   json peaks = json::object();
   for (const auto& [d, s] : p.peak_flop_per_s) peaks[std::string(to_string(d))] = write_sourced(s, 1e12);
   j["peak_tflop_per_s"] = peaks;

@@ -175,7 +175,7 @@ TEST_CASE("ingest CLI: --json fields and show's ranked list with the 95% top set
   const std::string db = dir.file("s.db");
   const std::string trace =
       test::shared_path("traces/pytorch_kineto/kineto_tbplugin_resnet50_worker0.1623143089861.pt.trace.json.gz");
-  const auto r = test::run_fomcast("ingest '" + trace + "' --workload rn50 --platform V100 --json", db);
+  const auto r = test::run_fomcast("ingest '" + trace + "' --workload rn50 --platform NV_V100 --json", db);
   REQUIRE(r.status == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["workload"] == "rn50");

@@ -27,12 +27,30 @@ Calibration make_calibration(const Workload&, const std::string& platform, std::
 MeasuredPass measured_pass(const Workload&, const Calibration&, std::optional<int64_t> epochs = std::nullopt);
 std::vector<MeasuredPass> measured_passes(const Workload&, const std::vector<Calibration>&);
 
+// The least time the workload's operations can take on a platform: each op's flops at the
+// platform's peak for its precision and its bytes at the memory bandwidth, at full
+// efficiency (its roofline: a physical limit, not a prediction). A measured pass below it
+// cannot be true. `complete` when every op has a cost, so that the floor is the whole
+// operations' and a measurement very far above it is suspect too.
+struct PassFloor {
+  double seconds = 0;     // 0 when the platform has no figures or no op a cost
+  int64_t ops = 0;        // ops that have a cost
+  bool complete = false;  // every op does
+};
+PassFloor roofline_floor(const Workload&, const Platform&);
+
+// A measurement this many times above the floor is refused without `force`.
+constexpr double kImplausibleFactor = 1000;
+
 // What `fomcast calibrate` shows: the measurement split on its own platform.
 struct CalibrationResult {
   Calibration calibration;
   MeasuredPass measured;
   PassEstimate pass;  // the estimate on the measured platform: modelled + residual = measured
 };
-CalibrationResult split_calibration(const Workload&, const Calibration&, const Catalog&);
+// Throws UsageError naming the flag and the floor when the measured pass is below
+// roofline_floor on its platform, or (unless `force`) more than kImplausibleFactor above a
+// complete one.
+CalibrationResult split_calibration(const Workload&, const Calibration&, const Catalog&, bool force = false);
 
 }  // namespace fomcast

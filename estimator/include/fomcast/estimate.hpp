@@ -20,6 +20,7 @@
 // platforms' host speeds (and overhead factors) where both are known.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -165,10 +166,16 @@ RunEstimate roll_up(const Workload&, PassEstimate pass, const RunOptions&);
 // 1) and epochs per run (given, else the workload's, else 1); what was assumed is appended.
 int64_t passes_per_epoch(const Workload&, std::vector<std::string>* assumptions = nullptr);
 
+// Expands a model workload's layer list again at another batch (fomcast/layers.hpp's
+// expand_model_at_batch; the estimator does not read model files itself).
+using ModelExpander = std::function<Workload(const Workload&, int64_t batch)>;
+
 // The workload with its batch size and samples per epoch set where the caller gives them
-// (a trace knows neither; a model's can be changed), with a note saying so. Throws
+// (a trace knows neither), with a note saying so. A model's operations depend on its batch:
+// another batch re-expands it through `expand`, or is a UsageError without one. Throws
 // UsageError when samples per epoch would be known without a batch size to divide by.
-Workload with_epoch_size(Workload, std::optional<int64_t> batch_size, std::optional<int64_t> samples_per_epoch);
+Workload with_epoch_size(Workload, std::optional<int64_t> batch_size, std::optional<int64_t> samples_per_epoch,
+                         const ModelExpander& expand = {});
 int64_t epochs_per_run(const Workload&, std::optional<int64_t> given, std::vector<std::string>* assumptions = nullptr);
 
 }  // namespace fomcast

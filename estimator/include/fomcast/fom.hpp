@@ -102,6 +102,9 @@ struct StudyInputs {
   std::function<std::optional<Workload>(std::string_view name)> workload;
   // Stored measured times of a workload (`fomcast calibrate`); may be empty.
   std::function<std::vector<Calibration>(std::string_view workload)> calibrations;
+  // Expands a model problem again at the problem's batch_size; without it such a problem is
+  // an error (estimate.hpp's with_epoch_size).
+  ModelExpander expand_model;
 };
 
 // Evaluates a study: measured hours are used as given; a workload problem is estimated on
@@ -113,6 +116,6 @@ struct StudyInputs {
 // Problems may mix calibrated and not. Throws InputError naming the study file and field.
 FomResult evaluate_study(const Study&, const StudyInputs&);
 // The same against the store (its platforms, tables and workloads).
-FomResult evaluate_study(const Study&, const Store&);
+FomResult evaluate_study(const Study&, const Store&, const ModelExpander& expand_model = {});
 
 }  // namespace fomcast

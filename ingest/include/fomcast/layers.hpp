@@ -46,6 +46,15 @@ struct ExpandedModel {
 ExpandedModel expand_model(std::string_view json_text, std::string_view file);
 ExpandedModel expand_model_document(const nlohmann::json& doc, std::string_view file);
 
+// A stored model workload expanded again at another batch size: its operations (GEMM rows,
+// activations, bytes) depend on the batch, so `estimate --batch` and a study problem's
+// batch_size re-read the layer list its `source` names (a shipped model's from the data
+// compiled in, data/models/NAME.json) and expand it at `batch`, keeping the stored name,
+// recording platform and epoch figures. Throws UsageError when the layer list cannot be
+// read, or no longer expands to the stored operations at the stored batch (the file
+// changed since it was ingested): better refused than a pass of another model.
+Workload expand_model_at_batch(const Workload& stored, int64_t batch);
+
 // How sure we are that a file's head is a model description, 0 to 100: a JSON object
 // with a "layers" array and no "traceEvents". Cheap; never throws.
 int model_description_score(std::string_view head);

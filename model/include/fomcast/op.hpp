@@ -159,4 +159,27 @@ double op_bytes(OpKind, const OpShape&, DType);
 // Fills flops/bytes from the shape where they are still 0.
 void fill_costs(Op&);
 
+// ---------------------------------------------------------------------------------------
+// Copies: which way a memcpy op goes decides what it runs at (host <-> device copies over
+// the host link, device copies at memory bandwidth). Read from the op's name, the one
+// place every profiler says it: Kineto's "Memcpy HtoD (Pageable -> Device)", nsys's
+// "Memcpy DtoH", TensorFlow's "MemcpyHtoD", ROCm's "CopyDeviceToHost", XLA's "H2D".
+
+enum class CopyDirection {
+  unknown,           // a copy whose name does not say (aten::copy_, "Memcpy")
+  host_to_device,    // HtoD
+  device_to_host,    // DtoH
+  device_to_device,  // DtoD
+  host_to_host,      // HtoH
+  peer_to_peer,      // PtoP: one device to another
+};
+std::string_view to_string(CopyDirection);
+
+struct CopyRoute {
+  CopyDirection direction = CopyDirection::unknown;
+  bool pageable = false;  // from or to pageable host memory: staged through a pinned buffer
+  bool memset = false;    // a fill, not a copy: written once, read never
+};
+CopyRoute copy_route(std::string_view op_name);
+
 }  // namespace fomcast

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -34,9 +35,15 @@ struct Platform {
   PlatformOrigin origin = PlatformOrigin::user;
   std::string vendor;        // NVIDIA, AMD, Intel, Fujitsu, ...: "" when unknown
   std::string architecture;  // Kepler, Volta, CDNA2, ...: tables transfer best within one
+  // How traces name this device ("V100" for "Tesla V100-SXM2-32GB"): whole words, any case
+  // and punctuation (platform_match.hpp); empty when no device name can be known.
+  std::vector<std::string> device_names;
   std::map<DType, Sourced> peak_flop_per_s;
   std::optional<Sourced> mem_bw_bytes_per_s;
   std::optional<Sourced> mem_bytes;
+  // The link between host memory and the device (PCIe generation x lanes, NVLink-C2C,
+  // Infinity Fabric), one direction: what host <-> device copies go over.
+  std::optional<Sourced> host_link_bw_bytes_per_s;
   std::optional<Sourced> net_bw_bytes_per_s;
   std::optional<Sourced> net_latency_s;
   std::optional<Sourced> power_w;

@@ -1,0 +1,163 @@
+// fomcast/platform_match.hpp: device names to platforms, placeholder names, and the near
+// misses of a platform's name. Matching is on whole words so that a pattern never matches
+// inside another model number ("MI25" in "MI250X", "H200" in "GH200").
+#include "fomcast/platform_match.hpp"
+
+#include <algorithm>
+
+#include "fomcast/error.hpp"
+#include "fomcast/text.hpp"
+
+namespace fomcast {
+namespace {
+
+bool alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
+// Runs of letters and digits, case kept; the trademark marks dropped.
+std::vector<std::string> words_as_written(std::string_view s) {
+  std::vector<std::string> out;
+  std::string cur;
+  auto flush = [&] {
+    const std::string low = lowercase(cur);
+    if (!cur.empty() && low != "r" && low != "tm") out.push_back(cur);
+    cur.clear();
+  };
+  for (char c : s) {
+    if (alnum(c))
+      cur += c;
+    else
+      flush();
+  }
+  flush();
+  return out;
+}
+
+// Letters and digits alone, lower case: "NV-V100" and "nv_v100" are both "nvv100".
+std::string squeezed(std::string_view s) {
+  std::string out;
+  for (char c : s)
+    if (alnum(c)) out += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return out;
+}
+
+bool occurs_in(const std::vector<std::string>& pattern, const std::vector<std::string>& words) {
+  if (pattern.empty() || pattern.size() > words.size()) return false;
+  return std::search(words.begin(), words.end(), pattern.begin(), pattern.end()) != words.end();
+}
+
+std::size_t letters(const std::vector<std::string>& words) {
+  std::size_t n = 0;
+  for (const auto& w : words) n += w.size();
+  return n;
+}
+
+}  // namespace
+
+std::vector<std::string> device_words(std::string_view s) {
+  std::vector<std::string> out = words_as_written(s);
+  for (auto& w : out) w = lowercase(w);
+  return out;
+}
+
+std::optional<DeviceMatch> match_device(std::string_view device, const std::vector<Platform>& platforms) {
+  const std::vector<std::string> words = device_words(device);
+  if (words.empty()) return std::nullopt;
+  std::optional<DeviceMatch> best;
+  std::pair<std::size_t, std::size_t> best_rank{0, 0};  // (words, letters) of the best pattern
+  bool tied = false;
+  for (const auto& p : platforms)
+    for (const auto& pattern : p.device_names) {
+      const std::vector<std::string> pw = device_words(pattern);
+      if (!occurs_in(pw, words)) continue;
+      const std::pair<std::size_t, std::size_t> rank{pw.size(), letters(pw)};
+      if (!best || rank > best_rank) {
+        best = DeviceMatch{p.name, pattern};
+        best_rank = rank;
+        tied = false;
+      } else if (rank == best_rank && best->platform != p.name) {
+        tied = true;
+      }
+    }
+  if (tied) return std::nullopt;
+  return best;
+}
+
+std::string placeholder_platform_name(std::string_view device) {
+  std::string out;
+  for (const auto& w : words_as_written(device)) {
+    if (out.size() + w.size() + 1 > 64) break;
+    out += (out.empty() ? "" : "_") + w;
+  }
+  return out;
+}
+
+std::optional<std::string> near_platform_name(std::string_view name, const std::vector<Platform>& platforms) {
+  for (const auto& p : platforms)
+    if (p.name == name) return std::nullopt;
+  const std::string key = squeezed(name);
+  if (key.empty()) return std::nullopt;
+  for (const auto& p : platforms)
+    if (squeezed(p.name) == key) return p.name;
+  // A bare device-name pattern ("v100") names exactly one platform.
+  std::optional<std::string> by_pattern;
+  for (const auto& p : platforms)
+    for (const auto& pattern : p.device_names)
+      if (squeezed(pattern) == key) {
+        if (by_pattern && *by_pattern != p.name) return std::nullopt;
+        by_pattern = p.name;
+      }
+  return by_pattern;
+}
+
+void check_platform_name(std::string_view name, const std::vector<Platform>& platforms, std::string_view flag) {
+  if (auto near = near_platform_name(name, platforms))
+    throw UsageError(std::string(flag) + ": no platform named '" + std::string(name) + "': did you mean " + *near +
+                     "? (see `fomcast platforms`)");
+}
+
+namespace {
+
+RecordingPlatform decide(const Workload& w, std::string_view given, const std::vector<Platform>& known) {
+  RecordingPlatform r;
+  auto is_known = [&](std::string_view name) {
+    return std::any_of(known.begin(), known.end(), [&](const Platform& p) { return p.name == name; });
+  };
+  const std::optional<DeviceMatch> match = w.device.empty() ? std::nullopt : match_device(w.device, known);
+  if (!given.empty()) {
+    check_platform_name(given, known);
+    r.name = std::string(given);
+    r.create_placeholder = !is_known(given);
+    if (match && match->platform != r.name)
+      r.note = "recorded on " + r.name + " (--platform), though the trace names " + w.device + ", which is " +
+               match->platform + "'s";
+    return r;
+  }
+  if (w.device.empty()) return r;
+  if (match) {
+    r.name = match->platform;
+    r.note = "recorded on " + r.name + ": the trace names " + w.device;
+    return r;
+  }
+  r.name = placeholder_platform_name(w.device);
+  if (r.name.empty()) return r;
+  if (is_known(r.name)) {
+    r.note = "recorded on " + r.name + ": the trace names " + w.device;
+    return r;
+  }
+  r.create_placeholder = true;
+  r.note = "recorded on " + r.name + ": the trace names " + w.device +
+           ", which no platform spec describes; a placeholder platform of that name was created (give it a spec "
+           "with device_names, or `fomcast bench` it, to estimate on it from its own figures)";
+  return r;
+}
+
+}  // namespace
+
+RecordingPlatform set_recording_platform(Workload& w, std::string_view given, const std::vector<Platform>& known) {
+  RecordingPlatform r = decide(w, given, known);
+  w.recorded_on = r.name;
+  if (!r.note.empty()) w.notes.push_back(r.note);
+  return r;
+}
+
+}  // namespace fomcast
