@@ -51,7 +51,7 @@ TEST_CASE("ingest input: '-' and /dev/stdin read standard input, gzip and SQLite
   const auto expected = nlohmann::json::parse(file.out);
   for (const std::string path : {"-", "/dev/stdin"}) {
     INFO(path);
-    const RunResult r = run_piped("cat '" + trace + "'", "ingest " + path + " --workload piped --json", db);
+    const RunResult r = run_piped("cat '" + trace + "'", "ingest " + path + " --workload piped --replace --json", db);
     REQUIRE_MESSAGE(r.status == 0, r.err);
     const auto j = nlohmann::json::parse(r.out);
     CHECK(j["format"] == "kineto");
