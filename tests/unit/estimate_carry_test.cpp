@@ -5,6 +5,7 @@
 
 #include "fomcast/estimate.hpp"
 #include "fomcast/store.hpp"
+#include "shipped_catalog.hpp"
 #include "test_support.hpp"
 
 using namespace fomcast;
@@ -12,17 +13,8 @@ using fomcast::test::ScratchDir;
 
 namespace {
 
-const Catalog& catalog() {
-  static ScratchDir dir;
-  static Catalog c = load_catalog(test::open_seeded(dir.file("catalog.db")));
-  return c;
-}
-
-const Platform& spec(const std::string& name) {
-  const Platform* p = catalog().platform(name);
-  REQUIRE_MESSAGE(p, name);
-  return *p;
-}
+using test::catalog;
+using test::spec;
 
 Op measured(const std::string& name, OpKind kind, double seconds, DType dtype = DType::fp32) {
   Op op;

@@ -9,6 +9,7 @@
 #include "fomcast/error.hpp"
 #include "fomcast/estimate.hpp"
 #include "fomcast/store.hpp"
+#include "shipped_catalog.hpp"
 #include "test_support.hpp"
 
 using namespace fomcast;
@@ -16,18 +17,8 @@ using fomcast::test::ScratchDir;
 
 namespace {
 
-// One seeded database for the whole file: the shipped specs and every DeepBench table.
-const Catalog& catalog() {
-  static ScratchDir dir;
-  static Catalog c = load_catalog(test::open_seeded(dir.file("catalog.db")));
-  return c;
-}
-
-const Platform& spec(const std::string& name) {
-  const Platform* p = catalog().platform(name);
-  REQUIRE_MESSAGE(p, name);
-  return *p;
-}
+using test::catalog;
+using test::spec;
 
 double peak(const std::string& platform, DType d) { return spec(platform).peak_flop_per_s.at(d).value; }
 double bw(const std::string& platform) { return spec(platform).mem_bw_bytes_per_s->value; }
