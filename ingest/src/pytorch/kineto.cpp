@@ -177,7 +177,6 @@ class KinetoReader {
   bool steps_sorted_ = true;
   bool use_steps_ = false;             // counts come from within the steps (count_passes decides)
   bool steps_from_optimizer_ = false;  // the steps are the intervals between Optimizer.step annotations
-  int64_t empty_steps_left_out_ = 0;
   std::vector<double> optimizer_step_starts_;
   std::unordered_map<int64_t, LaunchInfo> launches_;
   std::vector<GpuRecord> gpu_;
