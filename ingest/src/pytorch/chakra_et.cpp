@@ -34,7 +34,6 @@ namespace pb = protobuf;
 // et_def.proto: Node's fields, NodeType values, AttributeProto's value fields we read.
 constexpr uint32_t kNodeId = 1, kNodeName = 2, kNodeType = 3, kCtrlDeps = 4, kDataDeps = 5, kStart = 6, kDuration = 7,
                    kInputs = 8, kOutputs = 9, kAttr = 10;
-constexpr uint64_t kCommCollNode = 7;
 constexpr uint32_t kSint32Val = 15, kSint64Val = 17, kBoolVal = 27, kStringVal = 29;
 
 struct ChakraNode {
