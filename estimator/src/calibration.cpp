@@ -97,8 +97,7 @@ void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog,
     MeasuredPass own;
     own.platform = w.recorded_on;
     own.pass_s = *w.pass_s;
-    own.source =
-        "the trace's measured pass time (from " + std::to_string(std::max<int64_t>(w.passes, 1)) + " step(s))";
+    own.source = "the trace's measured pass time (from " + std::to_string(std::max<int64_t>(w.passes, 1)) + " step(s))";
     all.push_back(std::move(own));
   }
   const MeasuredPass* m = target ? choose(all, w, *target, catalog) : nullptr;
