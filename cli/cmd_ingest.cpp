@@ -14,16 +14,19 @@
 namespace fomcast::cli {
 namespace {
 
-// A name already taken (a shipped model, an earlier ingest) is kept unless --replace says
-// otherwise: one mistyped command must not overwrite a workload.
-void refuse_existing_workload(const Store& store, const std::string& name) {
+// A shipped model's name is kept unless --replace says otherwise: one mistyped command must
+// not overwrite what fomcast ships. A user's own earlier ingest of the name is replaced, as
+// re-ingesting a trace under its name always did (scripts and CI rely on it), and said on stderr.
+void check_existing_workload(const Store& store, const std::string& name, bool replace) {
   const auto all = store.workloads();
   const auto s = std::find_if(all.begin(), all.end(), [&](const WorkloadSummary& w) { return w.name == name; });
   if (s == all.end()) return;
-  const std::string what = s->shipped ? "a model shipped with fomcast" : "a " + s->origin + " workload";
-  throw UsageError("--workload: '" + name + "' already exists (" + what +
-                   (s->source.empty() ? "" : ", from " + s->source) +
-                   "); pass --replace to overwrite it, or choose another name (see `fomcast workloads`)");
+  const std::string from = s->source.empty() ? "" : ", from " + s->source;
+  if (s->shipped && !replace)
+    throw UsageError("--workload: '" + name + "' already exists (a model shipped with fomcast" + from +
+                     "); pass --replace to overwrite it, or choose another name (see `fomcast workloads`)");
+  std::cerr << "note: replaced the workload '" << name << "' ("
+            << (s->shipped ? "a model shipped with fomcast" : "a " + s->origin + " workload") << from << ")\n";
 }
 
 }  // namespace
@@ -50,8 +53,8 @@ void add_ingest_command(CLI::App& app, Globals& g) {
                   "Name of the workload to create: printable, at most 128 bytes, not starting with '-'")
       ->required();
   cmd->add_flag("--replace", o->replace,
-                "Overwrite the workload of that name if there is one (a shipped model included); without it an "
-                "existing name is refused");
+                "Overwrite a model shipped with fomcast of that name; without it a shipped name is refused (an "
+                "earlier ingest of yours is replaced either way, with a note on stderr)");
   std::string formats = "auto";
   for (const auto& f : ingest_formats()) formats += ", " + f;
   cmd->add_option("--format", o->format, "Input format: " + formats);
@@ -75,7 +78,7 @@ void add_ingest_command(CLI::App& app, Globals& g) {
     const RecordingPlatform rec = set_recording_platform(w, o->platform, store.platforms());
     store.transaction([&] {
       // Checked under the write lock, so two ingests of one new name cannot both pass.
-      if (!o->replace) refuse_existing_workload(store, o->workload);
+      check_existing_workload(store, o->workload, o->replace);
       if (rec.create_placeholder) store.ensure_platform(rec.name);
       store.put_workload(w);
     });
