@@ -28,6 +28,15 @@ const Field kFields[] = {
     {"host_link_bw_gb_per_s", 1e9, &Platform::host_link_bw_bytes_per_s},
     {"net_bw_gb_per_s", 1e9, &Platform::net_bw_bytes_per_s},
     {"net_latency_us", 1e-6, &Platform::net_latency_s},
+    {"compute_units", 1.0, &Platform::compute_units},
+    {"boost_clock_mhz", 1e6, &Platform::clock_hz},
+    {"l2_cache_mib", 1024.0 * 1024.0, &Platform::l2_bytes},
+    {"devices_per_node", 1.0, &Platform::devices_per_node},
+    {"intra_node_bw_gb_per_s", 1e9, &Platform::intra_node_bw_bytes_per_s},
+    {"intra_node_latency_us", 1e-6, &Platform::intra_node_latency_s},
+    {"nics_per_node", 1.0, &Platform::nics_per_node},
+    {"nic_bw_gb_per_s", 1e9, &Platform::nic_bw_bytes_per_s},
+    {"inter_node_latency_us", 1e-6, &Platform::inter_node_latency_s},
     {"power_w", 1.0, &Platform::power_w},
     {"host_speed", 1.0, &Platform::host_speed},
     {"overhead_factor", 1.0, &Platform::overhead_factor},
@@ -73,7 +82,8 @@ Platform platform_from_json(const json& j, std::string_view file) {
                      -1, "origin");
   p.origin = *known_origin;
   for (const auto& [key, member] :
-       {std::pair{"vendor", &Platform::vendor}, std::pair{"architecture", &Platform::architecture}}) {
+       {std::pair{"vendor", &Platform::vendor}, std::pair{"architecture", &Platform::architecture},
+        std::pair{"host_cpu", &Platform::host_cpu}}) {
     if (!j.contains(key) || j.at(key).is_null()) continue;
     if (!j.at(key).is_string()) throw InputError(std::string(file), "must be a string", 0, -1, key);
     p.*member = j.at(key).get<std::string>();
@@ -113,6 +123,7 @@ json platform_to_json(const Platform& p) {
          {"origin", to_string(p.origin)}};
   if (!p.vendor.empty()) j["vendor"] = p.vendor;
   if (!p.architecture.empty()) j["architecture"] = p.architecture;
+  if (!p.host_cpu.empty()) j["host_cpu"] = p.host_cpu;
   if (!p.device_names.empty()) j["device_names"] = p.device_names;
   json peaks = json::object();
   for (const auto& [d, s] : p.peak_flop_per_s) peaks[std::string(to_string(d))] = write_sourced(s, 1e12);

@@ -46,6 +46,19 @@ struct Platform {
   std::optional<Sourced> host_link_bw_bytes_per_s;
   std::optional<Sourced> net_bw_bytes_per_s;
   std::optional<Sourced> net_latency_s;
+  // The device's compute layout, for wave quantization and launch floors (transfer model).
+  std::optional<Sourced> compute_units;  // SMs (NVIDIA), CUs (AMD) or cores (CPU) one process sees
+  std::optional<Sourced> clock_hz;       // boost clock
+  std::optional<Sourced> l2_bytes;       // last-level on-chip cache one process sees
+  // One node as the network sees it (collective model, units of work). A "device" is what
+  // one process drives: a GPU, or one GCD of an MI250X.
+  std::optional<Sourced> devices_per_node;
+  std::optional<Sourced> intra_node_bw_bytes_per_s;  // per device, one direction (NVLink, xGMI)
+  std::optional<Sourced> intra_node_latency_s;
+  std::optional<Sourced> nics_per_node;
+  std::optional<Sourced> nic_bw_bytes_per_s;  // per NIC, one direction
+  std::optional<Sourced> inter_node_latency_s;
+  std::string host_cpu;  // the host processor's model name, "" when unknown
   std::optional<Sourced> power_w;
   std::optional<Sourced> host_speed;         // relative CPU-side speed; 1 = reference host
   std::optional<Sourced> overhead_factor;    // framework overhead relative to reference
