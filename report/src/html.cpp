@@ -228,6 +228,12 @@ std::string fom_section(const HtmlReportInput& in) {
            "independent)</span></div>";
   else
     out += "<div class=\"muted\">No uncertainty band: every side of every problem was measured.</div>";
+  if (r.fom_high - r.fom_low > 1e-9 * r.fom_high)
+    out += "<div>under the residual rule's bounds: <strong><data id=\"fom-low\" value=\"" + exact(r.fom_low) + "\">" +
+           format_number(r.fom_low, 3) + "</data> to <data id=\"fom-high\" value=\"" + exact(r.fom_high) + "\">" +
+           format_number(r.fom_high, 3) + "</data></strong> <span class=\"muted\">(the calibrated problems' gap " +
+           "carried unscaled: " + format_number(r.fom_unscaled, 3) +
+           "; scaled with the operations: " + format_number(r.fom_scaled, 3) + ")</span></div>";
   out += "</div>\n</div>\n";
 
   HtmlTable t;
