@@ -76,9 +76,13 @@ json validation_to_json(const LooReport& loo, const std::vector<PlatformTransfer
                      {"host_scaled", c.host_scaled},
                      {"carry_detail", c.carry_detail},
                      {"implied_carry", std::isfinite(c.implied_carry) ? json(c.implied_carry) : json(nullptr)}});
+  json coverage = json::array();
+  for (const auto& b : band_coverage(loo, transfers, cross))
+    coverage.push_back({{"check", b.check}, {"n", b.n}, {"within", b.within}, {"share", b.share}});
   return json{{"leave_one_out", {{"platforms", platforms}, {"groups", groups}}},
               {"leave_one_platform_out", lopo},
-              {"cross_hardware", pairs}};
+              {"cross_hardware", pairs},
+              {"band_coverage", coverage}};
 }
 
 std::string validation_to_text(const LooReport& loo, const std::vector<PlatformTransfer>& transfers,
@@ -161,6 +165,20 @@ std::string validation_to_text(const LooReport& loo, const std::vector<PlatformT
            format_percent(c.residual_share, 0),
            std::isfinite(c.implied_carry) ? format_number(c.implied_carry, 3) : std::string("-"), c.carry_detail});
     out += u.render();
+  }
+  // Whether the bands mean what they say: about two thirds of the truths within +-1 band.
+  const auto coverage = band_coverage(loo, transfers, cross);
+  if (coverage.back().n > 0) {
+    out +=
+        "\nBand coverage: the share of held-out truths within +-1 band of the prediction (about two thirds "
+        "when the bands mean what they say)\n";
+    TextTable b;
+    b.header = {"check", "n", "within +-1 band", "share"};
+    b.right_align = {false, true, true, true};
+    for (const auto& c : coverage)
+      if (c.n > 0)
+        b.rows.push_back({c.check, std::to_string(c.n), std::to_string(c.within), format_percent(c.share, 1)});
+    out += b.render();
   }
   return out;
 }
