@@ -216,6 +216,8 @@ CrossHardware validate_cross_hardware(const Workload& from, const Workload& to, 
   c.to_platform = to.recorded_on;
   c.measured_pass_s = *to.pass_s;
   c.predicted_pass_s = pe.pass_s;
+  c.pass_low_s = pe.pass_low_s;
+  c.pass_high_s = pe.pass_high_s;
   c.error = (pe.pass_s - *to.pass_s) / *to.pass_s;
   c.measured_ops_s = to.measured_op_time_s();
   c.predicted_ops_s = pe.ops_s;

@@ -65,6 +65,7 @@ json validation_to_json(const LooReport& loo, const std::vector<PlatformTransfer
                      {"to_platform", c.to_platform},
                      {"measured_pass_s", c.measured_pass_s},
                      {"predicted_pass_s", c.predicted_pass_s},
+                     {"pass_bounds", {{"low", c.pass_low_s}, {"high", c.pass_high_s}}},
                      {"error", c.error},
                      {"measured_ops_s", c.measured_ops_s},
                      {"predicted_ops_s", c.predicted_ops_s},
@@ -153,16 +154,17 @@ std::string validation_to_text(const LooReport& loo, const std::vector<PlatformT
     out += t.render();
     out +=
         "\nThe same pairs without calibration (the modelled operations alone, no measured time) and with it "
-        "(the source trace's step split into modelled and residual, the residual carried):\n";
+        "(the source trace's step split into modelled and residual, the residual carried; bounds: the "
+        "whole gap carried unscaled, or scaled with the operations):\n";
     TextTable u;
-    u.header = {"from",       "to",    "measured pass", "uncalibrated",      "error",
-                "calibrated", "error", "residual",      "carry for 0 error", "residual carried"};
-    u.right_align = {false, false, true, true, true, true, true, true, true, false};
+    u.header = {"from",  "to",       "measured pass", "uncalibrated",      "error",           "calibrated",
+                "error", "residual", "bounds",        "carry for 0 error", "residual carried"};
+    u.right_align = {false, false, true, true, true, true, true, true, true, true, false};
     for (const auto& c : cross)
       u.rows.push_back(
           {c.from_platform, c.to_platform, format_duration(c.measured_pass_s), format_duration(c.predicted_ops_s),
            format_percent(c.uncalibrated_error, 1), format_duration(c.predicted_pass_s), format_percent(c.error, 1),
-           format_percent(c.residual_share, 0),
+           format_percent(c.residual_share, 0), format_duration(c.pass_low_s) + " - " + format_duration(c.pass_high_s),
            std::isfinite(c.implied_carry) ? format_number(c.implied_carry, 3) : std::string("-"), c.carry_detail});
     out += u.render();
   }

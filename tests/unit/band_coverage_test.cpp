@@ -52,3 +52,35 @@ TEST_CASE("validate's band coverage adds up its checks' pairs, and is printed an
   const auto text = test::run_fomcast("validate --platform NV_V100 --platform NV_P100", db);
   CHECK(text.out.find("Band coverage: the share of held-out truths within +-1 band") != std::string::npos);
 }
+
+TEST_CASE("validate's cross-hardware pairs give the calibrated pass's bounds and count in the coverage") {
+  test::ScratchDir dir;
+  const std::string db = dir.file("x.db");
+  for (const char* side : {"h100", "mi300x"}) {
+    const std::string file =
+        test::shared_path(std::string("traces/pytorch_kineto/tracelens_") + side + "_bert-small-uncased.json.gz");
+    const auto r = test::run_fomcast("ingest '" + file + "' --workload bert-" + side + " --platform " +
+                                         (std::string(side) == "h100" ? "H100" : "MI300X"),
+                                     db);
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+  }
+  const auto r =
+      test::run_fomcast("validate --no-tables --pair bert-h100,bert-mi300x --pair bert-mi300x,bert-h100 --json", db);
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  const json j = json::parse(r.out);
+  int64_t within = 0;
+  for (const auto& c : j["cross_hardware"]) {
+    const double p = c["predicted_pass_s"].get<double>(), u = c["uncertainty"].get<double>();
+    CHECK(c["pass_bounds"]["low"].get<double>() <= p);
+    CHECK(c["pass_bounds"]["high"].get<double>() >= p);
+    // The band includes the bounds.
+    CHECK(p * (1 - u) <= c["pass_bounds"]["low"].get<double>() * (1 + 1e-12));
+    CHECK(p * (1 + u) >= c["pass_bounds"]["high"].get<double>() * (1 - 1e-12));
+    within += within_band(p, c["measured_pass_s"].get<double>(), u) ? 1 : 0;
+  }
+  const auto& cov = j["band_coverage"];
+  REQUIRE(cov.size() == 4);
+  CHECK(cov[2]["check"] == "cross_hardware");
+  CHECK(cov[2]["n"] == 2);
+  CHECK(cov[2]["within"] == within);
+}

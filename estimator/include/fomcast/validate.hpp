@@ -75,6 +75,9 @@ std::vector<PlatformTransfer> validate_platform_transfer(const Catalog&,
 struct CrossHardware {
   std::string from_workload, from_platform, to_workload, to_platform;
   double measured_pass_s = 0, predicted_pass_s = 0, error = 0;  // error: (predicted - measured) / measured
+  // The prediction under the residual rule's bounds (the gap carried unscaled; scaled with
+  // the ops): the band includes them.
+  double pass_low_s = 0, pass_high_s = 0;
   double measured_ops_s = 0, predicted_ops_s = 0;
   double uncertainty = 0;
   double table_coverage = 0;
