@@ -251,7 +251,23 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
     }
     problems.push_back(std::move(p));
   }
-  return fom_from_problems(study.name, std::move(problems));
+  FomResult result = fom_from_problems(study.name, std::move(problems));
+  // Units of work named right: a node count is what the study counts, one run per platform
+  // device; where the spec says how many devices a machine's node holds, say which it is.
+  if (in.catalog)
+    for (const auto* side : {&study.baseline, &study.target}) {
+      const Platform* p = in.catalog->platform(side->platform);
+      if (!p || !p->devices_per_node) continue;
+      const std::string role = side == &study.baseline ? "baseline" : "target";
+      result.notes.push_back(
+          role + ": " + side->platform + "'s spec gives " + format_significant(p->devices_per_node->value, 3) +
+          " devices per machine node (" + p->devices_per_node->source + "); the study counts " +
+          format_significant(side->nodes, 6) + " " +
+          (side->unit.empty() ? std::string("nodes") : side->unit + " units") + " of " +
+          format_significant(side->devices_per_unit, 3) + " device(s) each, one run per device" +
+          (side->devices_per_unit_given ? std::string() : " (" + role + ".devices_per_unit not given: 1)"));
+    }
+  return result;
 }
 
 FomResult evaluate_study(const Study& study, const Store& store, const ModelExpander& expand_model) {

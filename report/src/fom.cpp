@@ -66,6 +66,7 @@ json fom_to_json(const FomResult& r) {
               {"ratio_arithmetic_mean", r.ratio_arithmetic_mean},
               {"ratio_harmonic_mean", r.ratio_harmonic_mean},
               {"problems", problems},
+              {"notes", r.notes},
               {"uncertainty", uncertainty_to_json(fom_uncertainty(r))}};
 }
 
@@ -179,7 +180,7 @@ std::string fom_to_text(const FomResult& r, const Study& study, bool verbose) {
            "; scaled with the operations: " + format_number(r.fom_scaled, 3) + ")\n";
   out += "(not the FOM, for comparison: arithmetic mean of ratios " + format_number(r.ratio_arithmetic_mean, 2) +
          ", harmonic mean of ratios " + format_number(r.ratio_harmonic_mean, 2) + ")\n";
-  std::size_t calibration_lines = 0, notes = 0;
+  std::size_t calibration_lines = 0, notes = r.notes.size();
   for (const auto& p : r.problems) {
     if (!p.calibration.empty()) ++calibration_lines;
     notes += p.notes.size();
@@ -209,6 +210,7 @@ std::string fom_to_text(const FomResult& r, const Study& study, bool verbose) {
           out += "WARNING host-bound (" + p.name + " on " + s->platform + "): " + format_percent(s->residual_share, 0) +
                  " of the time is residual, not modelled operations\n";
   }
+  for (const auto& n : r.notes) out += "note (study): " + n + "\n";
   for (const auto& p : r.problems)
     for (const auto& n : p.notes) out += "note (" + p.name + "): " + n + "\n";
   return out;

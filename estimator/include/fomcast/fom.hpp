@@ -92,6 +92,8 @@ struct FomResult {
   double ratio_arithmetic_mean = 0;
   double ratio_harmonic_mean = 0;
   std::vector<ProblemResult> problems;
+  // What the study's node counts mean where a platform spec says more (devices per node).
+  std::vector<std::string> notes;
 };
 
 // Fills ratios and the means from problems whose SideRates are complete.
