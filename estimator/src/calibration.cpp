@@ -89,7 +89,7 @@ HostPart host_part(const Workload& w, const MeasuredPass& m, const Platform* the
     const DispatchCost d = dispatch_cost(fw);
     h.seconds = d.seconds_per_op_call * calls;
     h.basis = std::string(to_string(fw)) + " dispatch " + format_significant(d.seconds_per_op_call * 1e6, 3) +
-              " us x " + format_significant(calls, 4) + " op calls per pass (" + d.source + ")";
+              " us x " + format_significant(calls, 4) + " op calls per pass";
   }
   const double floor_there = there ? roofline_floor(w, *there).seconds : 0.0;
   const double most = std::max(0.0, m.pass_s - floor_there);
