@@ -124,12 +124,15 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
   if (c.calibrated) {
     const std::string there = c.measured.platform.empty() ? std::string("an unnamed platform") : c.measured.platform;
     out += "       calibrated by " + c.measured.source + " on " + there + ": " + format_duration(c.measured.pass_s) +
-           " per pass = modelled " + format_duration(c.modelled_there_s) + " " +
-           (c.model_error_there_s < 0 ? "- " : "+ ") + "op-model error " +
-           format_duration(std::abs(c.model_error_there_s)) + " + residual " + format_duration(c.residual_there_s) +
-           "\n";
+           " per pass = modelled " + format_duration(c.modelled_there_s) +
+           (c.model_error_there_s == 0 ? std::string()
+                                       : std::string(c.model_error_there_s < 0 ? " - " : " + ") + "op-model error " +
+                                             format_duration(std::abs(c.model_error_there_s))) +
+           " + residual " + format_duration(c.residual_there_s) + "\n";
     if (c.measured.platform != p.platform) {
-      out += "       modelled ops x " + format_significant(c.ops_scale, 3) + ", residual " + c.carry_detail + "\n";
+      out += "       " +
+             (c.ops_scale == 1 ? std::string() : "modelled ops x " + format_significant(c.ops_scale, 3) + ", ") +
+             "residual " + c.carry_detail + "\n";
       out += "       bounds of the residual rule: " + format_duration(p.pass_low_s) + " to " +
              format_duration(p.pass_high_s) + " (gap carried unscaled " + format_duration(p.pass_unscaled_s) +
              ", scaled with the ops " + format_duration(p.pass_scaled_s) + ")\n";
