@@ -127,7 +127,9 @@ Platform parse_user_platform_spec(std::string_view text, std::string_view file_n
   const json& peaks = j.at("peak_tflop_per_s");
   if (!peaks.is_object()) r.fail("peak_tflop_per_s", "must be an object of precision -> figure");
   if (peaks.empty()) r.fail("peak_tflop_per_s", "must give at least one precision's peak rate");
-  for (const auto& [name, fig] : peaks.items()) {
+  for (const auto& item : peaks.items()) {
+    const std::string& name = item.key();  // not a structured binding: a lambda captures it
+    const json& fig = item.value();
     const bool known =
         std::any_of(std::begin(kPeakTypes), std::end(kPeakTypes), [&](DType d) { return to_string(d) == name; });
     if (!known) r.fail("peak_tflop_per_s." + name, "unknown precision (fp64, fp32, tf32, fp16, bf16, fp8 or int8)");

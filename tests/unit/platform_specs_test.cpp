@@ -42,9 +42,13 @@ const char* const kGpuFields[] = {
 
 TEST_CASE("shipped platform specs: known keys only, every figure sourced") {
   const auto& keys = platform_spec_keys();
-  for (const auto& [path, j] : shipped_specs()) {
+  for (const auto& spec : shipped_specs()) {
+    const std::string& path = spec.first;  // not structured bindings: INFO captures them
+    const json& j = spec.second;
     INFO(path);
-    for (const auto& [key, value] : j.items()) {
+    for (const auto& item : j.items()) {
+      const std::string& key = item.key();
+      const json& value = item.value();
       INFO(key);
       CHECK(std::find(keys.begin(), keys.end(), key) != keys.end());
       auto sourced = [&](const json& f) {
@@ -63,7 +67,9 @@ TEST_CASE("shipped platform specs: known keys only, every figure sourced") {
 
 TEST_CASE("every shipped GPU spec gives each figure or names it in its 'Left out:' sentence") {
   int gpus = 0;
-  for (const auto& [path, j] : shipped_specs()) {
+  for (const auto& spec : shipped_specs()) {
+    const std::string& path = spec.first;
+    const json& j = spec.second;
     if (j.value("device_kind", "") != "gpu") continue;
     ++gpus;
     INFO(path);

@@ -69,7 +69,9 @@ TEST_CASE("platforms add: a good spec round-trips through platforms --json and e
   const json listed = platform_named(db, "CoDesign_X");
   REQUIRE(listed.is_object());
   CHECK(listed["origin"] == "user");
-  for (const auto& [key, value] : spec.items()) {
+  for (const auto& item : spec.items()) {
+    const std::string& key = item.key();  // not a structured binding: INFO captures it
+    const json& value = item.value();
     INFO(key);
     if (value.is_object() && value.contains("value")) {
       CHECK(listed[key]["value"].get<double>() == doctest::Approx(value["value"].get<double>()));

@@ -25,7 +25,7 @@ constexpr double kGemmElements = 3 * kN * kN;  // A, B and C
 
 Sourced fig(double v) { return Sourced{v, "test spec"}; }
 
-Platform part(const std::string& name, std::map<DType, double> peaks_tflop) {
+Platform part(const std::string& name, const std::map<DType, double>& peaks_tflop) {
   Platform p;
   p.name = name;
   p.device_kind = "gpu";
@@ -144,6 +144,13 @@ TEST_CASE("precision: a compute-bound GEMM runs at the peak of its mode's math p
   const Catalog c =
       make_catalog({part("P", {{DType::fp32, 10}, {DType::tf32, 80}, {DType::bf16, 160}, {DType::fp16, 160}})}, {});
   const double fp32 = gemm_seconds(c, "P", PrecisionMode::fp32);
+  // By hand: no table anywhere, so the roofline with the assumed compute efficiency 0.5
+  // (predict.hpp's kAssumedComputeEfficiency): 2 x 4096^3 / (10e12 x 0.5) = 27.49 ms in
+  // fp32; bytes (3 x 4096^2 x 4 over 100 TB/s x 0.8) are 0.8 us, far below.
+  const PassEstimate one = estimate_pass(one_op(gemm_op()), "P", c, {}, PrecisionMode::fp32);
+  CHECK(one.ops[0].method == Method::roofline);
+  CHECK(fp32 == doctest::Approx(kGemmFlops / (10e12 * 0.5)));
+  CHECK(gemm_seconds(c, "P", PrecisionMode::amp_bf16) == doctest::Approx(kGemmFlops / (160e12 * 0.5)));
   // Compute-bound at one assumed efficiency in every mode: the time is FLOPs / peak / e, so
   // each mode's time over fp32's is the inverse ratio of the peaks.
   CHECK(fp32 >= kGemmFlops / 10e12);  // never faster than the peak
