@@ -201,6 +201,7 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
     RunOptions opts;
     opts.epochs = sp.epochs;
     opts.nodes_per_unit = sp.nodes_per_unit;
+    opts.precision = sp.precision.value_or(PrecisionMode::recorded);
     // CANDLE step 1: the problem's measured baseline time first, then stored calibrations
     // (read before, so that a failing database is not taken for a bad study).
     const std::vector<Calibration> stored_calibrations =
@@ -262,8 +263,8 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
       result.notes.push_back(
           role + ": " + side->platform + "'s spec gives " + format_significant(p->devices_per_node->value, 3) +
           " devices per machine node (" + p->devices_per_node->source + "); the study counts " +
-          format_significant(side->nodes, 6) + " " +
-          (side->unit.empty() ? std::string("nodes") : side->unit + " units") + " of " +
+          format_significant(side->nodes, 6) + " nodes" +
+          (side->unit.empty() ? std::string() : " (" + side->unit + ")") + " of " +
           format_significant(side->devices_per_unit, 3) + " device(s) each, one run per device" +
           (side->devices_per_unit_given ? std::string() : " (" + role + ".devices_per_unit not given: 1)"));
     }

@@ -49,12 +49,13 @@ TEST_CASE("devices_per_unit multiplies the runs a machine holds at once; unit an
   CHECK(b.problems[0].target.unit == "MI250X module");
   CHECK(b.problems[0].target.devices_per_unit == 2);
   // Where the spec gives devices per node, the study says how it counts.
-  CHECK(a.notes.empty() == !cat.platform("MI250X")->devices_per_node.has_value());
   cat.platforms["MI250X"].devices_per_node = Sourced{8, "a test figure"};
   const FomResult c = evaluate(one, cat, store);
-  REQUIRE(c.notes.size() == 1);
-  CHECK(c.notes[0].find("target: MI250X's spec gives 8 devices per machine node (a test figure)") == 0);
-  CHECK(c.notes[0].find("target.devices_per_unit not given: 1") != std::string::npos);
+  REQUIRE(!c.notes.empty());
+  const std::string& n = c.notes.back();
+  CHECK(n.find("target: MI250X's spec gives 8 devices per machine node (a test figure)") == 0);
+  CHECK(n.find("the study counts 10 nodes (MI250X module) of 1 device(s) each") != std::string::npos);
+  CHECK(n.find("target.devices_per_unit not given: 1") != std::string::npos);
   // A bad count is named by its field.
   json bad = json::parse(R"({"name":"u","baseline":{"platform":"NV_K20X","nodes":1},
       "target":{"platform":"MI250X","nodes":1,"devices_per_unit":0},"problems":[{"name":"h","baseline_hours":1,"target_hours":1}]})");
@@ -66,11 +67,17 @@ TEST_CASE("fom prints what the node counts count") {
   const auto r =
       test::run_fomcast("fom '" + test::source_path("data/studies/candle-exascale.json") + "'", dir.file("f.db"));
   REQUIRE_MESSAGE(r.status == 0, r.err);
-  CHECK(r.out.find("target MI250X x 37,632 nodes (a node here: one MI250X module, four per Frontier node of 9,408)") !=
-        std::string::npos);
+  CHECK(r.out.find("target MI250X x 9,408 nodes (a node here: one Frontier node, four MI250X modules of two GCDs, 8 "
+                   "devices, one run per device)") != std::string::npos);
   const auto j = json::parse(
       test::run_fomcast("fom --json '" + test::source_path("data/studies/candle-exascale.json") + "'", dir.file("f.db"))
           .out);
-  CHECK(j["problems"][0]["target"]["unit"] == "MI250X module, four per Frontier node of 9,408");
-  CHECK(j["problems"][0]["target"]["devices_per_unit"] == 1);
+  CHECK(j["problems"][0]["target"]["unit"] == "Frontier node, four MI250X modules of two GCDs");
+  CHECK(j["problems"][0]["target"]["devices_per_unit"] == 8);
+  // MI250X's spec gives 8 GCDs per Frontier node; the study's count agrees and says so.
+  bool said = false;
+  for (const auto& n : j["notes"])
+    said = said || (n.get<std::string>().find("target: MI250X's spec gives 8 devices per machine node") == 0 &&
+                    n.get<std::string>().find("of 8 device(s) each") != std::string::npos);
+  CHECK(said);
 }
