@@ -161,7 +161,8 @@ std::optional<CollectiveTime> collective_model(const Platform& p, CollectiveKind
     t.algorithm = kind == CollectiveKind::send_recv ? "p2p" : "ring";
     t.uncertainty = 0.5;
     t.detail = t.algorithm + " over the spec's single network figure " + format_significant(l.flat_bw / 1e9) + " GB/s";
-    t.notes.push_back(p.name + ": no " + missing_note() + " in the spec: net_bw_gb_per_s for every level");
+    t.notes.push_back(p.name + ": no " + missing_note() + " in the spec: net_bw_gb_per_s for every level" +
+                      (p.net_latency_s ? std::string() : ", latency 0 (no net_latency_us either)"));
     return t;
   }
   if (why) *why = p.name + " has no network figure (" + missing_note() + ", net_bw_gb_per_s)";

@@ -52,3 +52,46 @@ ParallelRun run_parallel(const Workload& stored, std::string_view platform, cons
 }
 
 }  // namespace fomcast
+
+namespace fomcast {
+
+ParallelWhatIf what_if_parallel(const Workload& stored, std::string_view platform, const Catalog& catalog,
+                                const ScaleSpec& spec, const ParallelRequest& req, const ModelExpander& expand,
+                                const LayerReader& layers_of, const RunOptions& opts) {
+  ParallelWhatIf out;
+  const ParallelRun ref = run_parallel(stored, platform, catalog, req, expand, layers_of, opts);
+  out.single = what_if(ref.micro, platform, catalog, spec, opts.measured);
+  const std::vector<LayerCost> layers = layers_of ? layers_of(stored) : std::vector<LayerCost>{};
+  // The reference, with the network timed by the model alone where net_bw is scaled, so
+  // that both sides use the same method.
+  Platform base = *catalog.platform(platform);
+  Platform hyp = base;
+  const bool net = spec.net_bw != 1;
+  if (net) {
+    base.name += " (network modelled)";
+    hyp.name += " (what if)";
+    for (auto* f : {&hyp.net_bw_bytes_per_s, &hyp.intra_node_bw_bytes_per_s, &hyp.nic_bw_bytes_per_s})
+      if (*f) (*f)->value *= spec.net_bw;
+  }
+  const PassEstimate& pass = out.single.reference;
+  out.reference = estimate_parallel(ref.micro, pass, layers, base, catalog, req.layout);
+  PassEstimate scaled = pass;
+  const double ops_scale = pass.ops_s > 0 ? pass.modelled_s / pass.ops_s : 1;
+  double ops_s = 0;
+  for (auto& e : scaled.ops) {
+    const Op& op = ref.micro.ops[e.op_index];
+    const std::string kind(to_string(op.kind));
+    for (const auto& c : out.single.classes)
+      if (c.name == kind && c.reference_s > 0) e.predicted_s *= c.scaled_s / c.reference_s;
+    ops_s += op.count * e.predicted_s;
+  }
+  scaled.ops_s = ops_s;
+  scaled.modelled_s = ops_s * ops_scale;
+  scaled.residual_s = out.single.residual_s;
+  scaled.pass_s = scaled.modelled_s + scaled.residual_s;
+  out.scaled = estimate_parallel(ref.micro, scaled, layers, hyp, catalog, req.layout);
+  out.speedup = out.scaled.step_s > 0 ? out.reference.step_s / out.scaled.step_s : 0;
+  return out;
+}
+
+}  // namespace fomcast

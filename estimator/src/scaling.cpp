@@ -105,6 +105,8 @@ ScalingCurve scaling_curve(const Workload& stored, std::string_view platform, co
       p.step_s = e.step_s, p.compute_s = e.compute_s, p.exposed_comm_s = e.exposed_comm_s, p.bubble_s = e.bubble_s;
       p.samples_per_s = e.samples_per_s;
       p.scaling_efficiency = e.scaling_efficiency;
+      for (const auto& n : e.notes)
+        if (std::find(c.notes.begin(), c.notes.end(), n) == c.notes.end()) c.notes.push_back(n);
     } catch (const UsageError& err) {
       p.error = err.what();
     }

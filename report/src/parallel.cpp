@@ -138,7 +138,8 @@ json scaling_to_json(const ScalingCurve& c) {
     }
     pts.push_back(j);
   }
-  return json{{"workload", c.workload}, {"platform", c.platform}, {"key", c.key}, {"weak", c.weak}, {"points", pts}};
+  return json{{"workload", c.workload}, {"platform", c.platform}, {"key", c.key},
+              {"weak", c.weak},         {"points", pts},          {"notes", c.notes}};
 }
 
 std::string scaling_to_text(const ScalingCurve& c) {
@@ -165,6 +166,44 @@ std::string scaling_to_text(const ScalingCurve& c) {
   }
   s += t.render();
   if (!errors.empty()) s += "no estimate at:\n" + errors;
+  for (const auto& n : c.notes) s += "note: " + n + "\n";
+  return s;
+}
+
+json parallel_whatif_to_json(const ParallelWhatIf& w) {
+  auto parts = [](const ParallelEstimate& e) {
+    return json{{"step_s", e.step_s},
+                {"compute_s", e.compute_s},
+                {"exposed_comm_s", e.exposed_comm_s},
+                {"bubble_s", e.bubble_s},
+                {"scaling_efficiency", e.scaling_efficiency}};
+  };
+  json j{{"workload", w.single.workload},  {"platform", w.single.platform},          {"scale", w.single.scale.text},
+         {"pass_s", w.scaled.step_s},      {"reference_pass_s", w.reference.step_s}, {"speedup", w.speedup},
+         {"reference", parts(w.reference)}};
+  j.update(parts(w.scaled));
+  j.erase("step_s");
+  j["devices"] = w.scaled.devices;
+  j["global_batch"] = w.scaled.global_batch;
+  return j;
+}
+
+std::string parallel_whatif_to_text(const ParallelWhatIf& w) {
+  std::string s = "What if " + w.single.platform + " had " + w.single.scale.text + ": " + w.single.workload + " on " +
+                  std::to_string(w.scaled.devices) + " devices (dp=" + std::to_string(w.scaled.layout.dp) +
+                  ", tp=" + std::to_string(w.scaled.layout.tp) + ", pp=" + std::to_string(w.scaled.layout.pp) + ")\n";
+  TextTable t;
+  t.header = {"", "reference", "what if"};
+  t.right_align = {false, true, true};
+  t.rows = {
+      {"compute", format_duration(w.reference.compute_s), format_duration(w.scaled.compute_s)},
+      {"exposed communication", format_duration(w.reference.exposed_comm_s), format_duration(w.scaled.exposed_comm_s)},
+      {"pipeline bubble", format_duration(w.reference.bubble_s), format_duration(w.scaled.bubble_s)},
+      {"step", format_duration(w.reference.step_s), format_duration(w.scaled.step_s)},
+      {"scaling efficiency", format_percent(w.reference.scaling_efficiency, 1),
+       format_percent(w.scaled.scaling_efficiency, 1)}};
+  s += t.render();
+  s += "speedup    " + format_significant(w.speedup, 4) + "x\n";
   return s;
 }
 

@@ -159,6 +159,7 @@ struct ScalingCurve {
   std::string workload, platform, key;
   bool weak = false;
   std::vector<ScalingPoint> points;
+  std::vector<std::string> notes;  // every point's notes, once each (missing network figures, ...)
 };
 // "dp=1,2,4,...,64,tp=2": one key with several values ("..." doubles up to the next value).
 // Throws UsageError naming `flag`.
@@ -167,5 +168,24 @@ std::pair<ParallelLayout, std::pair<std::string, std::vector<int64_t>>> parse_sw
 ScalingCurve scaling_curve(const Workload& stored, std::string_view platform, const Catalog&,
                            const ParallelRequest& base, const std::string& key, const std::vector<int64_t>& values,
                            bool weak, const ModelExpander&, const LayerReader&, const RunOptions& = {});
+
+}  // namespace fomcast
+
+#include "fomcast/whatif.hpp"
+
+namespace fomcast {
+
+// `whatif --parallel`: the layout's step on P and on P with the scaling applied: each
+// operation of the single-device micro-batch by its class's what_if factor (and the
+// residual by what_if's), the network levels' bandwidths by net_bw (a measured all-reduce
+// table no longer applies then: the alpha-beta model times every collective of both).
+struct ParallelWhatIf {
+  WhatIf single;  // the micro-batch on one device, as `whatif` alone gives it
+  ParallelEstimate reference, scaled;
+  double speedup = 0;  // reference step / scaled step
+};
+ParallelWhatIf what_if_parallel(const Workload& stored, std::string_view platform, const Catalog&, const ScaleSpec&,
+                                const ParallelRequest&, const ModelExpander&, const LayerReader&,
+                                const RunOptions& = {});
 
 }  // namespace fomcast

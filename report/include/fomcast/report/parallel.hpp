@@ -26,5 +26,10 @@ std::string parallel_to_text(const ParallelEstimate&, bool verbose = false);
 // "bubble_s", "samples_per_s", "efficiency", "scaling_efficiency", "error"}]}
 nlohmann::json scaling_to_json(const ScalingCurve&);
 std::string scaling_to_text(const ScalingCurve&);
+// `whatif --parallel`: whatif's {"workload", "platform", "pass_s", "reference_pass_s",
+// "speedup"} for the step, the scaled step's "compute_s", "exposed_comm_s", "bubble_s",
+// "scaling_efficiency", and "reference" with the same four of the step on P.
+nlohmann::json parallel_whatif_to_json(const ParallelWhatIf&);
+std::string parallel_whatif_to_text(const ParallelWhatIf&);
 
 }  // namespace fomcast
