@@ -17,6 +17,7 @@
 #include "fomcast/fom.hpp"
 #include "fomcast/layers.hpp"
 #include "fomcast/report/html.hpp"
+#include "parallel_flags.hpp"
 
 namespace fomcast::cli {
 
@@ -87,7 +88,7 @@ void add_report_command(CLI::App& app, Globals& g) {
     check_writable_dir(o->out);
     Store store = open_store(g);
     require_study_platforms(store, study);
-    const FomResult result = evaluate_study(study, store, expand_model_at_batch);
+    const FomResult result = evaluate_study(study, store, expand_model_at_batch, model_layer_costs);
 
     HtmlReportInput in;
     in.study = &study;

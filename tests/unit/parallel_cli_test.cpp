@@ -2,6 +2,8 @@
 // single-device path untouched without the flag, the memory refusal, scaling points.
 #include <doctest/doctest.h>
 
+#include <fstream>
+
 #include <nlohmann/json.hpp>
 
 #include "test_support.hpp"
@@ -99,4 +101,37 @@ TEST_CASE("whatif --parallel: a faster network shrinks only the exposed communic
   CHECK(j["speedup"].get<double>() < 1);  // a network 100x slower
   CHECK(j["compute_s"].get<double>() == doctest::Approx(j["reference"]["compute_s"].get<double>()));
   CHECK(j["exposed_comm_s"].get<double>() > j["reference"]["exposed_comm_s"].get<double>());
+}
+
+TEST_CASE("a study problem with a parallel layout is estimated as estimate --parallel, bad layouts named") {
+  ScratchDir dir;
+  const auto db = dir.file("p.db");
+  auto study = [&](const std::string& problem) {
+    const auto path = dir.file("study.json");
+    std::ofstream(path) << R"({"name": "s", "baseline": {"platform": "A100", "nodes": 1},
+      "target": {"platform": "H100", "nodes": 1}, "problems": [)" +
+                               problem + "]}";
+    return path;
+  };
+  const auto ok = run_fomcast(
+      "fom " + study(R"({"name": "p", "workload": "gpt2-small", "parallel": "dp=4,tp=2", "epochs": 1})") + " --json",
+      db);
+  REQUIRE_MESSAGE(ok.status == 0, ok.err);
+  const double ratio = json::parse(ok.out)["problems"][0]["ratio"].get<double>();
+  // The same ratio as the two estimates' steps, global batch 48 on each side.
+  const auto a = run_fomcast("estimate --workload gpt2-small --platform A100 --parallel dp=4,tp=2 --json", db);
+  const auto h = run_fomcast("estimate --workload gpt2-small --platform H100 --parallel dp=4,tp=2 --json", db);
+  REQUIRE(a.status == 0);
+  REQUIRE(h.status == 0);
+  CHECK(ratio ==
+        doctest::Approx(json::parse(a.out)["pass_s"].get<double>() / json::parse(h.out)["pass_s"].get<double>())
+            .epsilon(1e-6));
+  const auto bad = run_fomcast(
+      "fom " + study(R"({"name": "p", "workload": "gpt2-small", "parallel": "dp=4,zz=2", "epochs": 1})"), db);
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("problems[0].parallel") != std::string::npos);
+  const auto lonely =
+      run_fomcast("fom " + study(R"({"name": "p", "workload": "gpt2-small", "micro_batches": 2, "epochs": 1})"), db);
+  CHECK(lonely.status == 2);
+  CHECK(lonely.err.find("problems[0].micro_batches") != std::string::npos);
 }

@@ -31,6 +31,11 @@ struct StudyProblem {
   double nodes_per_unit = 1;    // nodes one unit of work occupies (ensembles run in parallel)
   std::string baseline_source;  // where the measured baseline time comes from (calibration)
   std::string note;             // free text: why a problem is (not) calibrated, configuration
+  // Many devices per unit of work (docs/parallel.md): "dp=8,tp=2,pp=2" as `estimate
+  // --parallel` takes it (checked by the estimator), with its companions; batch_size is then
+  // the micro-batch per device. Empty: one device per unit, as before.
+  std::string parallel;
+  std::optional<int64_t> micro_batches, gpus_per_node, global_batch, zero_stage;
 };
 
 struct Study {
