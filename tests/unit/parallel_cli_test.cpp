@@ -126,6 +126,17 @@ TEST_CASE("a study problem with a parallel layout is estimated as estimate --par
   CHECK(ratio ==
         doctest::Approx(json::parse(a.out)["pass_s"].get<double>() / json::parse(h.out)["pass_s"].get<double>())
             .epsilon(1e-6));
+  // The report plots the problem's weak scaling over dp on both platforms.
+  const auto html = dir.file("r.html");
+  const auto rep = run_fomcast(
+      "report " + study(R"({"name": "p", "workload": "gpt2-small", "parallel": "dp=4,tp=2", "epochs": 1})") +
+          " --out " + html,
+      db);
+  REQUIRE_MESSAGE(rep.status == 0, rep.err);
+  const std::string page = fomcast::test::slurp(html);
+  CHECK(page.find("<section id=\"scaling\">") != std::string::npos);
+  CHECK(page.find("Weak scaling of gpt2-small on A100") != std::string::npos);
+  CHECK(page.find("Weak scaling of gpt2-small on H100") != std::string::npos);
   const auto bad = run_fomcast(
       "fom " + study(R"({"name": "p", "workload": "gpt2-small", "parallel": "dp=4,zz=2", "epochs": 1})"), db);
   CHECK(bad.status == 2);
