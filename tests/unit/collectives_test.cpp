@@ -98,3 +98,29 @@ TEST_CASE("allreduce_loo: every DeepBench all-reduce platform, median within 15%
 }
 
 }  // namespace fomcast::test
+
+namespace fomcast::test {
+
+TEST_CASE("a trace's all-reduce op on a spec with network levels: the collective model") {
+  Platform p;
+  p.name = "TEST_NODE";
+  p.device_kind = "gpu";
+  p.devices_per_node = Sourced{8, "test"};
+  p.intra_node_bw_bytes_per_s = Sourced{300e9, "test"};
+  p.intra_node_latency_s = Sourced{2e-6, "test"};
+  p.mem_bw_bytes_per_s = Sourced{2e12, "test"};  // a platform needs some figure to be estimated on
+  const Catalog c = make_catalog({p}, {});
+  Workload w;
+  w.name = "ar";
+  Op op;
+  op.name = "nccl:all_reduce";
+  op.kind = OpKind::collective;
+  op.shape = CollectiveShape{CollectiveKind::allreduce, 100'000'000, 8};
+  w.ops = {op};
+  const auto e = estimate_pass(w, "TEST_NODE", c).ops[0];
+  CHECK(e.method == Method::network);
+  CHECK(e.predicted_s == doctest::Approx(ring_allreduce_s(1e8, 8, 300e9, 2e-6)));
+  CHECK(e.detail.find("within a node") != std::string::npos);
+}
+
+}  // namespace fomcast::test
