@@ -3,6 +3,7 @@
 #include "fomcast/error.hpp"
 #include "fomcast/format.hpp"
 #include "fomcast/parallel.hpp"
+#include "fomcast/precision.hpp"
 
 namespace fomcast {
 
@@ -28,7 +29,9 @@ ParallelRun run_parallel(const Workload& stored, std::string_view platform, cons
   ParallelRun out;
   out.micro = b == stored.batch_size ? stored : with_epoch_size(stored, b, std::nullopt, expand);
   const std::vector<LayerCost> layers = layers_of ? layers_of(stored) : std::vector<LayerCost>{};
-  const PassEstimate pass = estimate_pass(out.micro, platform, catalog, opts.measured);
+  const PassEstimate pass = estimate_pass(out.micro, platform, catalog, opts.measured, opts.precision);
+  // The ops as estimated (re-typed by --precision): activations travel in their type.
+  out.micro = apply_precision(out.micro, opts.precision).workload;
   out.parallel = estimate_parallel(out.micro, pass, layers, *p, catalog, l, flag);
   const DeviceMemory& m = out.parallel.memory;
   if (!m.fits)
@@ -60,7 +63,7 @@ ParallelWhatIf what_if_parallel(const Workload& stored, std::string_view platfor
                                 const LayerReader& layers_of, const RunOptions& opts) {
   ParallelWhatIf out;
   const ParallelRun ref = run_parallel(stored, platform, catalog, req, expand, layers_of, opts);
-  out.single = what_if(ref.micro, platform, catalog, spec, opts.measured);
+  out.single = what_if(ref.micro, platform, catalog, spec, opts.measured, opts.precision);
   const std::vector<LayerCost> layers = layers_of ? layers_of(stored) : std::vector<LayerCost>{};
   // The reference, with the network timed by the model alone where net_bw is scaled, so
   // that both sides use the same method.
