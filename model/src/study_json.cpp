@@ -61,11 +61,11 @@ struct Reader {
 };
 
 const std::set<std::string> kProblemFields = {
-    "name",       "workload",          "baseline_hours",  "target_hours",
-    "epochs",     "baseline_epoch_s",  "baseline_pass_s", "nodes_per_unit",
-    "note",       "description",       "source",          "baseline_source",
-    "batch_size", "samples_per_epoch", "precision",       "parallel",
-    "micro_batches", "gpus_per_node",  "global_batch",    "zero_stage",
+    "name",          "workload",          "baseline_hours",  "target_hours",
+    "epochs",        "baseline_epoch_s",  "baseline_pass_s", "nodes_per_unit",
+    "note",          "description",       "source",          "baseline_source",
+    "batch_size",    "samples_per_epoch", "precision",       "parallel",
+    "micro_batches", "gpus_per_node",     "global_batch",    "zero_stage",
 };
 
 }  // namespace

@@ -171,6 +171,23 @@ TEST_CASE("memory per device by ZeRO stage") {
   CHECK(device_memory(t.w, layers, p, l).fits);
 }
 
+TEST_CASE("memory: activations of the micro-batches in flight, fewer with recomputation") {
+  Toy t = toy(4e-3, 8e-3, 0);
+  t.w.batch_size = 2;
+  // Two layers of 1000 output elements per sample; the model keeps 1e6 B of activations.
+  const std::vector<LayerCost> layers{layer("a", 2e6, 1, 1000), layer("b", 2e6, 1, 1000)};
+  ParallelLayout l;
+  l.pp = 2;
+  l.micro_batches = 8;
+  const Platform p = toy_platform(100e9);
+  // 1F1B: the first stage holds P = 2 micro-batches of its half of the activations.
+  CHECK(device_memory(t.w, layers, p, l).activations_bytes == doctest::Approx(1e6 / 2 * 2));
+  // Recomputed: each layer's input (b x 1000 x 4 B) of the stage x 2 in flight, plus the
+  // largest layer's full activations (half of 1e6 B).
+  l.recompute = true;
+  CHECK(device_memory(t.w, layers, p, l).activations_bytes == doctest::Approx(2 * 1000 * 4 * 2 + 0.5e6));
+}
+
 TEST_CASE("op graph: overlap changes the critical path") {
   // A (3) then B (3) on the compute stream; C (4), a collective after A, on another; D (1)
   // needs B and C. Without C the path is A-B-D = 7; with it A-C-D = 8: 1 s exposed.
