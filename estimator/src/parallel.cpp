@@ -353,7 +353,10 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass, 
   out.residual_s = pass.residual_s;
   out.step_s = cp.seconds + out.residual_s;
   out.single_device_pass_s = pass.pass_s;
-  const double ideal = pass.pass_s * static_cast<double>(D * M) / static_cast<double>(out.devices);
+  // One device doing the global batch micro-batch by micro-batch, accumulating gradients:
+  // forward and backward per micro-batch, the optimizer and the host residual once.
+  const double once = std::min(pass.pass_s, ph.optimizer + pass.residual_s);
+  const double ideal = ((pass.pass_s - once) * static_cast<double>(D * M) + once) / static_cast<double>(out.devices);
   out.scaling_efficiency = out.step_s > 0 ? ideal / out.step_s : 0;
   out.samples_per_s = out.step_s > 0 ? static_cast<double>(out.global_batch) / out.step_s : 0;
   out.memory = device_memory(w, layers, platform, layout);

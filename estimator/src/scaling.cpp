@@ -84,6 +84,12 @@ ScalingCurve scaling_curve(const Workload& stored, std::string_view platform, co
   c.key = key;
   c.weak = weak;
   int64_t global = base.global_batch;
+  // Strong scaling with nothing fixed by the caller: the global batch of the largest point at
+  // the workload's batch per device, the smaller points accumulating micro-batches (values
+  // increase, so every point's dp divides the largest's micro-batch count when they double).
+  const bool accumulate = !weak && base.global_batch == 0 && base.batch_per_gpu == 0 &&
+                          base.layout.micro_batches == 0 && key == "dp" && stored.batch_size > 0 && !values.empty();
+  if (accumulate) global = values.back() * base.layout.micro() * stored.batch_size;
   for (const int64_t v : values) {
     ParallelRequest r = base;
     (key == "dp" ? r.layout.dp : key == "tp" ? r.layout.tp : r.layout.pp) = v;
@@ -93,6 +99,12 @@ ScalingCurve scaling_curve(const Workload& stored, std::string_view platform, co
     if (weak) {
       r.global_batch = 0;
       if (r.batch_per_gpu == 0) r.batch_per_gpu = stored.batch_size;
+    } else if (accumulate) {
+      // The largest layout's global batch, reached on the smaller ones by accumulating
+      // gradients over more micro-batches of the workload's batch.
+      const int64_t per = r.layout.dp * stored.batch_size;
+      r.layout.micro_batches = std::max<int64_t>(r.layout.pp, global / per);
+      r.batch_per_gpu = stored.batch_size, r.global_batch = 0;
     } else {
       if (global == 0)
         global = r.layout.dp * r.layout.micro() * (r.batch_per_gpu > 0 ? r.batch_per_gpu : stored.batch_size);

@@ -91,7 +91,9 @@ struct ParallelEstimate {
   double residual_s = 0;            // the single-device estimate's host residual, once per step
   double comm_total_s = 0;          // all communication on the busiest device, hidden or not
   double single_device_pass_s = 0;  // one micro-batch on one device (with residual)
-  double scaling_efficiency = 0;    // single device time of the global batch / (devices x step)
+  // One device's time for the global batch (its micro-batches one after another, the
+  // optimizer and host residual once) / (devices x step).
+  double scaling_efficiency = 0;
   double samples_per_s = 0;
   std::vector<CollectiveLine> collectives;
   DeviceMemory memory;
