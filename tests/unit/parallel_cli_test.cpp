@@ -84,6 +84,19 @@ TEST_CASE("scaling: strong and weak curves, efficiency per point") {
       run_fomcast("scaling --workload gpt2-small --platform H100 --parallel dp=1,8 --global-batch 192", db);
   REQUIRE(big.status == 0);
   CHECK(big.out.find("does not fit") != std::string::npos);
+  // Strong with nothing given: the largest point's global batch (4 x 12), the smaller points
+  // accumulating micro-batches of 12; efficiency against one device at most 100%.
+  const auto acc = run_fomcast("scaling --workload gpt2-small --platform H100 --parallel dp=1,2,4 --json", db);
+  REQUIRE(acc.status == 0);
+  const json ja = json::parse(acc.out);
+  REQUIRE(ja["points"].size() == 3);
+  for (const auto& p : ja["points"]) {
+    REQUIRE_MESSAGE(!p.contains("error"), p.dump());
+    CHECK(p["global_batch"] == 48);
+    CHECK(p["micro_batch"] == 12);
+    CHECK(p["scaling_efficiency"].get<double>() <= 1 + 1e-12);
+  }
+  CHECK(ja["points"][0]["scaling_efficiency"].get<double>() == doctest::Approx(1));
   const auto w = run_fomcast("scaling --workload gpt2-small --platform H100 --parallel dp=1,4 --weak", db);
   REQUIRE(w.status == 0);
   CHECK(w.out.find("weak scaling over dp") != std::string::npos);
