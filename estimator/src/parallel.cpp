@@ -191,18 +191,30 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass, 
   starts.push_back(layers.size());
 
   // The collectives, one call each.
-  auto timed = [&](const std::string& what, CollectiveKind kind, double bytes, int64_t ranks, int64_t per_node,
-                   bool same_node, int64_t calls) {
+  auto timed_on = [&](const Platform& on, const std::string& what, CollectiveKind kind, double bytes, int64_t ranks,
+                      int64_t per_node, bool same_node, int64_t calls) {
     std::string why;
-    auto t = collective_time(catalog, platform, kind, bytes, ranks, per_node, same_node, &why);
+    auto t = collective_time(catalog, on, kind, bytes, ranks, per_node, same_node, &why);
     if (!t) throw UsageError(f + ": " + why + "; cannot time the " + what);
     for (const auto& n : t->notes)
       if (std::find(out.notes.begin(), out.notes.end(), n) == out.notes.end()) out.notes.push_back(n);
     out.collectives.push_back({what, bytes, ranks, calls, *t});
     return t->seconds;
   };
+  auto timed = [&](const std::string& what, CollectiveKind kind, double bytes, int64_t ranks, int64_t per_node,
+                   bool same_node,
+                   int64_t calls) { return timed_on(platform, what, kind, bytes, ranks, per_node, same_node, calls); };
   const int64_t tp_per_node = std::min(T, node);
   const int64_t dp_per_node = T >= node ? 1 : std::min(D, std::max<int64_t>(1, node / T));
+  // The tensor-parallel ranks of a node run their data-parallel collectives at the same time:
+  // across nodes they share the node's NICs, each group getting 1/min(T, G) of them.
+  Platform dp_net = platform;
+  if (T > 1 && T * D > node && dp_net.nic_bw_bytes_per_s) {
+    const auto sharing = static_cast<double>(std::min(T, node));
+    dp_net.nic_bw_bytes_per_s->value /= sharing;
+    out.notes.push_back("data-parallel collectives across nodes: the node's NICs shared by " +
+                        format_significant(sharing) + " concurrent groups (one per tensor-parallel rank)");
+  }
   const bool pp_same_node = T * D * P <= node;
   const CollectiveKind grad_kind = layout.zero_stage >= 1 ? CollectiveKind::reduce_scatter : CollectiveKind::allreduce;
 
@@ -233,8 +245,8 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass, 
         const double bytes =
             layers[i].params * (T > 1 && split_by_tp(layers[i]) ? 1.0 / static_cast<double>(T) : 1) * par_bytes;
         if (bytes > 0)
-          ag_s[i - lo] = timed("zero-3 all-gather (" + layers[i].name + ")", CollectiveKind::allgather, bytes, D,
-                               dp_per_node, true, 2 * M);
+          ag_s[i - lo] = timed_on(dp_net, "zero-3 all-gather (" + layers[i].name + ")", CollectiveKind::allgather,
+                                  bytes, D, dp_per_node, true, 2 * M);
       }
     std::vector<double> tp_s(hi - lo, 0);
     if (T > 1)
@@ -312,9 +324,10 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass, 
         bucket += layers[i].params * (T > 1 && split_by_tp(layers[i]) ? 1.0 / static_cast<double>(T) : 1) * par_bytes;
         if (bucket > 0 && (bucket >= layout.bucket_bytes || i == lo)) {
           const double t =
-              timed("dp " + std::string(grad_kind == CollectiveKind::allreduce ? "all-reduce" : "reduce-scatter") +
-                        " bucket " + std::to_string(n_bucket) + " (stage " + std::to_string(s) + ")",
-                    grad_kind, bucket, D, dp_per_node, true, 1);
+              timed_on(dp_net,
+                       "dp " + std::string(grad_kind == CollectiveKind::allreduce ? "all-reduce" : "reduce-scatter") +
+                           " bucket " + std::to_string(n_bucket) + " (stage " + std::to_string(s) + ")",
+                       grad_kind, bucket, D, dp_per_node, true, 1);
           const auto id = g.add({"dp bucket " + std::to_string(n_bucket++), ds, true, t});
           g.depend(last_bwd_layer_op[i - lo], id);
           stage_comm[su] += t;
@@ -332,8 +345,8 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass, 
     stage_compute[su] += opt;
     if (any_bucket) g.depend(last_comm, o);
     if (D > 1 && (layout.zero_stage == 1 || layout.zero_stage == 2) && stage_params > 0) {
-      const double t = timed("zero all-gather of parameters (stage " + std::to_string(s) + ")",
-                             CollectiveKind::allgather, stage_params * par_bytes, D, dp_per_node, true, 1);
+      const double t = timed_on(dp_net, "zero all-gather of parameters (stage " + std::to_string(s) + ")",
+                                CollectiveKind::allgather, stage_params * par_bytes, D, dp_per_node, true, 1);
       const auto id = g.add({"zero all-gather params", ds, true, t});
       g.depend(o, id);
       stage_comm[su] += t;

@@ -146,6 +146,29 @@ TEST_CASE("tensor parallel: two all-reduces of b x s x h per block each way, GEM
   CHECK(4 * 2 * 0.5 * bytes == doctest::Approx(tp_block_volume_bytes(bytes, 2)));
 }
 
+TEST_CASE("data parallel across nodes with tensor parallel: the TP ranks share the node's NICs") {
+  const Toy t = toy(4e-3, 8e-3, 0);
+  const std::vector<LayerCost> layers{layer("a", 1e6, 1), layer("b", 1e6, 1)};
+  Platform p = toy_platform(300e9);
+  p.nics_per_node = fig(4);
+  p.nic_bw_bytes_per_s = fig(25e9);
+  ParallelLayout l;
+  l.dp = 8;
+  l.tp = 2;  // 16 devices on 2 nodes of 8: each DP group has 4 ranks per node
+  l.bucket_bytes = 1024 * 1024;
+  const auto e = estimate_parallel(t.w, t.pass, layers, p, catalog(), l);
+  REQUIRE_FALSE(e.collectives.empty());
+  const auto& bucket = e.collectives.back();
+  Platform shared = p;
+  shared.nic_bw_bytes_per_s = fig(12.5e9);  // two concurrent groups per node
+  const auto want = collective_model(shared, CollectiveKind::allreduce, 4e6, 8, 4);
+  const auto alone = collective_model(p, CollectiveKind::allreduce, 4e6, 8, 4);
+  REQUIRE(want);
+  REQUIRE(alone);
+  CHECK(bucket.time.seconds == doctest::Approx(want->seconds));
+  CHECK(bucket.time.seconds > alone->seconds);
+}
+
 TEST_CASE("memory per device by ZeRO stage") {
   const Toy t = toy(4e-3, 8e-3, 1e-3);
   const std::vector<LayerCost> layers{layer("a", 2e6, 1), layer("b", 2e6, 1)};
