@@ -7,10 +7,13 @@
 #include "context.hpp"
 #include "fomcast/calibrate.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/layers.hpp"
 #include "fomcast/platform_match.hpp"
 #include "fomcast/report/calibration.hpp"
+#include "fomcast/report/parallel.hpp"
 #include "fomcast/report/whatif.hpp"
 #include "fomcast/whatif.hpp"
+#include "parallel_flags.hpp"
 
 namespace fomcast::cli {
 namespace {
@@ -93,6 +96,7 @@ void add_whatif(CLI::App& app, Globals& g) {
   struct Opts {
     std::string workload, platform, scale, precision;
     bool json = false;
+    ParallelFlags parallel;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--workload", o->workload, "Workload name (see `fomcast workloads`)")->required();
@@ -105,12 +109,26 @@ void add_whatif(CLI::App& app, Globals& g) {
   cmd->add_option("--precision", o->precision,
                   "fp32, tf32, fp16, bf16, amp-fp16 or amp-bf16: the reference runs in it (default: as recorded)");
   cmd->add_flag("--json", o->json, "JSON output");
+  add_parallel_flags(*cmd, o->parallel);
   cmd->callback([&g, o] {
     const ScaleSpec spec = parse_scale(o->scale, "--scale");
     const PrecisionMode precision = precision_flag(o->precision);
+    const auto request = parallel_request(o->parallel, o->parallel.parallel);
     Store store = open_store(g);
     const Named n = lookup(store, o->workload, o->platform);
     const Catalog catalog = load_catalog(store);
+    if (request) {
+      RunOptions opts;
+      opts.measured = measured_passes(n.workload, n.calibrations);
+      opts.precision = precision;
+      const ParallelWhatIf r = what_if_parallel(n.workload, o->platform, catalog, spec, *request, expand_model_at_batch,
+                                                model_layer_costs, opts);
+      if (o->json)
+        print_json(parallel_whatif_to_json(r));
+      else
+        std::cout << parallel_whatif_to_text(r);
+      return;
+    }
     const WhatIf r =
         what_if(n.workload, o->platform, catalog, spec, measured_passes(n.workload, n.calibrations), precision);
     if (o->json)

@@ -10,6 +10,8 @@
 #include "fomcast/layers.hpp"
 #include "fomcast/platform_match.hpp"
 #include "fomcast/report/estimate.hpp"
+#include "fomcast/report/parallel.hpp"
+#include "parallel_flags.hpp"
 
 namespace fomcast::cli {
 namespace {
@@ -27,6 +29,7 @@ void add_estimate_command(CLI::App& app, Globals& g) {
     int64_t epochs = 0, batch = 0, samples = 0;
     std::size_t top = 15;
     bool json = false, all = false, verbose = false;
+    ParallelFlags parallel;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--workload", o->workload, "Workload name (see `fomcast workloads`)")->required();
@@ -48,8 +51,10 @@ void add_estimate_command(CLI::App& app, Globals& g) {
   cmd->add_flag("--all", o->all, "List every operation");
   cmd->add_flag("-v,--verbose", o->verbose, "Print the estimate's assumptions and notes too (--json always has them)");
   cmd->add_flag("--json", o->json, "JSON output");
+  add_parallel_flags(*cmd, o->parallel);
   cmd->callback([&g, o] {
     const PrecisionMode precision = precision_flag(o->precision);
+    const auto request = parallel_request(o->parallel, o->parallel.parallel);
     Store store = open_store(g);
     auto stored = store.workload(o->workload);
     if (!stored) throw UsageError("no workload named '" + o->workload + "' (see `fomcast workloads`)");
@@ -62,6 +67,20 @@ void add_estimate_command(CLI::App& app, Globals& g) {
     if (o->epochs > 0) opts.epochs = o->epochs;
     opts.measured = measured_passes(w, store.calibrations(w.name));
     opts.precision = precision;
+    if (request) {
+      if (o->batch > 0) throw UsageError("--batch and --parallel: give the batch as --batch-per-gpu or --global-batch");
+      const ParallelRun pr =
+          run_parallel(w, o->platform, catalog, *request, expand_model_at_batch, model_layer_costs, opts);
+      if (o->json) {
+        auto j = estimate_to_json(pr.run, pr.micro);
+        add_parallel_json(j, pr.parallel);
+        print_json(j);
+      } else {
+        std::cout << estimate_to_text(pr.run, pr.micro, o->all ? pr.micro.ops.size() : o->top, o->verbose)
+                  << parallel_to_text(pr.parallel, o->verbose);
+      }
+      return;
+    }
     const RunEstimate r = estimate_run(w, o->platform, catalog, opts);
     const Workload shown = apply_precision(w, precision).workload;  // the ops' types and bytes as estimated
     if (o->json)

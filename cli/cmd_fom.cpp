@@ -11,6 +11,7 @@
 #include "fomcast/format.hpp"
 #include "fomcast/layers.hpp"
 #include "fomcast/report/fom.hpp"
+#include "parallel_flags.hpp"
 
 namespace fomcast::cli {
 
@@ -37,7 +38,7 @@ void add_fom_commands(CLI::App& app, Globals& g) {
       const Study study = parse_study(text, o->study);
       Store store = open_store(g);
       require_study_platforms(store, study);
-      const FomResult result = evaluate_study(study, store, expand_model_at_batch);
+      const FomResult result = evaluate_study(study, store, expand_model_at_batch, model_layer_costs);
       if (o->record) {
         FomRecord r;
         r.label = o->label;

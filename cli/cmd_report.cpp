@@ -17,6 +17,7 @@
 #include "fomcast/fom.hpp"
 #include "fomcast/layers.hpp"
 #include "fomcast/report/html.hpp"
+#include "parallel_flags.hpp"
 
 namespace fomcast::cli {
 
@@ -87,7 +88,7 @@ void add_report_command(CLI::App& app, Globals& g) {
     check_writable_dir(o->out);
     Store store = open_store(g);
     require_study_platforms(store, study);
-    const FomResult result = evaluate_study(study, store, expand_model_at_batch);
+    const FomResult result = evaluate_study(study, store, expand_model_at_batch, model_layer_costs);
 
     HtmlReportInput in;
     in.study = &study;
@@ -100,6 +101,24 @@ void add_report_command(CLI::App& app, Globals& g) {
     in.version = "fomcast " FOMCAST_VERSION;
     in.commit = current_commit();
     in.database = store.path();
+    // Problems with a parallel layout: weak scaling over dp on each side, up to 4x the layout's.
+    const Catalog catalog = load_catalog(store);
+    for (const auto& p : study.problems) {
+      if (p.parallel.empty() || !p.workload) continue;
+      const auto w = store.workload(*p.workload);
+      if (!w) continue;
+      ParallelRequest req;
+      req.layout = parse_parallel(p.parallel, "parallel");
+      req.layout.micro_batches = p.micro_batches.value_or(0);
+      req.layout.gpus_per_node = p.gpus_per_node.value_or(0);
+      req.layout.zero_stage = static_cast<int>(p.zero_stage.value_or(0));
+      req.batch_per_gpu = p.batch_size.value_or(0);
+      std::vector<int64_t> dps;
+      for (int64_t d = 1; d <= std::max<int64_t>(8, 4 * req.layout.dp); d *= 2) dps.push_back(d);
+      for (const auto* side : {&study.baseline, &study.target})
+        in.scaling.push_back(
+            scaling_curve(*w, side->platform, catalog, req, "dp", dps, true, expand_model_at_batch, model_layer_costs));
+    }
     write_atomically(o->out, report_to_html(in));
     std::cout << o->out << "\n";
   });

@@ -5,7 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include "context.hpp"
+#include "fomcast/collectives.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/report/parallel.hpp"
 #include "fomcast/report/validate.hpp"
 #include "fomcast/validate.hpp"
 
@@ -48,10 +50,14 @@ void add_validate_command(CLI::App& app, Globals& g) {
       if (!b) throw UsageError("no workload named '" + to + "' (see `fomcast workloads`)");
       cross.push_back(validate_cross_hardware(*a, *b, catalog));
     }
-    if (o->json)
-      print_json(validation_to_json(loo, transfers, cross));
-    else
-      std::cout << validation_to_text(loo, transfers, cross);
+    const auto allreduce = o->no_tables ? std::vector<AllreduceLoo>{} : validate_allreduce_loo(catalog);
+    if (o->json) {
+      auto j = validation_to_json(loo, transfers, cross);
+      j["allreduce_loo"] = allreduce_loo_to_json(allreduce);
+      print_json(j);
+    } else {
+      std::cout << validation_to_text(loo, transfers, cross) << allreduce_loo_to_text(allreduce);
+    }
   });
 }
 

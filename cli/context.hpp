@@ -66,6 +66,7 @@ void add_validate_command(CLI::App&, Globals&);      // validate
 void add_report_command(CLI::App&, Globals&);        // report
 void add_calibrate_commands(CLI::App&, Globals&);    // calibrate, whatif
 void add_doctor_command(CLI::App&, Globals&);        // doctor
+void add_scaling_command(CLI::App&, Globals&);       // scaling
 
 // Calls `add` on every subcommand of `app`, nested ones (workloads rm) included.
 void add_to_every_command(CLI::App& app, const std::function<void(CLI::App&)>& add);

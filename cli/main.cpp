@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   cli::add_report_command(app, globals);
   cli::add_calibrate_commands(app, globals);
   cli::add_doctor_command(app, globals);
+  cli::add_scaling_command(app, globals);
   // --db is taken after the command as well as before it, and every command's --help shows it.
   cli::add_to_every_command(app, [&](CLI::App& cmd) { cmd.add_option("--db", globals.db, db_help); });
 

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "catalog.hpp"
+#include "fomcast/collectives.hpp"
 #include "fomcast/format.hpp"
 #include "similarity.hpp"
 #include "table_lookup.hpp"
@@ -208,6 +209,21 @@ std::optional<Quote> bandwidth(const Context& ctx, const Op& op, double bytes) {
 }
 
 std::optional<Quote> network(const Context& ctx, const Op& op, const CollectiveShape& c) {
+  // A spec with network levels: the collective model (collectives.hpp) for the kinds it knows.
+  const bool levels = ctx.target.intra_node_bw_bytes_per_s || ctx.target.nic_bw_bytes_per_s;
+  const bool known = c.op == CollectiveKind::allreduce || c.op == CollectiveKind::allgather ||
+                     c.op == CollectiveKind::reduce_scatter || c.op == CollectiveKind::send_recv;
+  if (levels && known && c.ranks > 1 && c.bytes > 0)
+    if (auto t = collective_model(ctx.target, c.op, static_cast<double>(c.bytes), c.ranks, 0)) {
+      Quote q;
+      q.method = Method::network;
+      q.source = ctx.target.name;
+      q.seconds = t->seconds;
+      q.uncertainty = t->uncertainty;
+      q.detail = t->detail;
+      q.notes = t->notes;
+      return q;
+    }
   const double bw = ctx.target.net_bw_bytes_per_s ? ctx.target.net_bw_bytes_per_s->value : 0;
   if (!(bw > 0)) return std::nullopt;
   Quote q;

@@ -167,6 +167,24 @@ std::optional<MeasuredPass> study_measurement(const Workload& w, const StudyProb
 
 }  // namespace
 
+// A problem with a parallel layout (parallel.hpp): its step on the side's platform, rolled up
+// with the global batch. A bad layout or one that does not fit names the problem's field.
+static RunEstimate parallel_problem(const Workload& w, const StudyProblem& sp, const std::string& platform,
+                                    const Catalog& catalog, const StudyInputs& in, const RunOptions& opts,
+                                    const std::string& path) {
+  ParallelRequest req;
+  try {
+    req.layout = parse_parallel(sp.parallel, path + ".parallel");
+    req.layout.micro_batches = sp.micro_batches.value_or(0);
+    req.layout.gpus_per_node = sp.gpus_per_node.value_or(0);
+    req.layout.zero_stage = static_cast<int>(sp.zero_stage.value_or(0));
+    req.global_batch = sp.global_batch.value_or(0);
+    return run_parallel(w, platform, catalog, req, in.expand_model, in.layers, opts, path + ".parallel").run;
+  } catch (const UsageError& e) {
+    throw InputError(w.name, e.what(), 0, -1, path + ".parallel");
+  }
+}
+
 FomResult evaluate_study(const Study& study, const StudyInputs& in) {
   if (in.catalog)
     for (const auto* side : {&study.baseline, &study.target})
@@ -215,14 +233,17 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
     }
     RunEstimate base, target;
     try {
-      // One unit of work runs on one device: the machine runs nodes x devices per counted
-      // node of them at once (study.hpp).
-      opts.nodes = study.baseline.nodes * study.baseline.devices_per_unit;
-      base = estimate_run(*w, study.baseline.platform, *in.catalog, opts);
-      opts.nodes = study.target.nodes * study.target.devices_per_unit;
-      target = estimate_run(*w, study.target.platform, *in.catalog, opts);
+      // One unit of work runs on one device (or one parallel layout's devices): the machine
+      // runs nodes x devices per counted node of them at once (study.hpp).
+      auto run = [&](const StudySide& side) {
+        opts.nodes = side.nodes * side.devices_per_unit;
+        return sp.parallel.empty() ? estimate_run(*w, side.platform, *in.catalog, opts)
+                                   : parallel_problem(*w, sp, side.platform, *in.catalog, in, opts, path);
+      };
+      base = run(study.baseline);
+      target = run(study.target);
     } catch (const InputError& e) {
-      throw InputError(study.file, e.message, 0, -1, path + ".workload");
+      throw InputError(study.file, e.message, 0, -1, e.field == path + ".parallel" ? e.field : path + ".workload");
     }
     p.baseline = estimated_side(study.baseline, base);
     p.estimates = std::make_shared<const ProblemEstimates>(ProblemEstimates{*w, base, target});
@@ -271,7 +292,8 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
   return result;
 }
 
-FomResult evaluate_study(const Study& study, const Store& store, const ModelExpander& expand_model) {
+FomResult evaluate_study(const Study& study, const Store& store, const ModelExpander& expand_model,
+                         const LayerReader& layers) {
   for (const auto* side : {&study.baseline, &study.target}) {
     if (!store.platform(side->platform)) {
       const char* field = side == &study.baseline ? "baseline.platform" : "target.platform";
@@ -287,6 +309,7 @@ FomResult evaluate_study(const Study& study, const Store& store, const ModelExpa
   in.workload = [&store](std::string_view name) { return store.workload(name); };
   in.calibrations = [&store](std::string_view name) { return store.calibrations(name); };
   in.expand_model = expand_model;
+  in.layers = layers;
   return evaluate_study(study, in);
 }
 

@@ -66,10 +66,11 @@ struct Reader {
 };
 
 const std::set<std::string> kProblemFields = {
-    "name",       "workload",          "baseline_hours",  "target_hours",
-    "epochs",     "baseline_epoch_s",  "baseline_pass_s", "nodes_per_unit",
-    "note",       "description",       "source",          "baseline_source",
-    "batch_size", "samples_per_epoch", "precision",
+    "name",          "workload",          "baseline_hours",  "target_hours",
+    "epochs",        "baseline_epoch_s",  "baseline_pass_s", "nodes_per_unit",
+    "note",          "description",       "source",          "baseline_source",
+    "batch_size",    "samples_per_epoch", "precision",       "parallel",
+    "micro_batches", "gpus_per_node",     "global_batch",    "zero_stage",
 };
 
 }  // namespace
@@ -144,6 +145,25 @@ Study parse_study(std::string_view text, std::string_view file) {
         r.fail(path + "precision",
                "unknown precision '" + v.get<std::string>() + "' (" + std::string(kPrecisionModeNames) + ")");
     }
+    if (p.contains("parallel")) {
+      if (!p.at("parallel").is_string() || p.at("parallel").get<std::string>().empty())
+        r.fail(path + "parallel", "must be a layout such as \"dp=8,tp=2,pp=2\"");
+      prob.parallel = p.at("parallel").get<std::string>();
+    }
+    for (const auto& [key, member] : {std::pair{"micro_batches", &StudyProblem::micro_batches},
+                                      std::pair{"gpus_per_node", &StudyProblem::gpus_per_node},
+                                      std::pair{"global_batch", &StudyProblem::global_batch}}) {
+      if (!p.contains(key)) continue;
+      if (prob.parallel.empty()) r.fail(path + key, "needs \"parallel\"");
+      prob.*member = static_cast<int64_t>(r.number(p.at(key), path + key, ranges::batch));
+    }
+    if (p.contains("zero_stage")) {
+      if (prob.parallel.empty()) r.fail(path + "zero_stage", "needs \"parallel\"");
+      const double z = r.number(p.at("zero_stage"), path + "zero_stage", NumberRange{0, 3, false, true});
+      if (z != 0 && z != 1 && z != 2 && z != 3) r.fail(path + "zero_stage", "must be 0, 1, 2 or 3");
+      prob.zero_stage = static_cast<int64_t>(z);
+    }
+    if (!prob.parallel.empty() && !prob.workload) r.fail(path + "parallel", "needs a workload to estimate");
     if (!prob.workload && !prob.baseline_hours)
       r.fail(path + "baseline_hours", "missing: give baseline_hours or a workload to estimate");
     if (!prob.workload && !prob.target_hours)
@@ -172,6 +192,11 @@ json study_to_json(const Study& s) {
     if (p.baseline_epoch_s) j["baseline_epoch_s"] = *p.baseline_epoch_s;
     if (p.baseline_pass_s) j["baseline_pass_s"] = *p.baseline_pass_s;
     if (p.nodes_per_unit != 1) j["nodes_per_unit"] = p.nodes_per_unit;
+    if (!p.parallel.empty()) j["parallel"] = p.parallel;
+    if (p.micro_batches) j["micro_batches"] = *p.micro_batches;
+    if (p.gpus_per_node) j["gpus_per_node"] = *p.gpus_per_node;
+    if (p.global_batch) j["global_batch"] = *p.global_batch;
+    if (p.zero_stage) j["zero_stage"] = *p.zero_stage;
     if (!p.baseline_source.empty()) j["baseline_source"] = p.baseline_source;
     if (!p.note.empty()) j["note"] = p.note;
     problems.push_back(j);

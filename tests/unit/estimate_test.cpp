@@ -242,11 +242,16 @@ TEST_CASE("collectives: the DeepBench all-reduce table, else the ring model") {
   auto e = only(workload({ar}), "NV_M40");
   CHECK(e.method == Method::table);
   CHECK(e.predicted_s == doctest::Approx(109.7827e-6));
-  // H100 has no table: ring all-reduce moves 2 (p-1)/p of the bytes over NVLink.
+  // H100 has no table: ring all-reduce moves 2 (p-1)/p of the bytes over NVLink, one
+  // direction per GPU (the spec's intra-node level; collectives.hpp), 8 GPUs in a node.
   ar.shape = CollectiveShape{CollectiveKind::allreduce, 64 << 20, 8};
   e = only(workload({ar}), "H100");
   CHECK(e.method == Method::network);
-  CHECK(e.predicted_s == doctest::Approx(2.0 * 7 / 8 * (64 << 20) / spec("H100").net_bw_bytes_per_s->value));
+  const auto& h100 = spec("H100");
+  REQUIRE(h100.intra_node_bw_bytes_per_s);
+  const double alpha = h100.intra_node_latency_s ? h100.intra_node_latency_s->value : 0;
+  CHECK(e.predicted_s ==
+        doctest::Approx(2.0 * 7 / 8 * (64 << 20) / h100.intra_node_bw_bytes_per_s->value + 2 * 7 * alpha));
 }
 
 TEST_CASE("roofline and scaled: what no table reaches") {

@@ -14,6 +14,7 @@
 
 #include "fomcast/estimate.hpp"
 #include "fomcast/model.hpp"
+#include "fomcast/parallel.hpp"
 #include "fomcast/store.hpp"
 
 namespace fomcast {
@@ -119,6 +120,8 @@ struct StudyInputs {
   // Expands a model problem again at the problem's batch_size; without it such a problem is
   // an error (estimate.hpp's with_epoch_size).
   ModelExpander expand_model;
+  // A model's layer list, for problems with a parallel layout (parallel.hpp).
+  LayerReader layers;
 };
 
 // Evaluates a study: measured hours are used as given; a workload problem is estimated on
@@ -130,6 +133,7 @@ struct StudyInputs {
 // Problems may mix calibrated and not. Throws InputError naming the study file and field.
 FomResult evaluate_study(const Study&, const StudyInputs&);
 // The same against the store (its platforms, tables and workloads).
-FomResult evaluate_study(const Study&, const Store&, const ModelExpander& expand_model = {});
+FomResult evaluate_study(const Study&, const Store&, const ModelExpander& expand_model = {},
+                         const LayerReader& layers = {});
 
 }  // namespace fomcast

@@ -54,6 +54,9 @@ ExpandedModel expand_model_document(const nlohmann::json& doc, std::string_view 
 // read, or no longer expands to the stored operations at the stored batch (the file
 // changed since it was ingested): better refused than a pass of another model.
 Workload expand_model_at_batch(const Workload& stored, int64_t batch);
+// A stored model's layers as the expansion sees them (per sample), read again from its
+// layer list as expand_model_at_batch does (parallel layouts cut and spread by layer).
+std::vector<LayerSummary> stored_model_layers(const Workload& stored);
 
 // How sure we are that a file's head is a model description, 0 to 100: a JSON object
 // with a "layers" array and no "traceEvents". Cheap; never throws.

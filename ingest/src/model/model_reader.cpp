@@ -81,4 +81,13 @@ Workload expand_model_at_batch(const Workload& stored, int64_t batch) {
   return w;
 }
 
+std::vector<LayerSummary> stored_model_layers(const Workload& stored) {
+  const std::string why = "workload '" + stored.name + "' needs its layer list";
+  if (stored.origin != "model") throw UsageError("workload '" + stored.name + "' is not a model description");
+  nlohmann::json doc = nlohmann::json::parse(layer_list_text(stored, why), nullptr, false);
+  if (doc.is_discarded() || !doc.is_object())
+    throw UsageError(why + ": " + stored.source + " is no longer a model description");
+  return expand_model_document(doc, stored.source).layers;
+}
+
 }  // namespace fomcast

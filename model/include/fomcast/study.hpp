@@ -43,6 +43,11 @@ struct StudyProblem {
   std::string baseline_source;             // where the measured baseline time comes from (calibration)
   std::string note;                        // free text: why a problem is (not) calibrated, configuration
   std::optional<PrecisionMode> precision;  // the workload's precision on both sides; else as recorded
+  // Many devices per unit of work (docs/parallel.md): "dp=8,tp=2,pp=2" as `estimate
+  // --parallel` takes it (checked by the estimator), with its companions; batch_size is then
+  // the micro-batch per device. Empty: one device per unit, as before.
+  std::string parallel;
+  std::optional<int64_t> micro_batches, gpus_per_node, global_batch, zero_stage;
 };
 
 struct Study {

@@ -23,6 +23,9 @@ struct HtmlReportInput {
   std::string version;             // "fomcast 0.1.0"
   std::string commit;              // "" when unknown
   std::string database;            // the store's path
+  // Weak scaling curves over dp of the problems that set a parallel layout, on each side's
+  // platform (`fomcast scaling`): plotted in their own section.
+  std::vector<ScalingCurve> scaling;
 };
 
 std::string report_to_html(const HtmlReportInput&);

@@ -1,0 +1,54 @@
+// scaling: one workload's step on a platform as one layout key grows (strong or weak).
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "context.hpp"
+#include "fomcast/calibrate.hpp"
+#include "fomcast/error.hpp"
+#include "fomcast/layers.hpp"
+#include "fomcast/parallel.hpp"
+#include "fomcast/report/parallel.hpp"
+#include "parallel_flags.hpp"
+
+namespace fomcast::cli {
+
+void add_scaling_command(CLI::App& app, Globals& g) {
+  auto* cmd =
+      app.add_subcommand("scaling", "Scaling efficiency of a workload as data, tensor or pipeline parallel grows");
+  struct Opts {
+    std::string workload, platform, sweep;
+    bool weak = false, json = false;
+    ParallelFlags parallel;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("--workload", o->workload, "Workload name (a model: its layer list is needed)")->required();
+  cmd->add_option("--platform", o->platform, "Target platform")->required();
+  cmd->add_option("--parallel", o->sweep,
+                  "The layouts: one key with several values, e.g. dp=1,2,4,...,1024 (... doubles) or dp=8,tp=1,2,4")
+      ->required();
+  cmd->add_flag("--weak", o->weak, "Weak scaling: the batch per device fixed (default strong: the global batch fixed)");
+  cmd->add_flag("--json", o->json, "JSON output");
+  add_parallel_flags(*cmd, o->parallel, false);
+  cmd->callback([&g, o] {
+    const auto [layout, sweep] = parse_sweep(o->sweep);
+    auto request =
+        parallel_request(o->parallel, "dp=" + std::to_string(layout.dp) + ",tp=" + std::to_string(layout.tp) +
+                                          ",pp=" + std::to_string(layout.pp));
+    Store store = open_store(g);
+    auto stored = store.workload(o->workload);
+    if (!stored) throw UsageError("no workload named '" + o->workload + "' (see `fomcast workloads`)");
+    require_platform(store, o->platform);
+    const Catalog catalog = load_catalog(store);
+    RunOptions opts;
+    opts.measured = measured_passes(*stored, store.calibrations(stored->name));
+    const ScalingCurve c = scaling_curve(*stored, o->platform, catalog, *request, sweep.first, sweep.second, o->weak,
+                                         expand_model_at_batch, model_layer_costs, opts);
+    if (o->json)
+      print_json(scaling_to_json(c));
+    else
+      std::cout << scaling_to_text(c);
+  });
+}
+
+}  // namespace fomcast::cli

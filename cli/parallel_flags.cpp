@@ -1,0 +1,69 @@
+// The many-device flags (parallel_flags.hpp).
+#include "parallel_flags.hpp"
+
+#include <functional>
+#include <numeric>
+
+#include "fomcast/error.hpp"
+#include "fomcast/layers.hpp"
+
+namespace fomcast::cli {
+
+void add_parallel_flags(CLI::App& cmd, ParallelFlags& f, bool with_layout) {
+  if (with_layout)
+    cmd.add_option("--parallel", f.parallel,
+                   "Train on dp x tp x pp devices: data, tensor (Megatron) and pipeline (1F1B) parallel, e.g. "
+                   "dp=8,tp=2,pp=2");
+  cmd.add_option("--micro-batches", f.micro_batches, "Micro-batches per step and pipeline (default: pp)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1'000'000}));
+  cmd.add_option("--gpus-per-node", f.gpus_per_node, "Devices per node (default: the platform's devices_per_node)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1'000'000}));
+  auto* gb = cmd.add_option("--global-batch", f.global_batch, "Samples per step over all devices")
+                 ->check(CLI::Range(int64_t{1}, int64_t{1'000'000'000}));
+  cmd.add_option("--batch-per-gpu", f.batch_per_gpu, "Samples per micro-batch per device (default: the workload's)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1'000'000'000}))
+      ->excludes(gb);
+  cmd.add_option("--zero", f.zero, "ZeRO stage of the data-parallel optimizer: 0 (DDP), 1, 2 or 3")
+      ->check(CLI::Range(0, 3));
+  cmd.add_option("--bucket-mb", f.bucket_mb, "DDP gradient bucket in MiB (default 25)")->check(CLI::Range(0.001, 1e6));
+  cmd.add_flag("--recompute", f.recompute, "Activation recomputation: keep layer inputs, run the forward again");
+}
+
+std::optional<ParallelRequest> parallel_request(const ParallelFlags& f, const std::string& layout_text) {
+  const bool other = f.micro_batches || f.gpus_per_node || f.global_batch || f.batch_per_gpu || f.zero || f.recompute ||
+                     f.bucket_mb != 25;
+  if (layout_text.empty()) {
+    if (other)
+      throw UsageError(
+          "--micro-batches, --gpus-per-node, --global-batch, --batch-per-gpu, --zero, --bucket-mb and "
+          "--recompute need --parallel");
+    return std::nullopt;
+  }
+  ParallelRequest r;
+  r.layout = parse_parallel(layout_text);
+  r.layout.micro_batches = f.micro_batches;
+  r.layout.gpus_per_node = f.gpus_per_node;
+  r.layout.zero_stage = f.zero;
+  r.layout.bucket_bytes = f.bucket_mb * 1024 * 1024;
+  r.layout.recompute = f.recompute;
+  r.global_batch = f.global_batch;
+  r.batch_per_gpu = f.batch_per_gpu;
+  return r;
+}
+
+std::vector<LayerCost> model_layer_costs(const Workload& w) {
+  if (w.origin != "model") return {};
+  std::vector<LayerCost> out;
+  for (const auto& l : stored_model_layers(w)) {
+    LayerCost c;
+    c.name = l.name;
+    c.type = l.type;
+    c.params = static_cast<double>(l.params);
+    c.forward_macs = l.forward_macs * l.share;
+    c.output_elems = std::accumulate(l.output_shape.begin(), l.output_shape.end(), 1.0, std::multiplies<>());
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace fomcast::cli

@@ -1,0 +1,385 @@
+// Data, tensor and pipeline parallel layouts (parallel.hpp): the step as an op graph built
+// from the single-device estimate of one micro-batch, its critical path, and the split of
+// the step into compute, exposed communication and bubble.
+#include "fomcast/parallel.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "fomcast/error.hpp"
+#include "fomcast/format.hpp"
+#include "fomcast/op_graph.hpp"
+
+namespace fomcast {
+namespace {
+
+bool split_by_tp(const LayerCost& l) { return l.type == "transformer_block" || l.type == "embedding"; }
+bool is_block(const LayerCost& l) { return l.type == "transformer_block"; }
+
+double elem_bytes(DType d) {
+  switch (d) {
+    case DType::fp16:
+    case DType::bf16: return 2;
+    case DType::fp64: return 8;
+    default: return 4;
+  }
+}
+
+// The element type activations travel in: the first GEMM's.
+double activation_bytes_per_elem(const Workload& w) {
+  for (const auto& op : w.ops)
+    if (op.kind == OpKind::gemm || op.kind == OpKind::batched_gemm || op.kind == OpKind::conv)
+      return elem_bytes(op.dtype);
+  return 4;
+}
+
+double param_bytes_per_param(const Workload& w) {
+  return w.model && w.model->params > 0 && w.model->weights_bytes > 0
+             ? w.model->weights_bytes / static_cast<double>(w.model->params)
+             : 4;
+}
+
+struct PhaseTimes {
+  double forward = 0, backward = 0, optimizer = 0;
+  double forward_gemm_share = 0, backward_gemm_share = 0;
+};
+
+PhaseTimes phase_times(const Workload& w, const PassEstimate& pass) {
+  PhaseTimes t;
+  double fg = 0, bg = 0;
+  const double scale = pass.ops_s > 0 ? pass.modelled_s / pass.ops_s : 1;
+  for (const auto& e : pass.ops) {
+    const Op& op = w.ops[e.op_index];
+    const double s = op.count * e.predicted_s * scale;
+    const bool gemm = op.kind == OpKind::gemm || op.kind == OpKind::batched_gemm;
+    switch (op.phase) {
+      case Phase::backward:
+        t.backward += s;
+        if (gemm) bg += s;
+        break;
+      case Phase::optimizer: t.optimizer += s; break;
+      default:
+        t.forward += s;
+        if (gemm) fg += s;
+        break;
+    }
+  }
+  t.forward_gemm_share = t.forward > 0 ? fg / t.forward : 0;
+  t.backward_gemm_share = t.backward > 0 ? bg / t.backward : 0;
+  return t;
+}
+
+// Contiguous stages of about equal time: cut where the running sum passes s/P of the total,
+// every stage keeping at least one layer.
+std::vector<std::size_t> stage_starts(const std::vector<double>& cost, int64_t pp) {
+  const double total = std::accumulate(cost.begin(), cost.end(), 0.0);
+  std::vector<std::size_t> starts{0};
+  double sum = 0;
+  const auto n = cost.size();
+  for (std::size_t i = 0; i < n && static_cast<int64_t>(starts.size()) < pp; ++i) {
+    sum += cost[i];
+    const auto s = static_cast<double>(starts.size());
+    const std::size_t left_after = n - (i + 1);
+    const auto stages_left = static_cast<std::size_t>(pp) - starts.size();
+    if ((sum >= total * s / static_cast<double>(pp) || left_after == stages_left) && i + 1 < n) starts.push_back(i + 1);
+  }
+  return starts;
+}
+
+}  // namespace
+
+ParallelLayout parse_parallel(std::string_view text, std::string_view flag) {
+  ParallelLayout l;
+  const std::string f(flag);
+  auto bad = [&](const std::string& why) {
+    return UsageError(f + " wants dp=D,tp=T,pp=P (whole numbers >= 1): " + why);
+  };
+  std::size_t pos = 0;
+  if (text.empty()) throw bad("empty");
+  while (pos <= text.size()) {
+    const auto comma = std::min(text.find(',', pos), text.size());
+    const std::string part(text.substr(pos, comma - pos));
+    const auto eq = part.find('=');
+    if (eq == std::string::npos) throw bad("'" + part + "' has no '='");
+    const std::string key = part.substr(0, eq), value = part.substr(eq + 1);
+    int64_t v = 0;
+    std::size_t used = 0;
+    try {
+      v = std::stoll(value, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != value.size() || value.empty() || v < 1 || v > 1'000'000)
+      throw bad("'" + value + "' for " + key + " is not a whole number from 1 to 1000000");
+    if (key == "dp")
+      l.dp = v;
+    else if (key == "tp")
+      l.tp = v;
+    else if (key == "pp")
+      l.pp = v;
+    else
+      throw bad("unknown key '" + key + "'");
+    pos = comma + 1;
+  }
+  return l;
+}
+
+double dp_volume_bytes(double n, int64_t dp, int zero_stage) {
+  if (dp <= 1) return 0;
+  const double share = static_cast<double>(dp - 1) / static_cast<double>(dp) * n;
+  return zero_stage >= 3 ? 3 * share : 2 * share;
+}
+
+double tp_block_volume_bytes(double activation_bytes, int64_t tp) {
+  if (tp <= 1) return 0;
+  return 4 * 2 * static_cast<double>(tp - 1) / static_cast<double>(tp) * activation_bytes;
+}
+
+double bubble_fraction(int64_t pp, int64_t m) { return static_cast<double>(pp - 1) / static_cast<double>(m + pp - 1); }
+
+ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass, const std::vector<LayerCost>& layers,
+                                   const Platform& platform, const Catalog& catalog, const ParallelLayout& layout,
+                                   std::string_view flag) {
+  const std::string f(flag);
+  if (layers.empty())
+    throw UsageError(f + ": workload '" + w.name +
+                     "' has no layer list (a trace): the layout needs each layer's parameters and activations");
+  if (static_cast<std::size_t>(layout.pp) > layers.size())
+    throw UsageError(f + ": pp=" + std::to_string(layout.pp) + " stages but '" + w.name + "' has " +
+                     std::to_string(layers.size()) + " layers");
+  if (w.batch_size <= 0) throw UsageError(f + ": workload '" + w.name + "' has no batch size");
+  ParallelEstimate out;
+  out.layout = layout;
+  const int64_t D = layout.dp, T = layout.tp, P = layout.pp, M = layout.micro();
+  out.devices = layout.devices();
+  out.micro_batch = w.batch_size;
+  out.global_batch = D * M * w.batch_size;
+  const double dev_per_node = platform.devices_per_node ? platform.devices_per_node->value : 0;
+  const int64_t G =
+      layout.gpus_per_node > 0 ? layout.gpus_per_node : (dev_per_node >= 1 ? static_cast<int64_t>(dev_per_node) : 0);
+  out.gpus_per_node = G;
+  if (G == 0)
+    out.notes.push_back(platform.name +
+                        ": no devices_per_node in the spec and no --gpus-per-node: every group taken as one node");
+  const int64_t node = G > 0 ? G : out.devices;
+  const double b = static_cast<double>(w.batch_size);
+  const double act_bytes = activation_bytes_per_elem(w), par_bytes = param_bytes_per_param(w);
+
+  // Each layer's forward and backward time on one device of its tensor group.
+  const PhaseTimes ph = phase_times(w, pass);
+  double macs = 0;
+  for (const auto& l : layers) macs += l.forward_macs;
+  std::vector<double> fwd(layers.size()), bwd(layers.size());
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const double share = macs > 0 ? layers[i].forward_macs / macs : 1.0 / static_cast<double>(layers.size());
+    const double tf = T > 1 && split_by_tp(layers[i])
+                          ? ph.forward_gemm_share / static_cast<double>(T) + (1 - ph.forward_gemm_share)
+                          : 1;
+    const double tb = T > 1 && split_by_tp(layers[i])
+                          ? ph.backward_gemm_share / static_cast<double>(T) + (1 - ph.backward_gemm_share)
+                          : 1;
+    fwd[i] = ph.forward * share * tf;
+    bwd[i] = ph.backward * share * tb + (layout.recompute ? fwd[i] : 0);
+  }
+  if (T > 1 && std::none_of(layers.begin(), layers.end(), split_by_tp))
+    out.notes.push_back("tp=" + std::to_string(T) +
+                        ": no transformer block or embedding to split (Megatron layout): every layer replicated");
+  std::vector<double> cost(layers.size());
+  for (std::size_t i = 0; i < layers.size(); ++i) cost[i] = fwd[i] + bwd[i];
+  std::vector<std::size_t> starts = stage_starts(cost, P);
+  starts.push_back(layers.size());
+
+  // The collectives, one call each.
+  auto timed_on = [&](const Platform& on, const std::string& what, CollectiveKind kind, double bytes, int64_t ranks,
+                      int64_t per_node, bool same_node, int64_t calls) {
+    std::string why;
+    auto t = collective_time(catalog, on, kind, bytes, ranks, per_node, same_node, &why);
+    if (!t) throw UsageError(f + ": " + why + "; cannot time the " + what);
+    for (const auto& n : t->notes)
+      if (std::find(out.notes.begin(), out.notes.end(), n) == out.notes.end()) out.notes.push_back(n);
+    out.collectives.push_back({what, bytes, ranks, calls, *t});
+    return t->seconds;
+  };
+  auto timed = [&](const std::string& what, CollectiveKind kind, double bytes, int64_t ranks, int64_t per_node,
+                   bool same_node,
+                   int64_t calls) { return timed_on(platform, what, kind, bytes, ranks, per_node, same_node, calls); };
+  const int64_t tp_per_node = std::min(T, node);
+  const int64_t dp_per_node = T >= node ? 1 : std::min(D, std::max<int64_t>(1, node / T));
+  // The tensor-parallel ranks of a node run their data-parallel collectives at the same time:
+  // across nodes they share the node's NICs, each group getting 1/min(T, G) of them.
+  Platform dp_net = platform;
+  if (T > 1 && T * D > node && dp_net.nic_bw_bytes_per_s) {
+    const auto sharing = static_cast<double>(std::min(T, node));
+    dp_net.nic_bw_bytes_per_s->value /= sharing;
+    out.notes.push_back("data-parallel collectives across nodes: the node's NICs shared by " +
+                        format_significant(sharing) + " concurrent groups (one per tensor-parallel rank)");
+  }
+  const bool pp_same_node = T * D * P <= node;
+  const CollectiveKind grad_kind = layout.zero_stage >= 1 ? CollectiveKind::reduce_scatter : CollectiveKind::allreduce;
+
+  OpGraph g;
+  struct Chain {
+    std::size_t first = 0, last = 0;
+  };
+  std::vector<std::vector<Chain>> F(static_cast<std::size_t>(P), std::vector<Chain>(static_cast<std::size_t>(M)));
+  auto B = F;
+  std::vector<std::vector<std::size_t>> send_f = std::vector<std::vector<std::size_t>>(
+      static_cast<std::size_t>(P), std::vector<std::size_t>(static_cast<std::size_t>(M), 0));
+  auto send_b = send_f;
+  std::vector<double> stage_compute(static_cast<std::size_t>(P), 0), stage_comm(static_cast<std::size_t>(P), 0);
+  for (int64_t s = 0; s < P; ++s) {
+    const auto su = static_cast<std::size_t>(s);
+    const int cs = static_cast<int>(3 * s), ps = cs + 1, ds = cs + 2;  // compute, p2p, data-parallel streams
+    const std::size_t lo = starts[su], hi = starts[su + 1];
+    double stage_params = 0;
+    for (std::size_t i = lo; i < hi; ++i)
+      stage_params += layers[i].params * (T > 1 && split_by_tp(layers[i]) ? 1.0 / static_cast<double>(T) : 1);
+    const double boundary = b * layers[hi - 1].output_elems * act_bytes;
+    const double send_s = s + 1 < P ? timed("pp send/recv (stage " + std::to_string(s) + ")", CollectiveKind::send_recv,
+                                            boundary, 2, 1, pp_same_node, 2 * M)
+                                    : 0;
+    std::vector<double> ag_s(hi - lo, 0);
+    if (D > 1 && layout.zero_stage >= 3)
+      for (std::size_t i = lo; i < hi; ++i) {
+        const double bytes =
+            layers[i].params * (T > 1 && split_by_tp(layers[i]) ? 1.0 / static_cast<double>(T) : 1) * par_bytes;
+        if (bytes > 0)
+          ag_s[i - lo] = timed_on(dp_net, "zero-3 all-gather (" + layers[i].name + ")", CollectiveKind::allgather,
+                                  bytes, D, dp_per_node, true, 2 * M);
+      }
+    std::vector<double> tp_s(hi - lo, 0);
+    if (T > 1)
+      for (std::size_t i = lo; i < hi; ++i)
+        if (is_block(layers[i]))
+          tp_s[i - lo] = 2 * timed("tp all-reduce (" + layers[i].name + ")", CollectiveKind::allreduce,
+                                   b * layers[i].output_elems * act_bytes, T, tp_per_node, true, 4 * M);
+    // One micro-batch's forward or backward through the stage's layers.
+    std::vector<std::size_t> last_bwd_layer_op(hi - lo, 0);
+    auto chain = [&](int64_t m, bool forward) {
+      Chain c;
+      bool first = true;
+      for (std::size_t k = 0; k < hi - lo; ++k) {
+        const std::size_t i = forward ? lo + k : hi - 1 - k;
+        std::size_t ag = 0;
+        if (ag_s[i - lo] > 0) ag = g.add({"zero-3 all-gather " + layers[i].name, ds, true, ag_s[i - lo]});
+        const std::size_t op = g.add({(forward ? "fwd " : "bwd ") + layers[i].name + " mb" + std::to_string(m), cs,
+                                      false, forward ? fwd[i] : bwd[i]});
+        stage_compute[su] += forward ? fwd[i] : bwd[i];
+        if (ag_s[i - lo] > 0) g.depend(ag, op), stage_comm[su] += ag_s[i - lo];
+        std::size_t end = op;
+        if (tp_s[i - lo] > 0) {
+          end = g.add({"tp all-reduce " + layers[i].name, cs, true, tp_s[i - lo]});
+          stage_comm[su] += tp_s[i - lo];
+        }
+        if (!forward) last_bwd_layer_op[i - lo] = end;
+        if (first) c.first = op, first = false;
+        c.last = end;
+      }
+      return c;
+    };
+    // 1F1B: P - s - 1 warm-up forwards, then one forward one backward, then the rest.
+    const int64_t warm = std::min(P - s - 1, M);
+    int64_t next_f = 0, next_b = 0;
+    auto do_f = [&] {
+      F[su][static_cast<std::size_t>(next_f)] = chain(next_f, true);
+      if (s + 1 < P) {
+        const auto id = g.add({"pp send act", ps, true, send_s});
+        g.depend(F[su][static_cast<std::size_t>(next_f)].last, id);
+        send_f[su][static_cast<std::size_t>(next_f)] = id;
+        stage_comm[su] += send_s;
+      }
+      ++next_f;
+    };
+    auto do_b = [&] {
+      B[su][static_cast<std::size_t>(next_b)] = chain(next_b, false);
+      g.depend(F[su][static_cast<std::size_t>(next_b)].last, B[su][static_cast<std::size_t>(next_b)].first);
+      if (s > 0) {
+        const double back_s = timed("pp send/recv grad (stage " + std::to_string(s) + ")", CollectiveKind::send_recv,
+                                    b * layers[lo - 1].output_elems * act_bytes, 2, 1, pp_same_node, 0);
+        if (next_b == 0)
+          out.collectives.back().calls_per_step = M;
+        else
+          out.collectives.pop_back();
+        const auto id = g.add({"pp send grad", ps, true, back_s});
+        g.depend(B[su][static_cast<std::size_t>(next_b)].last, id);
+        send_b[su][static_cast<std::size_t>(next_b)] = id;
+        stage_comm[su] += back_s;
+      }
+      ++next_b;
+    };
+    for (int64_t i = 0; i < warm; ++i) do_f();
+    while (next_b < M) {
+      if (next_f < M) do_f();
+      do_b();
+    }
+    // Data parallel: the last micro-batch's gradients in buckets, backward order.
+    std::size_t last_comm = 0;
+    bool any_bucket = false;
+    if (D > 1) {
+      double bucket = 0;
+      int n_bucket = 0;
+      for (std::size_t k = 0; k < hi - lo; ++k) {
+        const std::size_t i = hi - 1 - k;
+        bucket += layers[i].params * (T > 1 && split_by_tp(layers[i]) ? 1.0 / static_cast<double>(T) : 1) * par_bytes;
+        if (bucket > 0 && (bucket >= layout.bucket_bytes || i == lo)) {
+          const double t =
+              timed_on(dp_net,
+                       "dp " + std::string(grad_kind == CollectiveKind::allreduce ? "all-reduce" : "reduce-scatter") +
+                           " bucket " + std::to_string(n_bucket) + " (stage " + std::to_string(s) + ")",
+                       grad_kind, bucket, D, dp_per_node, true, 1);
+          const auto id = g.add({"dp bucket " + std::to_string(n_bucket++), ds, true, t});
+          g.depend(last_bwd_layer_op[i - lo], id);
+          stage_comm[su] += t;
+          last_comm = id, any_bucket = true;
+          bucket = 0;
+        }
+      }
+    }
+    // The optimizer on this device's share of the parameters, after the last bucket.
+    double total_params = 0;
+    for (const auto& l : layers) total_params += l.params;
+    double opt = total_params > 0 ? ph.optimizer * stage_params / total_params : ph.optimizer / static_cast<double>(P);
+    if (layout.zero_stage >= 1 && D > 1) opt /= static_cast<double>(D);
+    const auto o = g.add({"optimizer", cs, false, opt});
+    stage_compute[su] += opt;
+    if (any_bucket) g.depend(last_comm, o);
+    if (D > 1 && (layout.zero_stage == 1 || layout.zero_stage == 2) && stage_params > 0) {
+      const double t = timed_on(dp_net, "zero all-gather of parameters (stage " + std::to_string(s) + ")",
+                                CollectiveKind::allgather, stage_params * par_bytes, D, dp_per_node, true, 1);
+      const auto id = g.add({"zero all-gather params", ds, true, t});
+      g.depend(o, id);
+      stage_comm[su] += t;
+    }
+  }
+  for (int64_t s = 0; s + 1 < P; ++s)
+    for (int64_t m = 0; m < M; ++m) {
+      const auto su = static_cast<std::size_t>(s), mu = static_cast<std::size_t>(m);
+      g.depend(send_f[su][mu], F[su + 1][mu].first);
+      g.depend(send_b[su + 1][mu], B[su][mu].first);
+    }
+  const CriticalPath cp = critical_path(g);
+  out.compute_s = *std::max_element(stage_compute.begin(), stage_compute.end());
+  out.comm_total_s = *std::max_element(stage_comm.begin(), stage_comm.end());
+  out.exposed_comm_s = cp.exposed_comm_s;
+  out.bubble_s = std::max(0.0, cp.without_comm_s - out.compute_s);
+  out.residual_s = pass.residual_s;
+  out.step_s = cp.seconds + out.residual_s;
+  out.single_device_pass_s = pass.pass_s;
+  // One device doing the global batch micro-batch by micro-batch, accumulating gradients:
+  // forward and backward per micro-batch, the optimizer and the host residual once.
+  const double once = std::min(pass.pass_s, ph.optimizer + pass.residual_s);
+  const double ideal = ((pass.pass_s - once) * static_cast<double>(D * M) + once) / static_cast<double>(out.devices);
+  out.scaling_efficiency = out.step_s > 0 ? ideal / out.step_s : 0;
+  out.samples_per_s = out.step_s > 0 ? static_cast<double>(out.global_batch) / out.step_s : 0;
+  out.memory = device_memory(w, layers, platform, layout);
+  if (out.residual_s > 0)
+    out.notes.push_back("the host residual of one micro-batch (" + format_duration(out.residual_s) +
+                        ") is added once per step, outside the op graph");
+  out.notes.push_back(
+      "layer times: the single-device forward and backward spread over the layers by their "
+      "forward MACs");
+  return out;
+}
+
+}  // namespace fomcast

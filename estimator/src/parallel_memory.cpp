@@ -1,0 +1,71 @@
+// Per-device memory of a parallel layout (parallel.hpp): weights, gradients and optimizer
+// state of the device's share of the parameters (ZeRO-1 shards the optimizer state over the
+// data-parallel ranks, ZeRO-2 the gradients too, ZeRO-3 the weights too), and the
+// activations of the micro-batches a stage holds at once under 1F1B (stage s: min(P - s, M);
+// the first stage, the most, is the one reported), or with recomputation only each layer's
+// input plus one layer's full activations.
+#include <algorithm>
+
+#include "fomcast/format.hpp"
+#include "fomcast/parallel.hpp"
+
+namespace fomcast {
+namespace {
+
+bool split_by_tp(const LayerCost& l) { return l.type == "transformer_block" || l.type == "embedding"; }
+
+double act_elem_bytes(const Workload& w) {
+  for (const auto& op : w.ops)
+    if (op.kind == OpKind::gemm || op.kind == OpKind::batched_gemm || op.kind == OpKind::conv)
+      return op.dtype == DType::fp16 || op.dtype == DType::bf16 ? 2 : 4;
+  return 4;
+}
+
+std::string gib(double bytes) { return format_significant(bytes / (1024.0 * 1024 * 1024)) + " GiB"; }
+
+}  // namespace
+
+DeviceMemory device_memory(const Workload& w, const std::vector<LayerCost>& layers, const Platform& platform,
+                           const ParallelLayout& layout) {
+  DeviceMemory m;
+  const double D = static_cast<double>(layout.dp), T = static_cast<double>(layout.tp);
+  const auto P = layout.pp, M = layout.micro();
+  const ModelStats stats = w.model.value_or(ModelStats{});
+  double total_params = 0, total_out = 0;
+  for (const auto& l : layers) total_params += l.params, total_out += l.output_elems;
+  auto per = [&](double bytes) { return total_params > 0 ? bytes / total_params : 0.0; };
+  // Stage 0 holds the most activations; its layers as parallel.cpp cuts them are not known
+  // here, so its share is taken as 1/P of the parameters and activations (equal stages).
+  double params = 0, largest_layer_share = 0;
+  for (const auto& l : layers) {
+    params += l.params * (layout.tp > 1 && split_by_tp(l) ? 1 / T : 1);
+    if (total_out > 0) largest_layer_share = std::max(largest_layer_share, l.output_elems / total_out);
+  }
+  params /= static_cast<double>(P);
+  m.weights_bytes = params * per(stats.weights_bytes);
+  m.gradients_bytes = params * per(stats.gradients_bytes);
+  m.optimizer_bytes = params * per(stats.optimizer_bytes);
+  if (layout.zero_stage >= 1) m.optimizer_bytes /= D;
+  if (layout.zero_stage >= 2) m.gradients_bytes /= D;
+  if (layout.zero_stage >= 3) m.weights_bytes /= D;
+  const double in_flight = static_cast<double>(std::min(P, M));
+  // The model's activations at this micro-batch, stage 0's share, split by TP in blocks.
+  const double stage_acts = stats.activations_bytes / static_cast<double>(P) / (layout.tp > 1 ? T : 1);
+  if (layout.recompute) {
+    const double inputs = static_cast<double>(w.batch_size) * total_out / static_cast<double>(P) * act_elem_bytes(w);
+    m.activations_bytes = inputs * in_flight + stats.activations_bytes * largest_layer_share;
+  } else {
+    m.activations_bytes = stage_acts * in_flight;
+  }
+  m.total_bytes = m.weights_bytes + m.gradients_bytes + m.optimizer_bytes + m.activations_bytes;
+  m.capacity_bytes = platform.mem_bytes ? platform.mem_bytes->value : 0;
+  m.fits = !(m.capacity_bytes > 0) || m.total_bytes <= m.capacity_bytes;
+  m.detail = "weights " + gib(m.weights_bytes) + ", gradients " + gib(m.gradients_bytes) + ", optimizer state " +
+             gib(m.optimizer_bytes) + " (ZeRO-" + std::to_string(layout.zero_stage) + "), activations " +
+             gib(m.activations_bytes) + " (" + format_significant(in_flight) + " micro-batch" +
+             (in_flight == 1 ? "" : "es") + " in flight" + (layout.recompute ? ", recomputed: layer inputs kept" : "") +
+             ")";
+  return m;
+}
+
+}  // namespace fomcast

@@ -1,0 +1,100 @@
+// run_parallel (parallel.hpp): from a stored workload and a requested layout to the step,
+// the memory check and the roll-up, as `estimate --parallel`, `whatif` and `scaling` use it.
+#include "fomcast/error.hpp"
+#include "fomcast/format.hpp"
+#include "fomcast/parallel.hpp"
+#include "fomcast/precision.hpp"
+
+namespace fomcast {
+
+ParallelRun run_parallel(const Workload& stored, std::string_view platform, const Catalog& catalog,
+                         const ParallelRequest& req, const ModelExpander& expand, const LayerReader& layers_of,
+                         const RunOptions& opts, std::string_view flag) {
+  const std::string f(flag);
+  const Platform* p = catalog.platform(platform);
+  if (!p) throw InputError("platform", "unknown platform '" + std::string(platform) + "' (see `fomcast platforms`)");
+  const ParallelLayout& l = req.layout;
+  const int64_t per_step = l.dp * l.micro();
+  int64_t b = stored.batch_size;
+  if (req.global_batch > 0) {
+    if (req.global_batch % per_step != 0)
+      throw UsageError("--global-batch " + std::to_string(req.global_batch) +
+                       " is not a multiple of dp x micro-batches (" + std::to_string(l.dp) + " x " +
+                       std::to_string(l.micro()) + ")");
+    b = req.global_batch / per_step;
+  } else if (req.batch_per_gpu > 0) {
+    b = req.batch_per_gpu;
+  }
+  if (b <= 0) throw UsageError(f + ": workload '" + stored.name + "' has no batch size: give --batch-per-gpu");
+  ParallelRun out;
+  out.micro = b == stored.batch_size ? stored : with_epoch_size(stored, b, std::nullopt, expand);
+  const std::vector<LayerCost> layers = layers_of ? layers_of(stored) : std::vector<LayerCost>{};
+  const PassEstimate pass = estimate_pass(out.micro, platform, catalog, opts.measured, opts.precision);
+  // The ops as estimated (re-typed by --precision): activations travel in their type.
+  out.micro = apply_precision(out.micro, opts.precision).workload;
+  out.parallel = estimate_parallel(out.micro, pass, layers, *p, catalog, l, flag);
+  const DeviceMemory& m = out.parallel.memory;
+  if (!m.fits)
+    throw UsageError(f + ": workload '" + stored.name + "' does not fit on " + p->name +
+                     " with dp=" + std::to_string(l.dp) + ",tp=" + std::to_string(l.tp) +
+                     ",pp=" + std::to_string(l.pp) + " at a micro-batch of " + std::to_string(b) + ": " +
+                     format_significant(m.total_bytes / (1024.0 * 1024 * 1024)) + " GiB per device (" + m.detail +
+                     ") > " + format_significant(m.capacity_bytes / (1024.0 * 1024 * 1024)) +
+                     " GiB; use more tp/pp, --zero, --recompute or a smaller batch");
+  Workload global = out.micro;
+  global.batch_size = out.parallel.global_batch;
+  PassEstimate step = pass;
+  step.pass_s = out.parallel.step_s;
+  step.notes.push_back("many devices: " + std::to_string(out.parallel.devices) +
+                       " devices (dp=" + std::to_string(l.dp) + ", tp=" + std::to_string(l.tp) +
+                       ", pp=" + std::to_string(l.pp) + "); the operations are one micro-batch of " +
+                       std::to_string(b) + " on one device; pass_s is the step of the global batch " +
+                       std::to_string(out.parallel.global_batch));
+  out.run = roll_up(global, std::move(step), opts);
+  return out;
+}
+
+}  // namespace fomcast
+
+namespace fomcast {
+
+ParallelWhatIf what_if_parallel(const Workload& stored, std::string_view platform, const Catalog& catalog,
+                                const ScaleSpec& spec, const ParallelRequest& req, const ModelExpander& expand,
+                                const LayerReader& layers_of, const RunOptions& opts) {
+  ParallelWhatIf out;
+  const ParallelRun ref = run_parallel(stored, platform, catalog, req, expand, layers_of, opts);
+  out.single = what_if(ref.micro, platform, catalog, spec, opts.measured, opts.precision);
+  const std::vector<LayerCost> layers = layers_of ? layers_of(stored) : std::vector<LayerCost>{};
+  // The reference, with the network timed by the model alone where net_bw is scaled, so
+  // that both sides use the same method.
+  Platform base = *catalog.platform(platform);
+  Platform hyp = base;
+  const bool net = spec.net_bw != 1;
+  if (net) {
+    base.name += " (network modelled)";
+    hyp.name += " (what if)";
+    for (auto* f : {&hyp.net_bw_bytes_per_s, &hyp.intra_node_bw_bytes_per_s, &hyp.nic_bw_bytes_per_s})
+      if (*f) (*f)->value *= spec.net_bw;
+  }
+  const PassEstimate& pass = out.single.reference;
+  out.reference = estimate_parallel(ref.micro, pass, layers, base, catalog, req.layout);
+  PassEstimate scaled = pass;
+  const double ops_scale = pass.ops_s > 0 ? pass.modelled_s / pass.ops_s : 1;
+  double ops_s = 0;
+  for (auto& e : scaled.ops) {
+    const Op& op = ref.micro.ops[e.op_index];
+    const std::string kind(to_string(op.kind));
+    for (const auto& c : out.single.classes)
+      if (c.name == kind && c.reference_s > 0) e.predicted_s *= c.scaled_s / c.reference_s;
+    ops_s += op.count * e.predicted_s;
+  }
+  scaled.ops_s = ops_s;
+  scaled.modelled_s = ops_s * ops_scale;
+  scaled.residual_s = out.single.residual_s;
+  scaled.pass_s = scaled.modelled_s + scaled.residual_s;
+  out.scaled = estimate_parallel(ref.micro, scaled, layers, hyp, catalog, req.layout);
+  out.speedup = out.scaled.step_s > 0 ? out.reference.step_s / out.scaled.step_s : 0;
+  return out;
+}
+
+}  // namespace fomcast

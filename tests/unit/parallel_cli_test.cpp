@@ -1,0 +1,161 @@
+// estimate / whatif / scaling --parallel through the binary: the contract's fields, the
+// single-device path untouched without the flag, the memory refusal, scaling points.
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+using fomcast::test::run_fomcast;
+using fomcast::test::ScratchDir;
+using nlohmann::json;
+
+TEST_CASE("estimate --parallel adds compute, exposed communication, bubble and efficiency") {
+  ScratchDir dir;
+  const auto db = dir.file("p.db");
+  const auto one = run_fomcast("estimate --workload gpt2-small --platform H100 --json", db);
+  REQUIRE(one.status == 0);
+  const json j1 = json::parse(one.out);
+  CHECK_FALSE(j1.contains("compute_s"));
+  const auto r = run_fomcast(
+      "estimate --workload gpt2-small --platform H100 --parallel dp=2,tp=2,pp=2 --micro-batches 4 --json", db);
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  const json j = json::parse(r.out);
+  for (const char* k : {"compute_s", "exposed_comm_s", "bubble_s", "scaling_efficiency"}) {
+    INFO(k);
+    REQUIRE(j.contains(k));
+    CHECK(j[k].get<double>() >= 0);
+  }
+  CHECK(j["bubble_s"].get<double>() > 0);        // pp=2
+  CHECK(j["exposed_comm_s"].get<double>() > 0);  // tp all-reduces block the compute
+  CHECK(j["scaling_efficiency"].get<double>() < 1);
+  CHECK(j["global_batch"] == 2 * 4 * 12);
+  // The step is its parts (the residual is 0 for a model without a measured time).
+  CHECK(j["pass_s"].get<double>() == doctest::Approx(j["compute_s"].get<double>() + j["exposed_comm_s"].get<double>() +
+                                                     j["bubble_s"].get<double>()));
+  // Data parallel alone divides the work: more samples per second than one device.
+  const auto dp = run_fomcast("estimate --workload gpt2-small --platform H100 --parallel dp=4 --json", db);
+  REQUIRE(dp.status == 0);
+  const json jd = json::parse(dp.out);
+  CHECK(jd["pass_s"].get<double>() >= j1["pass_s"].get<double>());
+  CHECK(jd["scaling_efficiency"].get<double>() > 0.9);
+}
+
+TEST_CASE("estimate --parallel refuses a layout that does not fit, and bad flags") {
+  ScratchDir dir;
+  const auto db = dir.file("p.db");
+  const auto big = run_fomcast("estimate --workload gpt2-small --platform A100 --parallel dp=2 --batch-per-gpu 64", db);
+  CHECK(big.status == 2);
+  CHECK(big.err.find("does not fit on A100") != std::string::npos);
+  CHECK(big.err.find("--parallel") != std::string::npos);
+  const auto bad = run_fomcast("estimate --workload gpt2-small --platform A100 --parallel dp=2,qq=3", db);
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("qq") != std::string::npos);
+  const auto lonely = run_fomcast("estimate --workload gpt2-small --platform A100 --zero 2", db);
+  CHECK(lonely.status == 2);
+  CHECK(lonely.err.find("need --parallel") != std::string::npos);
+  const auto uneven =
+      run_fomcast("estimate --workload gpt2-small --platform A100 --parallel dp=4 --global-batch 10", db);
+  CHECK(uneven.status == 2);
+  CHECK(uneven.err.find("not a multiple") != std::string::npos);
+}
+
+TEST_CASE("scaling: strong and weak curves, efficiency per point") {
+  ScratchDir dir;
+  const auto db = dir.file("p.db");
+  // Strong: 96 samples per step in 4 micro-batches of 24, 12, 6, 3 per device.
+  const auto s = run_fomcast(
+      "scaling --workload gpt2-small --platform H100 --parallel dp=1,2,...,8 --micro-batches 4 --global-batch 96 "
+      "--json",
+      db);
+  REQUIRE_MESSAGE(s.status == 0, s.err);
+  const json j = json::parse(s.out);
+  REQUIRE(j["points"].size() == 4);
+  for (std::size_t i = 0; i < 4; ++i) REQUIRE_MESSAGE(!j["points"][i].contains("error"), j["points"][i].dump());
+  CHECK(j["points"][0]["efficiency"].get<double>() == doctest::Approx(1));
+  CHECK(j["points"][3]["devices"] == 8);
+  CHECK(j["points"][3]["micro_batch"] == 3);
+  // Strong scaling: the step shrinks as devices grow.
+  CHECK(j["points"][3]["step_s"].get<double>() < j["points"][0]["step_s"].get<double>());
+  // 192 samples at dp=1 need 192 per device: too big for 80 GB, said per point.
+  const auto big =
+      run_fomcast("scaling --workload gpt2-small --platform H100 --parallel dp=1,8 --global-batch 192", db);
+  REQUIRE(big.status == 0);
+  CHECK(big.out.find("does not fit") != std::string::npos);
+  // Strong with nothing given: the largest point's global batch (4 x 12), the smaller points
+  // accumulating micro-batches of 12; efficiency against one device at most 100%.
+  const auto acc = run_fomcast("scaling --workload gpt2-small --platform H100 --parallel dp=1,2,4 --json", db);
+  REQUIRE(acc.status == 0);
+  const json ja = json::parse(acc.out);
+  REQUIRE(ja["points"].size() == 3);
+  for (const auto& p : ja["points"]) {
+    REQUIRE_MESSAGE(!p.contains("error"), p.dump());
+    CHECK(p["global_batch"] == 48);
+    CHECK(p["micro_batch"] == 12);
+    CHECK(p["scaling_efficiency"].get<double>() <= 1 + 1e-12);
+  }
+  CHECK(ja["points"][0]["scaling_efficiency"].get<double>() == doctest::Approx(1));
+  const auto w = run_fomcast("scaling --workload gpt2-small --platform H100 --parallel dp=1,4 --weak", db);
+  REQUIRE(w.status == 0);
+  CHECK(w.out.find("weak scaling over dp") != std::string::npos);
+  const auto two = run_fomcast("scaling --workload gpt2-small --platform H100 --parallel dp=1,2,tp=1,2", db);
+  CHECK(two.status == 2);
+}
+
+TEST_CASE("whatif --parallel: a faster network shrinks only the exposed communication") {
+  ScratchDir dir;
+  const auto db = dir.file("p.db");
+  const auto r =
+      run_fomcast("whatif --workload gpt2-small --platform A100 --scale net_bw=0.01 --parallel dp=2,tp=2 --json", db);
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  const json j = json::parse(r.out);
+  CHECK(j["speedup"].get<double>() < 1);  // a network 100x slower
+  CHECK(j["compute_s"].get<double>() == doctest::Approx(j["reference"]["compute_s"].get<double>()));
+  CHECK(j["exposed_comm_s"].get<double>() > j["reference"]["exposed_comm_s"].get<double>());
+}
+
+TEST_CASE("a study problem with a parallel layout is estimated as estimate --parallel, bad layouts named") {
+  ScratchDir dir;
+  const auto db = dir.file("p.db");
+  auto study = [&](const std::string& problem) {
+    const auto path = dir.file("study.json");
+    std::ofstream(path) << R"({"name": "s", "baseline": {"platform": "A100", "nodes": 1},
+      "target": {"platform": "H100", "nodes": 1}, "problems": [)" +
+                               problem + "]}";
+    return path;
+  };
+  const auto ok = run_fomcast(
+      "fom " + study(R"({"name": "p", "workload": "gpt2-small", "parallel": "dp=4,tp=2", "epochs": 1})") + " --json",
+      db);
+  REQUIRE_MESSAGE(ok.status == 0, ok.err);
+  const double ratio = json::parse(ok.out)["problems"][0]["ratio"].get<double>();
+  // The same ratio as the two estimates' steps, global batch 48 on each side.
+  const auto a = run_fomcast("estimate --workload gpt2-small --platform A100 --parallel dp=4,tp=2 --json", db);
+  const auto h = run_fomcast("estimate --workload gpt2-small --platform H100 --parallel dp=4,tp=2 --json", db);
+  REQUIRE(a.status == 0);
+  REQUIRE(h.status == 0);
+  CHECK(ratio ==
+        doctest::Approx(json::parse(a.out)["pass_s"].get<double>() / json::parse(h.out)["pass_s"].get<double>())
+            .epsilon(1e-6));
+  // The report plots the problem's weak scaling over dp on both platforms.
+  const auto html = dir.file("r.html");
+  const auto rep = run_fomcast(
+      "report " + study(R"({"name": "p", "workload": "gpt2-small", "parallel": "dp=4,tp=2", "epochs": 1})") +
+          " --out " + html,
+      db);
+  REQUIRE_MESSAGE(rep.status == 0, rep.err);
+  const std::string page = fomcast::test::slurp(html);
+  CHECK(page.find("<section id=\"scaling\">") != std::string::npos);
+  CHECK(page.find("Weak scaling of gpt2-small on A100") != std::string::npos);
+  CHECK(page.find("Weak scaling of gpt2-small on H100") != std::string::npos);
+  const auto bad = run_fomcast(
+      "fom " + study(R"({"name": "p", "workload": "gpt2-small", "parallel": "dp=4,zz=2", "epochs": 1})"), db);
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("problems[0].parallel") != std::string::npos);
+  const auto lonely =
+      run_fomcast("fom " + study(R"({"name": "p", "workload": "gpt2-small", "micro_batches": 2, "epochs": 1})"), db);
+  CHECK(lonely.status == 2);
+  CHECK(lonely.err.find("problems[0].micro_batches") != std::string::npos);
+}

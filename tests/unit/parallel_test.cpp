@@ -1,0 +1,238 @@
+// Parallel layouts (parallel.hpp) and the op graph (op_graph.hpp) on a toy model whose
+// times are set by hand: the 1F1B bubble, Megatron TP and ZeRO volumes, overlap of the
+// gradient all-reduce with the backward pass, and a DAG whose critical path overlap changes.
+#include <doctest/doctest.h>
+
+#include "fomcast/collectives.hpp"
+#include "fomcast/error.hpp"
+#include "fomcast/op_graph.hpp"
+#include "fomcast/parallel.hpp"
+#include "shipped_catalog.hpp"
+
+namespace fomcast::test {
+namespace {
+
+Sourced fig(double v) { return Sourced{v, "test figure"}; }
+
+Platform toy_platform(double intra_bw) {
+  Platform p;
+  p.name = "TOY";
+  p.device_kind = "gpu";
+  p.devices_per_node = fig(8);
+  p.intra_node_bw_bytes_per_s = fig(intra_bw);
+  p.intra_node_latency_s = fig(0);
+  return p;
+}
+
+// One forward GEMM, one backward GEMM, one optimizer op, with the times given (one pass).
+struct Toy {
+  Workload w;
+  PassEstimate pass;
+};
+Toy toy(double fwd_s, double bwd_s, double opt_s) {
+  Toy t;
+  t.w.name = "toy";
+  t.w.origin = "model";
+  t.w.batch_size = 1;
+  t.w.model = ModelStats{4'000'000, 1, 16e6, 16e6, 32e6, 1e6};
+  Op f, b, o;
+  f.kind = b.kind = OpKind::gemm;
+  f.phase = Phase::forward, b.phase = Phase::backward;
+  o.kind = OpKind::optimizer, o.phase = Phase::optimizer;
+  t.w.ops = {f, b, o};
+  const double s[] = {fwd_s, bwd_s, opt_s};
+  for (std::size_t i = 0; i < 3; ++i) {
+    OpEstimate e;
+    e.op_index = i;
+    e.predicted_s = s[i];
+    e.method = Method::roofline;
+    t.pass.ops.push_back(e);
+  }
+  t.pass.ops_s = t.pass.modelled_s = t.pass.pass_s = fwd_s + bwd_s + opt_s;
+  return t;
+}
+
+LayerCost layer(const std::string& name, double params, double macs, double out = 0,
+                const std::string& type = "dense") {
+  return LayerCost{name, type, params, macs, out};
+}
+
+}  // namespace
+
+TEST_CASE("parse_parallel: keys in any order, bad parts named") {
+  const auto l = parse_parallel("tp=2,dp=8,pp=4");
+  CHECK(l.dp == 8);
+  CHECK(l.tp == 2);
+  CHECK(l.pp == 4);
+  CHECK(l.devices() == 64);
+  CHECK(l.micro() == 4);
+  CHECK_THROWS_WITH_AS(parse_parallel("dp=0"), doctest::Contains("--parallel"), UsageError);
+  CHECK_THROWS_WITH_AS(parse_parallel("dp=2,xp=2"), doctest::Contains("xp"), UsageError);
+  CHECK_THROWS_AS(parse_parallel("dp=2,"), UsageError);
+  CHECK_THROWS_AS(parse_parallel("dp=two"), UsageError);
+}
+
+TEST_CASE("volumes by hand: ZeRO, Megatron TP, the 1F1B bubble fraction") {
+  // DDP all-reduce 2(D-1)/D n; ZeRO-1/2 reduce-scatter + all-gather the same; ZeRO-3 1.5x.
+  CHECK(dp_volume_bytes(1e9, 8, 0) == doctest::Approx(1.75e9));
+  CHECK(dp_volume_bytes(1e9, 8, 2) == doctest::Approx(1.75e9));
+  CHECK(dp_volume_bytes(1e9, 8, 3) == doctest::Approx(2.625e9));
+  CHECK(dp_volume_bytes(1e9, 1, 3) == 0);
+  // Megatron: 4 all-reduces per block (2 forward, 2 backward) of b*s*h: T=4 -> 4*2*3/4 = 6x.
+  CHECK(tp_block_volume_bytes(1e6, 4) == doctest::Approx(6e6));
+  CHECK(tp_block_volume_bytes(1e6, 1) == 0);
+  CHECK(bubble_fraction(4, 8) == doctest::Approx(3.0 / 11));
+  CHECK(bubble_fraction(1, 8) == 0);
+}
+
+TEST_CASE("1F1B: the op graph's bubble is (P-1)/(M+P-1) of the pipeline with equal stages") {
+  // 4 equal layers, forward 4 ms, backward 8 ms: 1 + 2 ms per stage and micro-batch.
+  const Toy t = toy(4e-3, 8e-3, 0);
+  const std::vector<LayerCost> layers{layer("a", 1e6, 1), layer("b", 1e6, 1), layer("c", 1e6, 1), layer("d", 1e6, 1)};
+  ParallelLayout l;
+  l.pp = 4;
+  l.micro_batches = 8;
+  const auto e = estimate_parallel(t.w, t.pass, layers, toy_platform(100e9), catalog(), l);
+  CHECK(e.compute_s == doctest::Approx(8 * 3e-3));
+  CHECK(e.step_s == doctest::Approx((8 + 4 - 1) * 3e-3));
+  CHECK(e.bubble_s == doctest::Approx(3 * 3e-3));
+  CHECK(e.bubble_s / e.step_s == doctest::Approx(bubble_fraction(4, 8)));
+  CHECK(e.exposed_comm_s == doctest::Approx(0));
+  CHECK(e.global_batch == 8);
+  // One device does the 8 micro-batches in 8 x 12 ms; 4 devices in 33 ms: 96 / (4 x 33).
+  CHECK(e.scaling_efficiency == doctest::Approx(96.0 / (4 * 33)));
+}
+
+TEST_CASE("data parallel: exposed communication is 0 under the backward pass and grows as bandwidth shrinks") {
+  // The first layer has no parameters and runs last in the backward (4 of 12 ms): the four
+  // 4 MB buckets are ready at 2, 4, 6, 8 ms into the backward.
+  const Toy t = toy(6e-3, 12e-3, 0);
+  const std::vector<LayerCost> layers{layer("in", 0, 2), layer("a", 1e6, 1), layer("b", 1e6, 1), layer("c", 1e6, 1),
+                                      layer("d", 1e6, 1)};
+  ParallelLayout l;
+  l.dp = 4;
+  l.bucket_bytes = 1024 * 1024;
+  auto exposed = [&](double bw) {
+    return estimate_parallel(t.w, t.pass, layers, toy_platform(bw), catalog(), l).exposed_comm_s;
+  };
+  // 100 GB/s: 2*3/4 * 4 MB / 100 GB/s = 60 us per bucket, all done before the backward ends.
+  CHECK(exposed(100e9) == doctest::Approx(0));
+  // 1 GB/s: 6 ms per bucket, back to back from 2 ms: the last ends at 26 ms, backward at 12.
+  CHECK(exposed(1e9) == doctest::Approx(14e-3));
+  CHECK(exposed(0.5e9) > exposed(1e9));
+  const auto e = estimate_parallel(t.w, t.pass, layers, toy_platform(1e9), catalog(), l);
+  REQUIRE(e.collectives.size() == 4);
+  CHECK(e.collectives[0].bytes == doctest::Approx(4e6));
+  CHECK(e.collectives[0].time.seconds == doctest::Approx(ring_allreduce_s(4e6, 4, 1e9, 0)));
+}
+
+TEST_CASE("tensor parallel: two all-reduces of b x s x h per block each way, GEMMs split") {
+  const Toy t = toy(4e-3, 8e-3, 0);
+  const double sh = 1024.0 * 768;
+  const std::vector<LayerCost> layers{layer("h.0", 1e6, 1, sh, "transformer_block"),
+                                      layer("h.1", 1e6, 1, sh, "transformer_block")};
+  ParallelLayout l;
+  l.tp = 2;
+  const auto e = estimate_parallel(t.w, t.pass, layers, toy_platform(100e9), catalog(), l);
+  REQUIRE(e.collectives.size() == 2);
+  const double bytes = sh * 4;  // fp32 activations of one sample
+  CHECK(e.collectives[0].bytes == doctest::Approx(bytes));
+  CHECK(e.collectives[0].calls_per_step == 4);
+  CHECK(e.collectives[0].time.seconds == doctest::Approx(ring_allreduce_s(bytes, 2, 100e9, 0)));
+  // All GEMM: compute halves; the all-reduces are on the critical path, all exposed.
+  CHECK(e.compute_s == doctest::Approx(6e-3));
+  CHECK(e.exposed_comm_s == doctest::Approx(2 * 4 * ring_allreduce_s(bytes, 2, 100e9, 0)));
+  // Per block 4 all-reduces: what tp_block_volume_bytes counts.
+  CHECK(4 * 2 * 0.5 * bytes == doctest::Approx(tp_block_volume_bytes(bytes, 2)));
+}
+
+TEST_CASE("data parallel across nodes with tensor parallel: the TP ranks share the node's NICs") {
+  const Toy t = toy(4e-3, 8e-3, 0);
+  const std::vector<LayerCost> layers{layer("a", 1e6, 1), layer("b", 1e6, 1)};
+  Platform p = toy_platform(300e9);
+  p.nics_per_node = fig(4);
+  p.nic_bw_bytes_per_s = fig(25e9);
+  ParallelLayout l;
+  l.dp = 8;
+  l.tp = 2;  // 16 devices on 2 nodes of 8: each DP group has 4 ranks per node
+  l.bucket_bytes = 1024 * 1024;
+  const auto e = estimate_parallel(t.w, t.pass, layers, p, catalog(), l);
+  REQUIRE_FALSE(e.collectives.empty());
+  const auto& bucket = e.collectives.back();
+  Platform shared = p;
+  shared.nic_bw_bytes_per_s = fig(12.5e9);  // two concurrent groups per node
+  const auto want = collective_model(shared, CollectiveKind::allreduce, 4e6, 8, 4);
+  const auto alone = collective_model(p, CollectiveKind::allreduce, 4e6, 8, 4);
+  REQUIRE(want);
+  REQUIRE(alone);
+  CHECK(bucket.time.seconds == doctest::Approx(want->seconds));
+  CHECK(bucket.time.seconds > alone->seconds);
+}
+
+TEST_CASE("memory per device by ZeRO stage") {
+  const Toy t = toy(4e-3, 8e-3, 1e-3);
+  const std::vector<LayerCost> layers{layer("a", 2e6, 1), layer("b", 2e6, 1)};
+  ParallelLayout l;
+  l.dp = 4;
+  Platform p = toy_platform(100e9);
+  auto at = [&](int zero) {
+    l.zero_stage = zero;
+    return device_memory(t.w, layers, p, l);
+  };
+  CHECK(at(0).weights_bytes == doctest::Approx(16e6));
+  CHECK(at(0).optimizer_bytes == doctest::Approx(32e6));
+  CHECK(at(1).optimizer_bytes == doctest::Approx(8e6));
+  CHECK(at(1).gradients_bytes == doctest::Approx(16e6));
+  CHECK(at(2).gradients_bytes == doctest::Approx(4e6));
+  CHECK(at(3).weights_bytes == doctest::Approx(4e6));
+  CHECK(at(0).total_bytes == doctest::Approx(16e6 + 16e6 + 32e6 + 1e6));
+  CHECK(at(0).fits);
+  p.mem_bytes = fig(50e6);
+  l.zero_stage = 0;
+  CHECK_FALSE(device_memory(t.w, layers, p, l).fits);
+  l.zero_stage = 3;
+  CHECK(device_memory(t.w, layers, p, l).fits);
+}
+
+TEST_CASE("memory: activations of the micro-batches in flight, fewer with recomputation") {
+  Toy t = toy(4e-3, 8e-3, 0);
+  t.w.batch_size = 2;
+  // Two layers of 1000 output elements per sample; the model keeps 1e6 B of activations.
+  const std::vector<LayerCost> layers{layer("a", 2e6, 1, 1000), layer("b", 2e6, 1, 1000)};
+  ParallelLayout l;
+  l.pp = 2;
+  l.micro_batches = 8;
+  const Platform p = toy_platform(100e9);
+  // 1F1B: the first stage holds P = 2 micro-batches of its half of the activations.
+  CHECK(device_memory(t.w, layers, p, l).activations_bytes == doctest::Approx(1e6 / 2 * 2));
+  // Recomputed: each layer's input (b x 1000 x 4 B) of the stage x 2 in flight, plus the
+  // largest layer's full activations (half of 1e6 B).
+  l.recompute = true;
+  CHECK(device_memory(t.w, layers, p, l).activations_bytes == doctest::Approx(2 * 1000 * 4 * 2 + 0.5e6));
+}
+
+TEST_CASE("op graph: overlap changes the critical path") {
+  // A (3) then B (3) on the compute stream; C (4), a collective after A, on another; D (1)
+  // needs B and C. Without C the path is A-B-D = 7; with it A-C-D = 8: 1 s exposed.
+  OpGraph g;
+  const auto a = g.add({"A", 0, false, 3});
+  const auto b = g.add({"B", 0, false, 3});
+  const auto c = g.add({"C", 1, true, 4});
+  const auto d = g.add({"D", 0, false, 1});
+  g.depend(a, c);
+  g.depend(c, d);
+  const auto cp = critical_path(g);
+  CHECK(cp.seconds == doctest::Approx(8));
+  CHECK(cp.without_comm_s == doctest::Approx(7));
+  CHECK(cp.exposed_comm_s == doctest::Approx(1));
+  CHECK(cp.path == std::vector<std::size_t>{a, c, d});
+  // A shorter collective hides under B: the path is A-B-D again, nothing exposed.
+  g.ops[c].seconds = 2;
+  const auto hidden = critical_path(g);
+  CHECK(hidden.seconds == doctest::Approx(7));
+  CHECK(hidden.exposed_comm_s == doctest::Approx(0));
+  CHECK(hidden.path == std::vector<std::size_t>{a, b, d});
+  (void)b;
+}
+
+}  // namespace fomcast::test
