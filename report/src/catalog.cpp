@@ -68,6 +68,19 @@ std::string workloads_to_text(const std::vector<WorkloadSummary>& ws) {
   return t.render();
 }
 
+// The ranks' steps of a multi-rank job (min, median, max and each rank's, in rank order);
+// null for a single process's profile.
+namespace {
+json rank_steps_json(const Workload& w) {
+  if (w.rank_pass_s.empty()) return nullptr;
+  std::vector<double> s = w.rank_pass_s;
+  std::sort(s.begin(), s.end());
+  const std::size_t n = s.size();
+  const double median = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+  return json{{"min", s.front()}, {"median", median}, {"max", s.back()}, {"per_rank", w.rank_pass_s}};
+}
+}  // namespace
+
 json workload_to_json(const Workload& w) {
   const auto ranked = rank_ops(w);
   json ops = json::array();
@@ -90,6 +103,8 @@ json workload_to_json(const Workload& w) {
          {"passes", w.passes},
          {"pass_s", optional_number(w.pass_s)},
          {"events", w.events},
+         {"ranks", w.ranks},
+         {"rank_step_s", rank_steps_json(w)},
          {"measured_op_time_s", w.measured_op_time_s()},
          {"top_coverage", 0.95},
          {"notes", w.notes}};
@@ -199,6 +214,8 @@ json ingest_to_json(const Workload& w) {
               {"passes", w.passes},
               {"pass_s", optional_number(w.pass_s)},
               {"events", w.events},
+              {"ranks", w.ranks},
+              {"rank_step_s", rank_steps_json(w)},
               {"source", w.source},
               {"recorded_on", w.recorded_on},
               {"device", w.device},

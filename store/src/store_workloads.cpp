@@ -22,6 +22,8 @@ json workload_meta(const Workload& w) {
          {"epochs", w.epochs},
          {"passes", w.passes},
          {"events", w.events},
+         {"ranks", w.ranks},
+         {"rank_pass_s", w.rank_pass_s},
          {"notes", w.notes}};
   j["pass_s"] = w.pass_s ? json(*w.pass_s) : json(nullptr);
   j["model"] = w.model ? model_stats_to_json(*w.model) : json(nullptr);
@@ -37,6 +39,8 @@ void apply_meta(Workload& w, const json& j) {
   w.epochs = j.value("epochs", int64_t{0});
   w.passes = j.value("passes", int64_t{0});
   w.events = j.value("events", int64_t{0});
+  w.ranks = j.value("ranks", int64_t{1});  // written before multi-rank ingest: one process
+  w.rank_pass_s = j.value("rank_pass_s", std::vector<double>{});
   w.notes = j.value("notes", std::vector<std::string>{});
   if (j.contains("pass_s") && !j.at("pass_s").is_null()) w.pass_s = j.at("pass_s").get<double>();
   if (j.contains("model") && !j.at("model").is_null()) w.model = model_stats_from_json(j.at("model"));

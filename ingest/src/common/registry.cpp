@@ -113,6 +113,15 @@ Workload ingest_together(const std::vector<std::string>& paths, const IngestOpti
     files.push_back(ingest::InputFile::open(p));
     formats.push_back(detect(files.back()));
   }
+  // The ranks of one job: more than two files, or two Kineto traces.
+  const auto kineto_files = std::count(formats.begin(), formats.end(), "kineto");
+  if (paths.size() > 2 || kineto_files == 2) {
+    const bool all_pytorch = std::all_of(formats.begin(), formats.end(), [](const std::string& f) {
+      return f == "kineto" || f == "pytorch-et" || f == "chakra-json";
+    });
+    if (all_pytorch && kineto_files > 0)
+      return finish(ingest::read_kineto_ranks(files, formats, options), formats[0], files[0].path(), options);
+  }
   if (paths.size() == 2) {
     for (const auto& j : ingest::joins())
       for (int t = 0; t < 2; ++t) {

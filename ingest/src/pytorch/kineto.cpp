@@ -41,6 +41,7 @@
 #include "fomcast/text.hpp"
 #include "pytorch/et_join.hpp"
 #include "pytorch/execution_trace.hpp"
+#include "pytorch/kineto.hpp"
 #include "pytorch/kineto_categories.hpp"
 #include "pytorch/trace_event.hpp"
 
@@ -789,7 +790,9 @@ class KinetoReader {
         if (s.qualifier > 0) {
           const Proto& parent = protos_[s.qualifier - 1];
           call.parent = parent.name;
-          if (call.comm.collective.empty()) call.comm.fill_from(parent.comm);
+          // The parent's metadata as read (from the ET where it lends shapes, else Kineto's).
+          const auto& lent = calls.calls[s.qualifier - 1];
+          if (call.comm.collective.empty()) call.comm.fill_from(lent ? lent->comm : parent.comm);
         }
       }
       const ShapedCall sc = shape_torch_call(call, calls.hints);
@@ -926,28 +929,34 @@ Workload read_kineto_alone(const InputFile& file, const IngestOptions& options) 
   return read_kineto(file, options, nullptr);
 }
 
-// Kineto + ET of one run: times from Kineto, shapes from the ET (Kineto `External id` =
-// ET `rf_id`, checked by name before it is trusted).
 Workload read_kineto_with_et(const InputFile& kineto, const InputFile& et_file, const IngestOptions& options) {
   const EtIndex et = EtIndex::read(et_file, options.progress);
-  KinetoReader reader(kineto, options, &et);
+  return read_kineto_joined(kineto, &et, et_file.path(), options);
+}
+
+}  // namespace
+
+// Kineto + ET of one run: times from Kineto, shapes from the ET (Kineto `External id` =
+// ET `rf_id`, checked by name before it is trusted).
+Workload read_kineto_joined(const InputFile& kineto, const EtIndex* et, const std::string& et_path,
+                            const IngestOptions& options) {
+  if (!et) return read_kineto(kineto, options, nullptr);
+  KinetoReader reader(kineto, options, et);
   Workload w = reader.read();
   if (const auto a = reader.et_agreement(); a && a->share() < kMinEtAgreement)
-    throw InputError(et_file.path(), "only " + format_whole_percent(a->share()) + " of the ET's op ids (" +
-                                         std::to_string(a->agree) + " of " + std::to_string(a->et_ops) +
-                                         ") agree with the Kineto trace's (" + kineto.path() +
-                                         "; files of one run agree at " + format_whole_percent(kMinEtAgreement) +
-                                         " or more): they are not records of the same run; ingest each file alone");
+    throw InputError(et_path, "only " + format_whole_percent(a->share()) + " of the ET's op ids (" +
+                                  std::to_string(a->agree) + " of " + std::to_string(a->et_ops) +
+                                  ") agree with the Kineto trace's (" + kineto.path() + "; files of one run agree at " +
+                                  format_whole_percent(kMinEtAgreement) +
+                                  " or more): they are not records of the same run; ingest each file alone");
   if (const auto a = reader.et_agreement())
     w.notes.push_back(
         format_whole_percent(a->share()) + " of the execution trace's " + std::to_string(a->et_ops) +
         " op ids agree with the Kineto trace's (by id, allowing a shifted numbering): records of one run");
-  w.source = kineto.path() + " + " + et_file.path();
-  w.events += et.elements();  // events read from both files
+  w.source = kineto.path() + " + " + et_path;
+  w.events += et->elements();  // events read from both files
   return w;
 }
-
-}  // namespace
 
 const FormatReader kKinetoFormat{"kineto", detect_kineto, read_kineto_alone};
 const FormatJoin kKinetoEtJoin{"kineto", {"pytorch-et", "chakra-json"}, read_kineto_with_et};
