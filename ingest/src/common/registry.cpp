@@ -98,7 +98,11 @@ Workload finish(Workload w, const std::string& format, const std::string& path, 
   if (w.origin.empty()) w.origin = format;
   if (w.source.empty()) w.source = path;
   if (!options.platform.empty()) w.recorded_on = options.platform;
-  for (auto& op : w.ops) fill_costs(op);
+  for (auto& op : w.ops) {
+    fill_costs(op);
+    // Which implementation ran it, where its name says (oneDNN, im2col + BLAS, cuDNN, MIOpen).
+    if (op.implementation == Implementation::unknown) op.implementation = implementation_from_name(op.name);
+  }
   ingest::validate(w, path);
   return w;
 }
