@@ -148,6 +148,19 @@ TEST_CASE("ingest ranks: Kineto traces alone are ranks too; groups not recorded 
   const json* ar = find_collective(show, "allreduce", 394241 * 4);
   REQUIRE(ar);
   CHECK((*ar)["shape"]["ranks"] == 8);
+
+  // One rank's trace alone: its collectives run over the job its distributedInfo names.
+  const json one = run_json("ingest '" + kineto[2] + "' --workload one", db);
+  CHECK(one["ranks"] == 1);  // the profile covers one process
+  CHECK(any_note_contains(one["notes"], "taken as the whole job (8 ranks)"));
+  const json show_one = run_json("show one", db);
+  int collectives = 0;
+  for (const auto& op : show_one["ops"])
+    if (op["kind"] == "collective") {
+      ++collectives;
+      CHECK(op["shape"]["ranks"] == 8);
+    }
+  CHECK(collectives >= 6);
 }
 
 TEST_CASE("ingest ranks: a bad rank file is a positioned error and nothing is written") {

@@ -886,12 +886,26 @@ class KinetoReader {
     if (auto it = info.captured.find("distributedInfo"); it != info.captured.end()) {
       const auto j = nlohmann::json::parse(it->second, nullptr, false);
       if (j.is_object() && j.contains("rank") && j.contains("world_size") && j["rank"].is_number_integer() &&
-          j["world_size"].is_number_integer())
+          j["world_size"].is_number_integer()) {
+        const int64_t world = j["world_size"].get<int64_t>();
         w.notes.push_back("distributed job: this trace is rank " + std::to_string(j["rank"].get<int64_t>()) + " of " +
-                          std::to_string(j["world_size"].get<int64_t>()) +
+                          std::to_string(world) +
                           (j.contains("backend") && j["backend"].is_string()
                                ? " (" + j["backend"].get<std::string>() + ")"
                                : std::string()));
+        // A collective whose record does not say its group runs over the job's default
+        // group, the whole job: the collective models need a rank count.
+        int64_t filled = 0;
+        for (auto& op : w.ops)
+          if (auto* c = std::get_if<CollectiveShape>(&op.shape); c && c->ranks <= 0 && world > 0) {
+            c->ranks = world;
+            ++filled;
+          }
+        if (filled > 0)
+          w.notes.push_back(std::to_string(filled) +
+                            " collective ops whose records do not say their group: taken as the whole job (" +
+                            std::to_string(world) + " ranks)");
+      }
     }
     if (auto it = info.captured.find("deviceProperties"); it != info.captured.end()) {
       const auto j = nlohmann::json::parse(it->second, nullptr, false);
