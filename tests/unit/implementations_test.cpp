@@ -212,3 +212,30 @@ TEST_CASE("implementations: a oneDNN conv is not timed from fomcast's im2col + B
   CHECK((*mk)["method"] != "interpolated");
   CHECK((*mk)["predicted_s"].get<double>() > 0);
 }
+
+TEST_CASE("implementations: GEMM transposes as the framework passes them, in a trace without strides") {
+  // DLRM rank 0 records no Input Strides. Its MLP layers are aten::linear over aten::addmm
+  // (weight.t(): B transposed); under each AddmmBackward0 the input's gradient comes first,
+  // [[16, 256], [256, 512]] (grad.mm(weight): NN), then the weight's, [[256, 16], [16, 512]]
+  // (grad.t().mm(input): A transposed).
+  fomcast::IngestOptions o;
+  o.workload = "w0";
+  const auto w = fomcast::ingest_files(
+      {shared_path("traces-external/param_dlrm_8ranks/worker0_step_12.1694128201545.pt.trace.json.gz")}, o);
+  auto find = [&](const std::string& name, fomcast::Phase phase, int64_t m, int64_t n, int64_t k) {
+    for (const auto& op : w.ops)
+      if (const auto* g = std::get_if<fomcast::GemmShape>(&op.shape))
+        if (op.name == name && op.phase == phase && g->m == m && g->n == n && g->k == k) return *g;
+    FAIL("no " << name << " " << m << "x" << n << "x" << k);
+    return fomcast::GemmShape{};
+  };
+  const auto fwd = find("aten::addmm", fomcast::Phase::forward, 16, 256, 512);
+  CHECK(!fwd.trans_a);
+  CHECK(fwd.trans_b);
+  const auto grad_input = find("aten::mm", fomcast::Phase::backward, 16, 512, 256);
+  CHECK(!grad_input.trans_a);
+  CHECK(!grad_input.trans_b);
+  const auto grad_weight = find("aten::mm", fomcast::Phase::backward, 256, 512, 16);
+  CHECK(grad_weight.trans_a);
+  CHECK(!grad_weight.trans_b);
+}

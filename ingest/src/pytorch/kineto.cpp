@@ -170,6 +170,11 @@ class KinetoReader {
   std::string key_;
   std::vector<Slot> slots_;
   std::unordered_map<uint64_t, uint32_t> slot_index_;
+  // The aten::mm calls under each AddmmBackward / MmBackward node, in call order, keyed by
+  // the node's (thread, start): the pair tells which operand autograd passed transposed.
+  std::map<std::pair<uint32_t, double>, std::vector<uint32_t>> backward_mms_;
+  // GEMM prototypes called by aten::linear, which passes its weight as weight.t().
+  std::set<uint32_t> linear_gemms_;
   std::unordered_map<std::string, uint32_t> threads_;
   std::string thread_key_, last_thread_key_;
   uint32_t last_thread_ = kNone;
@@ -473,6 +478,14 @@ class KinetoReader {
       if (f.is_op) {
         const uint32_t qualifier = p.needs_parent && parent_op ? parent_op->proto + 1 : 0;
         f.slot = slot_for(f.proto, phase, qualifier);
+        if (parent_op && (p.name == "aten::addmm" || p.name == "aten::mm") &&
+            protos_[parent_op->proto].name == "aten::linear")
+          linear_gemms_.insert(f.proto);
+        if (parent_op && p.name == "aten::mm") {
+          const std::string& node = protos_[parent_op->proto].name;
+          if (node.starts_with("AddmmBackward") || node.starts_with("MmBackward"))
+            backward_mms_[{parent_op->thread, parent_op->start}].push_back(f.proto);
+        }
         if (StepSpan* st = step_at(f.start)) ++st->ops;
         if (!parent_op) note_top_op(f);
       }
@@ -722,6 +735,9 @@ class KinetoReader {
   struct ShapedCalls {
     ConvHints hints;
     std::vector<std::optional<TorchCall>> calls;  // per prototype; empty for GPU ones
+    // Backward mm prototypes whose operands' layout the autograd node tells: (trans_a, trans_b).
+    std::map<uint32_t, std::pair<bool, bool>> mm_transposes;
+    std::set<uint32_t> linear_transposes;  // GEMMs aten::linear called, without recorded strides
   };
 
   // Calls -> shaped calls, once per prototype; convolution geometry first learned from
@@ -735,7 +751,53 @@ class KinetoReader {
       out.calls[s.proto] = call_of(p, et_join_ok);
       out.hints.learn(*out.calls[s.proto]);
     }
+    learn_backward_transposes(out);
     return out;
+  }
+
+  // Where the trace records no strides, the transposes of a backward mm come from PyTorch's
+  // AddmmBackward / MmBackward (tools/autograd/templates, mm_mat1_backward and
+  // mm_mat2_backward): the input's gradient first, grad.mm(mat2.t()), then the weight's,
+  // which reads its left operand transposed either way (grad.t().mm(mat1) when mat2 was a
+  // column-major view, as aten::linear passes weight.t(); mat1.t().mm(grad) otherwise). The
+  // two calls tell which: a second call whose A is the first's A reversed is the linear
+  // form (first call NN, second TN); one whose B is the first's A is the plain form (NT,
+  // TN). A node with one mm, or prototypes seen in both forms, are left as recorded.
+  void learn_backward_transposes(ShapedCalls& out) const {
+    std::map<uint32_t, std::optional<std::pair<bool, bool>>> seen;
+    auto dims = [&](uint32_t proto, std::size_t i) -> const Dims* {
+      const auto& c = out.calls[proto];
+      if (!c || c->args.size() < 2 || !c->args[i].has_dims || !c->args[i].strides.empty()) return nullptr;
+      return &c->args[i].dims;
+    };
+    auto set = [&](uint32_t proto, std::pair<bool, bool> t) {
+      auto [it, fresh] = seen.try_emplace(proto, t);
+      if (!fresh && it->second != t) it->second.reset();  // both forms: not told
+    };
+    for (const auto& [node, mms] : backward_mms_) {
+      if (mms.size() != 2) continue;
+      const Dims *a1 = dims(mms[0], 0), *a2 = dims(mms[1], 0), *b2 = dims(mms[1], 1);
+      if (!a1 || !a2 || !b2 || a1->size() != 2) continue;
+      const Dims reversed{(*a1)[1], (*a1)[0]};
+      const bool linear = *a2 == reversed, plain = *b2 == *a1;
+      if (linear && !plain) {
+        set(mms[0], {false, false});
+        set(mms[1], {true, false});
+      } else if (plain && !linear) {
+        set(mms[0], {false, true});
+        set(mms[1], {true, false});
+      }
+    }
+    for (const auto& [proto, t] : seen)
+      if (t) out.mm_transposes[proto] = *t;
+    // aten::linear computes input.mm(weight.t()) (addmm with a bias): B read transposed.
+    for (uint32_t proto : linear_gemms_) {
+      const auto& c = out.calls[proto];
+      if (!c) continue;
+      bool strided = false;
+      for (const auto& a : c->args) strided = strided || !a.strides.empty();
+      if (!strided) out.linear_transposes.insert(proto);
+    }
   }
 
   // What the slots' aggregation tells the notes.
@@ -795,7 +857,15 @@ class KinetoReader {
           if (call.comm.collective.empty()) call.comm.fill_from(lent ? lent->comm : parent.comm);
         }
       }
-      const ShapedCall sc = shape_torch_call(call, calls.hints);
+      ShapedCall sc = shape_torch_call(call, calls.hints);
+      if (calls.linear_transposes.count(s.proto))
+        if (auto* g = std::get_if<GemmShape>(&sc.shape)) g->trans_b = true;
+      if (s.phase == Phase::backward)
+        if (auto it = calls.mm_transposes.find(s.proto); it != calls.mm_transposes.end())
+          if (auto* g = std::get_if<GemmShape>(&sc.shape)) {
+            g->trans_a = it->second.first;
+            g->trans_b = it->second.second;
+          }
       const double data = has_gpu ? s.data_us[idx] * 1e-6 : 0, filter = has_gpu ? s.filter_us[idx] * 1e-6 : 0;
       if (sc.compute && s.wrapper_calls * 2 > s.calls[0]) {
         // It only wraps nested GEMM/conv ops, which carry the work themselves.
