@@ -140,7 +140,8 @@ Workload ingest_together(const std::vector<std::string>& paths, const IngestOpti
   std::string pairs;
   for (const auto& j : ingest::joins())
     for (const auto& s : j.shaped) pairs += (pairs.empty() ? "" : ", ") + std::string(j.timed) + " + " + std::string(s);
-  throw UsageError("several files are read together only when they are two records of one run (" + pairs + "); got " +
+  throw UsageError("several files are read together only when they are two records of one run (" + pairs +
+                   ") or the ranks of one job (Kineto traces, each with its rank's execution trace or none); got " +
                    found);
 }
 
