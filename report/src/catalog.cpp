@@ -124,6 +124,13 @@ std::string workload_to_text(const Workload& w, std::size_t max_rows) {
     out += "passes found: " + std::to_string(w.passes);
     if (w.pass_s) out += ", measured pass time " + format_duration(*w.pass_s);
     out += ", summed op self time " + format_duration(w.measured_op_time_s()) + " per pass\n";
+    if (!w.rank_pass_s.empty()) {
+      const json r = rank_steps_json(w);
+      out += "ranks: " + std::to_string(w.ranks) + " (" + std::to_string(w.rank_pass_s.size()) +
+             " traces): steps min " + format_duration(r["min"].get<double>()) + ", median " +
+             format_duration(r["median"].get<double>()) + ", max " + format_duration(r["max"].get<double>()) +
+             "; the pass is the slowest rank's step\n";
+    }
   } else {
     // An analytic workload (a layer list, an execution trace without times) has nothing
     // measured to rank by; saying "0 us" would read as a measurement.

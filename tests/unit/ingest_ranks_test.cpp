@@ -99,6 +99,10 @@ TEST_CASE("ingest ranks: the 8 DLRM ranks with their ETs are one job of 8 ranks"
   CHECK(any_note_contains(in["notes"], "slowest rank's step, 19.9 ms (rank 1)"));
   CHECK(any_note_contains(in["notes"], "min 12.5 ms (rank 7)"));
 
+  const auto text = run_fomcast("show dlrm8", db);
+  CHECK(text.out.find("ranks: 8 (8 traces): steps min 12.5 ms, median 16.1 ms, max 19.9 ms") != std::string::npos);
+  CHECK(text.out.find("param_dlrm_8ranks/{") != std::string::npos);  // the folder said once
+
   // The collectives with their payloads and their group (8 ranks), as show gives them.
   const json show = run_json("show dlrm8", db);
   CHECK(show["ranks"] == 8);

@@ -14,6 +14,7 @@
 // does not say run over the whole job (world_size), said in a note.
 #include <algorithm>
 #include <exception>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <thread>
@@ -161,6 +162,18 @@ std::string rank_list(const std::vector<std::pair<double, int64_t>>& steps) {
   return s;
 }
 
+// The files of the job, their folder said once when they share one: "DIR/{a, b, ...}".
+std::string files_text(const std::vector<std::string>& files) {
+  const std::string dir = std::filesystem::path(files.front()).parent_path().string();
+  const bool shared = !dir.empty() && std::all_of(files.begin(), files.end(), [&](const std::string& f) {
+    return std::filesystem::path(f).parent_path().string() == dir;
+  });
+  std::string s;
+  for (const auto& f : files)
+    s += (s.empty() ? "" : ", ") + (shared ? std::filesystem::path(f).filename().string() : f);
+  return shared ? dir + "/{" + s + "}" : s;
+}
+
 // The ranks' workloads folded into the job's.
 Workload fold_ranks(std::vector<Rank>& ranks) {
   const auto n = static_cast<int64_t>(ranks.size());
@@ -173,6 +186,7 @@ Workload fold_ranks(std::vector<Rank>& ranks) {
   std::vector<std::pair<double, int64_t>> steps;  // (step, rank)
   OpAggregator agg;
   int64_t group_filled = 0, paired = 0;
+  std::vector<std::string> files;
   for (Rank& r : ranks) {
     if (!r.w.pass_s)
       throw InputError(r.kineto->path(), "rank " + std::to_string(r.info.rank) +
@@ -182,7 +196,8 @@ Workload fold_ranks(std::vector<Rank>& ranks) {
     job.rank_pass_s.push_back(*r.w.pass_s);
     job.events += r.w.events;
     job.passes = std::min(job.passes, r.w.passes);
-    job.source += (job.source.empty() ? "" : ", ") + r.w.source;
+    files.push_back(r.kineto->path());
+    if (r.et_file) files.push_back(r.et_file->path());
     if (r.et) ++paired;
     for (Op op : r.w.ops) {
       if (auto* c = std::get_if<CollectiveShape>(&op.shape); c && c->ranks <= 0) {
@@ -194,6 +209,7 @@ Workload fold_ranks(std::vector<Rank>& ranks) {
       agg.add(op, op.count, time);
     }
   }
+  job.source = files_text(files);
   job.ops = agg.finish(static_cast<double>(n));
   std::stable_sort(job.ops.begin(), job.ops.end(), [](const Op& a, const Op& b) {
     return a.count * a.self_time_s.value_or(0) > b.count * b.self_time_s.value_or(0);
