@@ -69,7 +69,7 @@ void add_ingest_command(CLI::App& app, Globals& g) {
   cmd->add_option("--threads", o->threads,
                   "Several ranks' traces of one job: files read at once (0, the default: one thread per file; 1: "
                   "one after another)")
-      ->transform(in_range(NumberRange{0, 1024, true, true}));
+      ->transform(in_range(NumberRange{0, 1024, false, true}));
   cmd->add_flag("--json", o->json, "JSON output");
   cmd->callback([&g, o] {
     require_workload_name(o->workload, "--workload");

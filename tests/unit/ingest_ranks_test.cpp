@@ -134,6 +134,8 @@ TEST_CASE("ingest ranks: read one after another gives the same workload as one t
   json one = run_json("ingest" + files + " --workload a --threads 1", db);
   json many = run_json("ingest" + files + " --workload a", db);
   CHECK(one == many);
+  CHECK(run_json("ingest" + files + " --workload a --threads 0", db) == many);  // 0: the default
+  CHECK(run_fomcast("ingest" + files + " --workload a --threads -1", db).status == 2);
   json show_one = run_json("show a", db);
   run_json("ingest" + files + " --workload a --threads 1", db);
   CHECK(run_json("show a", db) == show_one);
