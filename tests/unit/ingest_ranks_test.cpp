@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pytorch/execution_trace.hpp"
 #include "test_support.hpp"
 
 using json = nlohmann::json;
@@ -211,4 +212,52 @@ TEST_CASE("ingest ranks: a bad rank file is a positioned error and nothing is wr
   CHECK(r.err.find("dlrm_eg_6") != std::string::npos);
   CHECK(r.err.find("no Kineto trace of rank 6") != std::string::npos);
   CHECK(file_fingerprint(db) == fp);
+}
+
+namespace {
+
+// An ET with one record_param_comms node in the argument order of the given fields.
+fomcast::ingest::EtIndex et_with_comms(const std::string& inputs, const std::string& shapes, const std::string& types) {
+  const std::string et =
+      R"j({"schema": "1.0.1", "pid": 1, "time": "t", "start_ts": 0, "nodes": [)j"
+      R"j({"name": "[pytorch|profiler|execution_graph|thread]", "id": 2, "rf_id": 0, "parent": 1, "inputs": [], )j"
+      R"j("input_shapes": [], "input_types": [], "outputs": [], "output_shapes": [], "output_types": []}, )j"
+      R"j({"name": "record_param_comms", "id": 3, "rf_id": 1, "parent": 2, "inputs": )j" +
+      inputs + R"j(, "input_shapes": )j" + shapes + R"j(, "input_types": )j" + types +
+      R"j(, "outputs": [], "output_shapes": [], "output_types": []}]})j";
+  return fomcast::ingest::EtIndex::read(fomcast::ingest::InputFile::from_memory("et.json", et), {});
+}
+
+fomcast::ingest::CommMeta comms_of(const fomcast::ingest::EtIndex& et) {
+  for (uint32_t p = 0; p < et.protos(); ++p)
+    if (et.name(p) == "record_param_comms") return et.call(p).comm;
+  FAIL("no record_param_comms");
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("ingest ranks: record_param_comms arguments in PyTorch's two orders") {
+  // Until PyTorch 2.0 (the DLRM ETs): (tensor, seq, process group, rank, name, in_splits,
+  // out_splits): rank 3; the split lists have one entry per rank of the group; the message
+  // is their sum.
+  const auto old = et_with_comms(
+      R"j([[1, 2, 0, 3392, 4, "cuda:0"], 150, 94594108284448, 3, "all_to_allv", [96, 224, 288, 1664, 592, 96, 192, 240], [96, 96, 96, 96, 96, 96, 96, 96]])j",
+      R"j([[3392], [], [], [], [], [[], [], [], [], [], [], [], []], [[], [], [], [], [], [], [], []]])j",
+      R"j(["Tensor(float)", "Int", "Int", "Int", "String", "GenericList[Int,Int,Int,Int,Int,Int,Int,Int]", "GenericList[Int,Int,Int,Int,Int,Int,Int,Int]"])j");
+  CHECK(old.rank() == 3);
+  const auto c = comms_of(old);
+  CHECK(c.collective == "all_to_allv");
+  CHECK(c.rank == 3);
+  CHECK(c.group_size == 8);  // was taken from the last Int: the rank
+  CHECK(c.in_nelems == 3392);
+  CHECK(c.out_nelems == 768);
+  // Later: (..., name, in_nelems, out_nelems, dtype, in_splits, out_splits, world_size).
+  const auto later =
+      et_with_comms(R"j([[1, 2, 0, 100, 4, "cuda:0"], 7, 0, 5, "allreduce", 100, 100, "Float", [], [], 16])j",
+                    R"j([[100], [], [], [], [], [], [], [], [], [], []])j",
+                    R"j(["Tensor(float)", "Int", "Int", "Int", "String", "Int", "Int", "String", )j"
+                    R"j("GenericList[]", "GenericList[]", "Int"])j");
+  CHECK(later.rank() == 5);
+  CHECK(comms_of(later).group_size == 16);
 }
