@@ -39,11 +39,14 @@ void add_ingest_command(CLI::App& app, Globals& g) {
       "(.xplane.pb), TF1 timelines, tfprof op views and MatMul sizes, Nsight Systems SQLite exports, TAU and pprof "
       "profiles, cProfile, and model layer lists (docs/ingest.md, docs/ingest-text.md, docs/model-format.md). Give "
       "an ET and the Kineto trace of the same run together (either order) to join them: times and kernels from "
-      "Kineto, shapes from the ET; several ranks of one job may be given together too");
+      "Kineto, shapes from the ET. Several ranks' Kineto traces of one job (each with its ET, paired by rank) "
+      "are read together, one thread per file, as one workload of the job: its rank count, each rank's step (the "
+      "slowest is the pass) and its collectives with their payload and group");
   struct Opts {
     std::vector<std::string> files;
     std::string workload, format = "auto", platform;
     int64_t batch = 0;
+    int threads = 0;
     bool json = false, replace = false;
   };
   auto o = std::make_shared<Opts>();
@@ -63,6 +66,10 @@ void add_ingest_command(CLI::App& app, Globals& g) {
                   "names; an unknown name becomes an unmeasured placeholder)");
   cmd->add_option("--batch", o->batch, "Samples per pass, where the input cannot tell (tfprof's -1 dimension)")
       ->transform(in_range(ranges::batch));
+  cmd->add_option("--threads", o->threads,
+                  "Several ranks' traces of one job: files read at once (0, the default: one thread per file; 1: "
+                  "one after another)")
+      ->transform(in_range(NumberRange{0, 1024, false, true}));
   cmd->add_flag("--json", o->json, "JSON output");
   cmd->callback([&g, o] {
     require_workload_name(o->workload, "--workload");
@@ -71,6 +78,7 @@ void add_ingest_command(CLI::App& app, Globals& g) {
     opts.workload = o->workload;
     opts.platform = o->platform;
     opts.batch_size = o->batch;
+    opts.threads = o->threads;
     opts.progress = terminal_progress("ingest");
     Workload w = ingest_files(o->files, opts);
     Store store = open_store(g);

@@ -232,7 +232,6 @@ std::optional<Quote> network(const Context& ctx, const Op& op, const CollectiveS
   q.uncertainty = kAssumedBandwidthBand;
   if (c.ranks > 1 && c.bytes > 0) {
     const double p = static_cast<double>(c.ranks), b = static_cast<double>(c.bytes);
-    const double lat = ctx.target.net_latency_s ? ctx.target.net_latency_s->value : 0;
     double steps = p - 1, volume = (p - 1) / p * b;  // ring allgather / reduce-scatter
     switch (c.op) {
       case CollectiveKind::allreduce: steps = 2 * (p - 1), volume = 2 * (p - 1) / p * b; break;
@@ -241,10 +240,25 @@ std::optional<Quote> network(const Context& ctx, const Op& op, const CollectiveS
       case CollectiveKind::send_recv: steps = 1, volume = b; break;
       default: break;
     }
-    q.seconds = volume / bw + steps * lat;
+    auto ring = [&](const Platform& on) {
+      const double lat = on.net_latency_s ? on.net_latency_s->value : 0;
+      return volume / on.net_bw_bytes_per_s->value + steps * lat;
+    };
+    const double lat = ctx.target.net_latency_s ? ctx.target.net_latency_s->value : 0;
+    q.seconds = ring(ctx.target);
     q.detail = "ring model: " + format_significant(volume) + " B / " + format_significant(bw / 1e9) + " GB/s + " +
                format_significant(steps) + " x latency " +
                (ctx.target.net_latency_s ? format_significant(lat * 1e6) + " us" : "(unknown, 0)");
+    // A measured collective also holds its wait for the other ranks (a rank's imbalance),
+    // which the ring model knows nothing of: its measured time is carried by the model's
+    // ratio between the two platforms instead of being replaced by the bare transfer.
+    const bool base_net =
+        ctx.baseline && ctx.baseline->net_bw_bytes_per_s && ctx.baseline->net_bw_bytes_per_s->value > 0;
+    if (op.self_time_s && base_net && ring(*ctx.baseline) > 0) {
+      q.seconds = *op.self_time_s * q.seconds / ring(*ctx.baseline);
+      q.detail = "measured on " + ctx.baseline->name + " x the ring model's ratio (" + q.detail + ")";
+      q.source = ctx.baseline->name;
+    }
     return q;
   }
   const double bw_base = ctx.baseline && ctx.baseline->net_bw_bytes_per_s ? ctx.baseline->net_bw_bytes_per_s->value : 0;

@@ -21,6 +21,18 @@ bool compute_shape(const Op& op) {
   }
 }
 
+// A oneDNN convolution that was measured is not timed from convolutions fomcast's own bench
+// measured ("bench:..." entries): those are im2col + BLAS GEMM, another implementation, and a
+// faster or slower BLAS says nothing about oneDNN's kernels. Its own measured time carries it.
+bool other_implementation_tables(const Context& ctx, const Op& op) {
+  if (op.kind != OpKind::conv || op.implementation != Implementation::onednn || !op.self_time_s) return false;
+  for (const PlatformTables* t : {ctx.tables(ctx.target.name), ctx.baseline ? ctx.tables(ctx.baseline->name) : nullptr})
+    if (t)
+      for (const auto& e : t->table.entries)
+        if (e.kind == OpKind::conv && e.method.starts_with("bench:")) return true;
+  return false;
+}
+
 OpEstimate applied(OpEstimate e, Quote q) {
   e.method = q.method;
   e.predicted_s = q.seconds;
@@ -58,7 +70,8 @@ OpEstimate predict_op(const Context& ctx, const Op& op, std::size_t index) {
     return e;
   }
 
-  if (compute_shape(op)) {
+  const bool own_time_only = other_implementation_tables(ctx, op);
+  if (compute_shape(op) && !own_time_only) {
     if (const auto* t = ctx.tables(ctx.target.name))
       if (auto q = quote_op(*t, ctx.target, op, dtype)) return applied(std::move(e), std::move(*q));
     std::optional<Quote> q = scaled_from(ctx, best_source(ctx, op, dtype), op, dtype, flops, bytes);
@@ -84,8 +97,13 @@ OpEstimate predict_op(const Context& ctx, const Op& op, std::size_t index) {
     // A GEMM, conv or RNN kernel without a shape (a GPU kernel the trace tied to no op):
     // its own time carried by the peak ratio, else a roofline of what costs are known.
     if (op.self_time_s)
-      if (auto q = scaled_from(ctx, Source{ctx.baseline, nullptr, 0}, op, dtype, flops, bytes))
+      if (auto q = scaled_from(ctx, Source{ctx.baseline, nullptr, 0}, op, dtype, flops, bytes)) {
+        if (own_time_only)
+          q->notes.push_back(
+              "a oneDNN convolution: not timed from the im2col + BLAS convolutions fomcast's bench "
+              "measured, its own measured time carried");
         return applied(std::move(e), std::move(*q));
+      }
     if (auto q = roofline(ctx, op, dtype, flops, bytes)) return applied(std::move(e), std::move(*q));
   } else if (!op.self_time_s) {
     // `other` ops: a measured one is carried below by host speed, which knows more about

@@ -118,13 +118,21 @@ WhatIf what_if(const Workload& recorded, std::string_view platform, const Catalo
 
   std::map<OpKind, ClassTime> classes;
   double touched = 0;
-  int64_t costless = 0;
+  int64_t costless = 0, blas_convs = 0;
   for (const auto& e : ref.ops) {
     const Op& op = w.ops[e.op_index];
     const double before = op.count * e.predicted_s * ref.calibration.ops_scale;
     bool no_costs = false;
     double factor = resource_scale(op, p, scale, no_costs);
-    if (auto it = scale.kinds.find(op.kind); it != scale.kinds.end()) factor /= it->second;
+    if (auto it = scale.kinds.find(op.kind); it != scale.kinds.end()) {
+      factor /= it->second;
+    } else if (auto g = scale.kinds.find(OpKind::gemm);
+               g != scale.kinds.end() && op.kind == OpKind::conv && op.implementation == Implementation::im2col_blas) {
+      // An im2col + BLAS convolution runs its work in the BLAS GEMM: a faster GEMM moves it.
+      // A oneDNN (or cuDNN, MIOpen) convolution has its own kernels: kind:gemm leaves it.
+      factor /= g->second;
+      ++blas_convs;
+    }
     if (no_costs && before > 0) ++costless;
     const double after = before * factor;
     auto& c = classes[op.kind];
@@ -159,6 +167,10 @@ WhatIf what_if(const Workload& recorded, std::string_view platform, const Catalo
     r.notes.push_back("kind:gemm does not include the " + std::to_string(classes[OpKind::batched_gemm].ops) +
                       " batched_gemm op(s) (" + format_duration(classes[OpKind::batched_gemm].reference_s) +
                       " per pass): add kind:batched_gemm=F to scale them too");
+  if (blas_convs)
+    r.notes.push_back("kind:gemm also scales the " + std::to_string(blas_convs) +
+                      " im2col+blas convolution op(s): their work is the BLAS GEMM (oneDNN, cuDNN and MIOpen "
+                      "convolutions are not moved by it)");
   if (costless)
     r.notes.push_back(std::to_string(costless) +
                       " op(s) of kind other have no flops or bytes: peak_flops and mem_bw leave them unchanged");

@@ -142,6 +142,9 @@ json op_to_json(const Op& op) {
          {"self_time_s", op.self_time_s ? json(*op.self_time_s) : json(nullptr)},
          {"flops", op.flops},
          {"bytes", op.bytes}};
+  // Which implementation ran it, where the trace says (null when it does not).
+  j["implementation"] =
+      op.implementation == Implementation::unknown ? json(nullptr) : json(to_string(op.implementation));
   return j;
 }
 
@@ -156,6 +159,8 @@ Op op_from_json(const json& j) {
   if (j.contains("self_time_s") && !j.at("self_time_s").is_null()) op.self_time_s = j.at("self_time_s").get<double>();
   op.flops = j.value("flops", 0.0);
   op.bytes = j.value("bytes", 0.0);
+  if (j.contains("implementation") && j.at("implementation").is_string())
+    op.implementation = must(parse_implementation(j.at("implementation").get<std::string>()), "implementation");
   return op;
 }
 

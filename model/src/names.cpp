@@ -87,6 +87,12 @@ constexpr std::pair<OpKind, const char*> kKinds[] = {
     {OpKind::other, "other"},
 };
 
+constexpr std::pair<Implementation, const char*> kImplementations[] = {
+    {Implementation::unknown, "unknown"},         {Implementation::onednn, "onednn"},
+    {Implementation::im2col_blas, "im2col+blas"}, {Implementation::cudnn, "cudnn"},
+    {Implementation::miopen, "miopen"},
+};
+
 constexpr std::pair<ConvDirection, const char*> kDirections[] = {
     {ConvDirection::forward, "forward"},
     {ConvDirection::backward_data, "backward_data"},
@@ -184,6 +190,22 @@ std::string_view to_string(Phase p) { return name_of(kPhases, p); }
 std::optional<Phase> parse_phase(std::string_view t) { return parse_name(kPhases, t); }
 
 std::string_view to_string(OpKind k) { return name_of(kKinds, k); }
+std::string_view to_string(Implementation i) { return name_of(kImplementations, i); }
+std::optional<Implementation> parse_implementation(std::string_view t) { return parse_name(kImplementations, t); }
+
+// PyTorch's op names for the convolution back ends (aten/src/ATen/native/native_functions.yaml):
+// mkldnn_convolution[_backward...] is oneDNN; _slow_conv2d_*, thnn_conv2d*, slow_conv3d*,
+// slow_conv_dilated* and slow_conv_transpose* unfold (im2col) and call the BLAS GEMM;
+// cudnn_* and miopen_* are the GPU libraries'.
+Implementation implementation_from_name(std::string_view n) {
+  if (n.starts_with("aten::")) n.remove_prefix(6);
+  if (n.starts_with("mkldnn_convolution") || n.starts_with("mkldnn_conv")) return Implementation::onednn;
+  if (n.starts_with("_slow_conv") || n.starts_with("slow_conv") || n.starts_with("thnn_conv"))
+    return Implementation::im2col_blas;
+  if (n.starts_with("cudnn_")) return Implementation::cudnn;
+  if (n.starts_with("miopen_")) return Implementation::miopen;
+  return Implementation::unknown;
+}
 std::optional<OpKind> parse_op_kind(std::string_view t) { return parse_name(kKinds, t); }
 
 bool is_compute_bound(OpKind k) {

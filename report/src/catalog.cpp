@@ -87,6 +87,19 @@ std::string workloads_to_text(const std::vector<WorkloadSummary>& ws) {
   return t.render();
 }
 
+// The ranks' steps of a multi-rank job (min, median, max and each rank's, in rank order);
+// null for a single process's profile.
+namespace {
+json rank_steps_json(const Workload& w) {
+  if (w.rank_pass_s.empty()) return nullptr;
+  std::vector<double> s = w.rank_pass_s;
+  std::sort(s.begin(), s.end());
+  const std::size_t n = s.size();
+  const double median = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+  return json{{"min", s.front()}, {"median", median}, {"max", s.back()}, {"per_rank", w.rank_pass_s}};
+}
+}  // namespace
+
 json workload_to_json(const Workload& w) {
   const auto ranked = rank_ops(w);
   json ops = json::array();
@@ -109,6 +122,8 @@ json workload_to_json(const Workload& w) {
          {"passes", w.passes},
          {"pass_s", optional_number(w.pass_s)},
          {"events", w.events},
+         {"ranks", w.ranks},
+         {"rank_step_s", rank_steps_json(w)},
          {"measured_op_time_s", w.measured_op_time_s()},
          {"top_coverage", 0.95},
          {"notes", w.notes}};
@@ -128,6 +143,13 @@ std::string workload_to_text(const Workload& w, std::size_t max_rows) {
     out += "passes found: " + std::to_string(w.passes);
     if (w.pass_s) out += ", measured pass time " + format_duration(*w.pass_s);
     out += ", summed op self time " + format_duration(w.measured_op_time_s()) + " per pass\n";
+    if (!w.rank_pass_s.empty()) {
+      const json r = rank_steps_json(w);
+      out += "ranks: " + std::to_string(w.ranks) + " (" + std::to_string(w.rank_pass_s.size()) +
+             " traces): steps min " + format_duration(r["min"].get<double>()) + ", median " +
+             format_duration(r["median"].get<double>()) + ", max " + format_duration(r["max"].get<double>()) +
+             "; the pass is the slowest rank's step\n";
+    }
   } else {
     // An analytic workload (a layer list, an execution trace without times) has nothing
     // measured to rank by; saying "0 us" would read as a measurement.
@@ -218,6 +240,8 @@ json ingest_to_json(const Workload& w) {
               {"passes", w.passes},
               {"pass_s", optional_number(w.pass_s)},
               {"events", w.events},
+              {"ranks", w.ranks},
+              {"rank_step_s", rank_steps_json(w)},
               {"source", w.source},
               {"recorded_on", w.recorded_on},
               {"device", w.device},

@@ -72,6 +72,11 @@ CREATE TABLE fom_records(
   fom REAL NOT NULL,
   problems_json TEXT NOT NULL);
 )sql",
+    // 1 -> 2: which implementation ran an op (oneDNN, im2col + BLAS, cuDNN, MIOpen), as the
+    // trace names it; ops stored before say nothing ('unknown').
+    R"sql(
+ALTER TABLE ops ADD COLUMN implementation TEXT NOT NULL DEFAULT 'unknown';
+)sql",
 };
 
 }  // namespace

@@ -22,6 +22,8 @@ json workload_meta(const Workload& w) {
          {"epochs", w.epochs},
          {"passes", w.passes},
          {"events", w.events},
+         {"ranks", w.ranks},
+         {"rank_pass_s", w.rank_pass_s},
          {"notes", w.notes}};
   j["pass_s"] = w.pass_s ? json(*w.pass_s) : json(nullptr);
   j["model"] = w.model ? model_stats_to_json(*w.model) : json(nullptr);
@@ -37,6 +39,8 @@ void apply_meta(Workload& w, const json& j) {
   w.epochs = j.value("epochs", int64_t{0});
   w.passes = j.value("passes", int64_t{0});
   w.events = j.value("events", int64_t{0});
+  w.ranks = j.value("ranks", int64_t{1});  // written before multi-rank ingest: one process
+  w.rank_pass_s = j.value("rank_pass_s", std::vector<double>{});
   w.notes = j.value("notes", std::vector<std::string>{});
   if (j.contains("pass_s") && !j.at("pass_s").is_null()) w.pass_s = j.at("pass_s").get<double>();
   if (j.contains("model") && !j.at("model").is_null()) w.model = model_stats_from_json(j.at("model"));
@@ -79,10 +83,11 @@ std::optional<Workload> Store::workload(std::string_view name) const {
   w.origin = head.text_at(2);
   try {
     apply_meta(w, json::parse(head.text_at(3)));
-    Statement ops(db_,
-                  "SELECT name, kind, shape_json, dtype, phase, count, self_time_s, flops, bytes FROM ops "
-                  "WHERE workload_id = ?1 ORDER BY seq",
-                  path_);
+    Statement ops(
+        db_,
+        "SELECT name, kind, shape_json, dtype, phase, count, self_time_s, flops, bytes, implementation FROM ops "
+        "WHERE workload_id = ?1 ORDER BY seq",
+        path_);
     ops.bind(1, id);
     while (ops.step()) {
       Op op;
@@ -95,6 +100,7 @@ std::optional<Workload> Store::workload(std::string_view name) const {
       op.self_time_s = ops.optional_double_at(6);
       op.flops = ops.double_at(7);
       op.bytes = ops.double_at(8);
+      op.implementation = parse_implementation(ops.text_at(9)).value_or(Implementation::unknown);
       w.ops.push_back(std::move(op));
     }
   } catch (const StoreError&) {
@@ -118,13 +124,14 @@ void Store::put_workload(const Workload& w, bool shipped) {
     const int64_t id = sqlite3_last_insert_rowid(db_);
     Statement op_ins(db_,
                      "INSERT INTO ops(workload_id, seq, name, kind, shape_json, dtype, phase, count, self_time_s, "
-                     "flops, bytes) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                     "flops, bytes, implementation) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
                      path_);
     int64_t seq = 0;
     for (const auto& op : w.ops) {
       op_ins.bind(1, id).bind(2, seq++).bind(3, op.name).bind(4, to_string(op.kind));
       op_ins.bind(5, shape_to_json(op.shape).dump()).bind(6, to_string(op.dtype)).bind(7, to_string(op.phase));
       op_ins.bind(8, op.count).bind(9, op.self_time_s).bind(10, op.flops).bind(11, op.bytes);
+      op_ins.bind(12, to_string(op.implementation));
       op_ins.run();
     }
   });

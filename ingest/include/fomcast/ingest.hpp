@@ -20,6 +20,7 @@ struct IngestOptions {
   std::string platform;         // the machine the profile was taken on ("" = unknown)
   int64_t batch_size = 0;       // samples per pass when the input cannot tell (0 = infer)
   ProgressFn progress;          // may be empty
+  int threads = 0;              // several ranks' files: 0 one thread per file, 1 one after another
 };
 
 // The format names `--format` accepts (besides "auto").

@@ -48,6 +48,11 @@ extern const FormatReader kCprofileFormat;      // python/cprofile.cpp
 // The joins, one per pair of formats.
 extern const FormatJoin kKinetoEtJoin;  // pytorch/kineto.cpp: Kineto + an execution trace
 
+// Several ranks' Kineto traces of one distributed job, each with the ET of its rank where
+// given (pytorch/ranks.cpp): one workload of the job, ranks read in parallel.
+Workload read_kineto_ranks(const std::vector<InputFile>& files, const std::vector<std::string>& formats,
+                           const IngestOptions&);
+
 // kReaders, in detection order (ties go to the earlier reader).
 const std::vector<FormatReader>& readers();
 const FormatReader* find_reader(std::string_view name);

@@ -98,7 +98,11 @@ Workload finish(Workload w, const std::string& format, const std::string& path, 
   if (w.origin.empty()) w.origin = format;
   if (w.source.empty()) w.source = path;
   if (!options.platform.empty()) w.recorded_on = options.platform;
-  for (auto& op : w.ops) fill_costs(op);
+  for (auto& op : w.ops) {
+    fill_costs(op);
+    // Which implementation ran it, where its name says (oneDNN, im2col + BLAS, cuDNN, MIOpen).
+    if (op.implementation == Implementation::unknown) op.implementation = implementation_from_name(op.name);
+  }
   ingest::validate(w, path);
   return w;
 }
@@ -112,6 +116,15 @@ Workload ingest_together(const std::vector<std::string>& paths, const IngestOpti
   for (const auto& p : paths) {
     files.push_back(ingest::InputFile::open(p));
     formats.push_back(detect(files.back()));
+  }
+  // The ranks of one job: more than two files, or two Kineto traces.
+  const auto kineto_files = std::count(formats.begin(), formats.end(), "kineto");
+  if (paths.size() > 2 || kineto_files == 2) {
+    const bool all_pytorch = std::all_of(formats.begin(), formats.end(), [](const std::string& f) {
+      return f == "kineto" || f == "pytorch-et" || f == "chakra-json";
+    });
+    if (all_pytorch && kineto_files > 0)
+      return finish(ingest::read_kineto_ranks(files, formats, options), formats[0], files[0].path(), options);
   }
   if (paths.size() == 2) {
     for (const auto& j : ingest::joins())
@@ -127,7 +140,8 @@ Workload ingest_together(const std::vector<std::string>& paths, const IngestOpti
   std::string pairs;
   for (const auto& j : ingest::joins())
     for (const auto& s : j.shaped) pairs += (pairs.empty() ? "" : ", ") + std::string(j.timed) + " + " + std::string(s);
-  throw UsageError("several files are read together only when they are two records of one run (" + pairs + "); got " +
+  throw UsageError("several files are read together only when they are two records of one run (" + pairs +
+                   ") or the ranks of one job (Kineto traces, each with its rank's execution trace or none); got " +
                    found);
 }
 

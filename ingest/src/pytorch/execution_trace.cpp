@@ -240,6 +240,45 @@ EtIndex EtIndex::read(const InputFile& file, const ProgressFn& progress) {
   return index;
 }
 
+namespace {
+
+// record_param_comms's own arguments, in PyTorch's orders: (tensors..., seq, pg, rank, name,
+// in_splits, out_splits) until 2.0; later (..., name, in_nelems, out_nelems, dtype, in_splits,
+// out_splits, [global rank start, stride,] world_size). The collective's name is its one
+// String; the Int just before it is this rank; an Int after it, last, is the world size.
+// Where none follows (the older order), a non-empty split list has one entry per rank of
+// the group, and its sum is the message's elements.
+void fill_comm_from_args(TorchCall& c) {
+  std::size_t name_at = c.args.size();
+  for (std::size_t i = 0; i < c.args.size(); ++i)
+    if (c.args[i].type == "String" && c.args[i].value.is_string()) {
+      name_at = i;
+      break;
+    }
+  if (name_at == c.args.size()) return;
+  if (c.comm.collective.empty()) c.comm.collective = c.args[name_at].value.get<std::string>();
+  if (name_at > 0 && c.args[name_at - 1].type == "Int" && c.args[name_at - 1].value.is_number_integer())
+    c.comm.rank = c.args[name_at - 1].value.get<int64_t>();
+  const TorchArg& last = c.args.back();
+  if (c.comm.group_size < 0 && c.args.size() - 1 > name_at && last.type == "Int" && last.value.is_number_integer()) {
+    c.comm.group_size = last.value.get<int64_t>();
+    return;
+  }
+  // The older order: in_splits and out_splits right after the name.
+  auto split_sum = [&](std::size_t i, int64_t& nelems) {
+    if (i >= c.args.size() || !c.args[i].value.is_array() || c.args[i].value.empty()) return;
+    int64_t sum = 0;
+    for (const auto& v : c.args[i].value)
+      if (v.is_number_integer()) sum += v.get<int64_t>();
+    if (c.comm.group_size < 0) c.comm.group_size = static_cast<int64_t>(c.args[i].value.size());
+    if (nelems < 0) nelems = sum;
+  };
+  split_sum(name_at + 1, c.comm.in_nelems);
+  split_sum(name_at + 2, c.comm.out_nelems);
+}
+
+}  // namespace
+
 TorchCall EtIndex::call(uint32_t proto) const {
   using nlohmann::json;
   const Proto& p = protos_[proto];
@@ -288,17 +327,20 @@ TorchCall EtIndex::call(uint32_t proto) const {
     }
   }
   c.comm = p.comm;
-  if (c.name == "record_param_comms") {
-    // The op's own arguments: the collective's name is its one String, the world size
-    // its last Int.
-    for (const auto& a : c.args)
-      if (c.comm.collective.empty() && a.type == "String" && a.value.is_string())
-        c.comm.collective = a.value.get<std::string>();
-    if (c.comm.group_size < 0 && !c.args.empty() && c.args.back().type == "Int" &&
-        c.args.back().value.is_number_integer())
-      c.comm.group_size = c.args.back().value.get<int64_t>();
-  }
+  if (c.name == "record_param_comms") fill_comm_from_args(c);
   return c;
+}
+
+std::optional<int64_t> EtIndex::rank() const {
+  std::optional<int64_t> found;
+  for (uint32_t i = 0; i < protos_.size(); ++i) {
+    if (protos_[i].name != "record_param_comms") continue;
+    const int64_t r = call(i).comm.rank;
+    if (r < 0) continue;
+    if (found && *found != r) return std::nullopt;
+    found = r;
+  }
+  return found;
 }
 
 const EtIndex::Node* EtIndex::by_rf_id(int64_t rf_id) const {

@@ -55,6 +55,9 @@ class EtIndex {
   TorchCall call(uint32_t proto) const;
   // The node whose rf_id is the given Kineto External id.
   const Node* by_rf_id(int64_t rf_id) const;
+  // The rank of the process that recorded it, where its record_param_comms calls say
+  // (every one the same); nullopt when none does or they disagree.
+  std::optional<int64_t> rank() const;
   // The one prototype carrying shapes that every node of this name has, if unique.
   std::optional<uint32_t> unique_shaped_proto(const std::string& name) const;
 

@@ -41,6 +41,7 @@
 #include "fomcast/text.hpp"
 #include "pytorch/et_join.hpp"
 #include "pytorch/execution_trace.hpp"
+#include "pytorch/kineto.hpp"
 #include "pytorch/kineto_categories.hpp"
 #include "pytorch/trace_event.hpp"
 
@@ -169,6 +170,11 @@ class KinetoReader {
   std::string key_;
   std::vector<Slot> slots_;
   std::unordered_map<uint64_t, uint32_t> slot_index_;
+  // The aten::mm calls under each AddmmBackward / MmBackward node, in call order, keyed by
+  // the node's (thread, start): the pair tells which operand autograd passed transposed.
+  std::map<std::pair<uint32_t, double>, std::vector<uint32_t>> backward_mms_;
+  // GEMM prototypes called by aten::linear, which passes its weight as weight.t().
+  std::set<uint32_t> linear_gemms_;
   std::unordered_map<std::string, uint32_t> threads_;
   std::string thread_key_, last_thread_key_;
   uint32_t last_thread_ = kNone;
@@ -472,6 +478,14 @@ class KinetoReader {
       if (f.is_op) {
         const uint32_t qualifier = p.needs_parent && parent_op ? parent_op->proto + 1 : 0;
         f.slot = slot_for(f.proto, phase, qualifier);
+        if (parent_op && (p.name == "aten::addmm" || p.name == "aten::mm") &&
+            protos_[parent_op->proto].name == "aten::linear")
+          linear_gemms_.insert(f.proto);
+        if (parent_op && p.name == "aten::mm") {
+          const std::string& node = protos_[parent_op->proto].name;
+          if (node.starts_with("AddmmBackward") || node.starts_with("MmBackward"))
+            backward_mms_[{parent_op->thread, parent_op->start}].push_back(f.proto);
+        }
         if (StepSpan* st = step_at(f.start)) ++st->ops;
         if (!parent_op) note_top_op(f);
       }
@@ -721,6 +735,9 @@ class KinetoReader {
   struct ShapedCalls {
     ConvHints hints;
     std::vector<std::optional<TorchCall>> calls;  // per prototype; empty for GPU ones
+    // Backward mm prototypes whose operands' layout the autograd node tells: (trans_a, trans_b).
+    std::map<uint32_t, std::pair<bool, bool>> mm_transposes;
+    std::set<uint32_t> linear_transposes;  // GEMMs aten::linear called, without recorded strides
   };
 
   // Calls -> shaped calls, once per prototype; convolution geometry first learned from
@@ -734,7 +751,53 @@ class KinetoReader {
       out.calls[s.proto] = call_of(p, et_join_ok);
       out.hints.learn(*out.calls[s.proto]);
     }
+    learn_backward_transposes(out);
     return out;
+  }
+
+  // Where the trace records no strides, the transposes of a backward mm come from PyTorch's
+  // AddmmBackward / MmBackward (tools/autograd/templates, mm_mat1_backward and
+  // mm_mat2_backward): the input's gradient first, grad.mm(mat2.t()), then the weight's,
+  // which reads its left operand transposed either way (grad.t().mm(mat1) when mat2 was a
+  // column-major view, as aten::linear passes weight.t(); mat1.t().mm(grad) otherwise). The
+  // two calls tell which: a second call whose A is the first's A reversed is the linear
+  // form (first call NN, second TN); one whose B is the first's A is the plain form (NT,
+  // TN). A node with one mm, or prototypes seen in both forms, are left as recorded.
+  void learn_backward_transposes(ShapedCalls& out) const {
+    std::map<uint32_t, std::optional<std::pair<bool, bool>>> seen;
+    auto dims = [&](uint32_t proto, std::size_t i) -> const Dims* {
+      const auto& c = out.calls[proto];
+      if (!c || c->args.size() < 2 || !c->args[i].has_dims || !c->args[i].strides.empty()) return nullptr;
+      return &c->args[i].dims;
+    };
+    auto set = [&](uint32_t proto, std::pair<bool, bool> t) {
+      auto [it, fresh] = seen.try_emplace(proto, t);
+      if (!fresh && it->second != t) it->second.reset();  // both forms: not told
+    };
+    for (const auto& [node, mms] : backward_mms_) {
+      if (mms.size() != 2) continue;
+      const Dims *a1 = dims(mms[0], 0), *a2 = dims(mms[1], 0), *b2 = dims(mms[1], 1);
+      if (!a1 || !a2 || !b2 || a1->size() != 2) continue;
+      const Dims reversed{(*a1)[1], (*a1)[0]};
+      const bool linear = *a2 == reversed, plain = *b2 == *a1;
+      if (linear && !plain) {
+        set(mms[0], {false, false});
+        set(mms[1], {true, false});
+      } else if (plain && !linear) {
+        set(mms[0], {false, true});
+        set(mms[1], {true, false});
+      }
+    }
+    for (const auto& [proto, t] : seen)
+      if (t) out.mm_transposes[proto] = *t;
+    // aten::linear computes input.mm(weight.t()) (addmm with a bias): B read transposed.
+    for (uint32_t proto : linear_gemms_) {
+      const auto& c = out.calls[proto];
+      if (!c) continue;
+      bool strided = false;
+      for (const auto& a : c->args) strided = strided || !a.strides.empty();
+      if (!strided) out.linear_transposes.insert(proto);
+    }
   }
 
   // What the slots' aggregation tells the notes.
@@ -789,10 +852,20 @@ class KinetoReader {
         if (s.qualifier > 0) {
           const Proto& parent = protos_[s.qualifier - 1];
           call.parent = parent.name;
-          if (call.comm.collective.empty()) call.comm.fill_from(parent.comm);
+          // The parent's metadata as read (from the ET where it lends shapes, else Kineto's).
+          const auto& lent = calls.calls[s.qualifier - 1];
+          if (call.comm.collective.empty()) call.comm.fill_from(lent ? lent->comm : parent.comm);
         }
       }
-      const ShapedCall sc = shape_torch_call(call, calls.hints);
+      ShapedCall sc = shape_torch_call(call, calls.hints);
+      if (calls.linear_transposes.count(s.proto))
+        if (auto* g = std::get_if<GemmShape>(&sc.shape)) g->trans_b = true;
+      if (s.phase == Phase::backward)
+        if (auto it = calls.mm_transposes.find(s.proto); it != calls.mm_transposes.end())
+          if (auto* g = std::get_if<GemmShape>(&sc.shape)) {
+            g->trans_a = it->second.first;
+            g->trans_b = it->second.second;
+          }
       const double data = has_gpu ? s.data_us[idx] * 1e-6 : 0, filter = has_gpu ? s.filter_us[idx] * 1e-6 : 0;
       if (sc.compute && s.wrapper_calls * 2 > s.calls[0]) {
         // It only wraps nested GEMM/conv ops, which carry the work themselves.
@@ -883,12 +956,26 @@ class KinetoReader {
     if (auto it = info.captured.find("distributedInfo"); it != info.captured.end()) {
       const auto j = nlohmann::json::parse(it->second, nullptr, false);
       if (j.is_object() && j.contains("rank") && j.contains("world_size") && j["rank"].is_number_integer() &&
-          j["world_size"].is_number_integer())
+          j["world_size"].is_number_integer()) {
+        const int64_t world = j["world_size"].get<int64_t>();
         w.notes.push_back("distributed job: this trace is rank " + std::to_string(j["rank"].get<int64_t>()) + " of " +
-                          std::to_string(j["world_size"].get<int64_t>()) +
+                          std::to_string(world) +
                           (j.contains("backend") && j["backend"].is_string()
                                ? " (" + j["backend"].get<std::string>() + ")"
                                : std::string()));
+        // A collective whose record does not say its group runs over the job's default
+        // group, the whole job: the collective models need a rank count.
+        int64_t filled = 0;
+        for (auto& op : w.ops)
+          if (auto* c = std::get_if<CollectiveShape>(&op.shape); c && c->ranks <= 0 && world > 0) {
+            c->ranks = world;
+            ++filled;
+          }
+        if (filled > 0)
+          w.notes.push_back(std::to_string(filled) +
+                            " collective ops whose records do not say their group: taken as the whole job (" +
+                            std::to_string(world) + " ranks)");
+      }
     }
     if (auto it = info.captured.find("deviceProperties"); it != info.captured.end()) {
       const auto j = nlohmann::json::parse(it->second, nullptr, false);
@@ -926,28 +1013,34 @@ Workload read_kineto_alone(const InputFile& file, const IngestOptions& options) 
   return read_kineto(file, options, nullptr);
 }
 
-// Kineto + ET of one run: times from Kineto, shapes from the ET (Kineto `External id` =
-// ET `rf_id`, checked by name before it is trusted).
 Workload read_kineto_with_et(const InputFile& kineto, const InputFile& et_file, const IngestOptions& options) {
   const EtIndex et = EtIndex::read(et_file, options.progress);
-  KinetoReader reader(kineto, options, &et);
+  return read_kineto_joined(kineto, &et, et_file.path(), options);
+}
+
+}  // namespace
+
+// Kineto + ET of one run: times from Kineto, shapes from the ET (Kineto `External id` =
+// ET `rf_id`, checked by name before it is trusted).
+Workload read_kineto_joined(const InputFile& kineto, const EtIndex* et, const std::string& et_path,
+                            const IngestOptions& options) {
+  if (!et) return read_kineto(kineto, options, nullptr);
+  KinetoReader reader(kineto, options, et);
   Workload w = reader.read();
   if (const auto a = reader.et_agreement(); a && a->share() < kMinEtAgreement)
-    throw InputError(et_file.path(), "only " + format_whole_percent(a->share()) + " of the ET's op ids (" +
-                                         std::to_string(a->agree) + " of " + std::to_string(a->et_ops) +
-                                         ") agree with the Kineto trace's (" + kineto.path() +
-                                         "; files of one run agree at " + format_whole_percent(kMinEtAgreement) +
-                                         " or more): they are not records of the same run; ingest each file alone");
+    throw InputError(et_path, "only " + format_whole_percent(a->share()) + " of the ET's op ids (" +
+                                  std::to_string(a->agree) + " of " + std::to_string(a->et_ops) +
+                                  ") agree with the Kineto trace's (" + kineto.path() + "; files of one run agree at " +
+                                  format_whole_percent(kMinEtAgreement) +
+                                  " or more): they are not records of the same run; ingest each file alone");
   if (const auto a = reader.et_agreement())
     w.notes.push_back(
         format_whole_percent(a->share()) + " of the execution trace's " + std::to_string(a->et_ops) +
         " op ids agree with the Kineto trace's (by id, allowing a shifted numbering): records of one run");
-  w.source = kineto.path() + " + " + et_file.path();
-  w.events += et.elements();  // events read from both files
+  w.source = kineto.path() + " + " + et_path;
+  w.events += et->elements();  // events read from both files
   return w;
 }
-
-}  // namespace
 
 const FormatReader kKinetoFormat{"kineto", detect_kineto, read_kineto_alone};
 const FormatJoin kKinetoEtJoin{"kineto", {"pytorch-et", "chakra-json"}, read_kineto_with_et};

@@ -617,10 +617,11 @@ void CommMeta::fill_from(const CommMeta& p) {
   if (in_nelems < 0) in_nelems = p.in_nelems;
   if (out_nelems < 0) out_nelems = p.out_nelems;
   if (group_size < 0) group_size = p.group_size;
+  if (rank < 0) rank = p.rank;
 }
 
 CommMeta CommMetaView::owned() const {
-  return CommMeta{std::string(collective), std::string(dtype), in_nelems, out_nelems, group_size};
+  return CommMeta{std::string(collective), std::string(dtype), in_nelems, out_nelems, group_size, -1};
 }
 
 void CommMetaView::append_key(std::string& key) const {

@@ -40,6 +40,7 @@ struct TorchArg {
 struct CommMeta {
   std::string collective, dtype;
   int64_t in_nelems = -1, out_nelems = -1, group_size = -1;
+  int64_t rank = -1;  // the recording process's rank, where the call says (ET record_param_comms)
   // What this call does not say, taken from the enclosing call's.
   void fill_from(const CommMeta& parent);
 };

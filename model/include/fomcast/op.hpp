@@ -137,6 +137,21 @@ std::string describe(const OpShape&);
 // Canonical key used for exact kernel-table matches and op identity.
 std::string shape_key(const OpShape&);
 
+// Which implementation ran the op, as the trace names it (docs/ingest.md, "Implementations"):
+// it decides what a benchmark must time and which what-ifs move it. A oneDNN convolution
+// is not a BLAS one: a faster BLAS does not move it.
+enum class Implementation {
+  unknown,      // the trace does not say
+  onednn,       // oneDNN (aten::mkldnn_convolution*)
+  im2col_blas,  // im2col / col2im + the BLAS GEMM (aten::_slow_conv2d_*, aten::thnn_conv2d*, slow_conv*)
+  cudnn,        // cuDNN (aten::cudnn_convolution*)
+  miopen,       // MIOpen (aten::miopen_*)
+};
+std::string_view to_string(Implementation);  // "unknown", "onednn", "im2col+blas", "cudnn", "miopen"
+std::optional<Implementation> parse_implementation(std::string_view);
+// The implementation an op's name says ran it; unknown when the name does not say.
+Implementation implementation_from_name(std::string_view op_name);
+
 // One distinct operation of a pass. Identity for aggregation is (kind, shape, dtype,
 // phase, name); `count` is how often it runs per pass and may be fractional when a
 // trace's steps differ.
@@ -150,6 +165,7 @@ struct Op {
   std::optional<double> self_time_s;  // measured mean exclusive time of one call
   double flops = 0;                   // per call
   double bytes = 0;                   // per call: memory traffic
+  Implementation implementation = Implementation::unknown;
 };
 
 // FLOPs of one call from the shape alone (2 per multiply-accumulate); 0 when unknown.

@@ -33,6 +33,10 @@ struct Workload {
   int64_t passes = 0;            // steps found in the trace
   std::optional<double> pass_s;  // measured mean time of one pass
   int64_t events = 0;            // events read from the source
+  int64_t ranks = 1;             // processes of the distributed job the profile covers
+  // Each rank's measured step, in rank order, where several ranks' traces were read
+  // together (pass_s is then the slowest); empty otherwise.
+  std::vector<double> rank_pass_s;
   std::optional<ModelStats> model;
   std::vector<std::string> notes;  // what the reader assumed ("no step markers: one pass")
   std::vector<Op> ops;

@@ -1,0 +1,18 @@
+// The Kineto reader's entry for callers other than the registry: one Kineto trace read with
+// the execution trace of the same run (or none), for the multi-rank reader (ranks.cpp).
+#pragma once
+
+#include <string>
+
+#include "common/input.hpp"
+#include "fomcast/ingest.hpp"
+#include "pytorch/execution_trace.hpp"
+
+namespace fomcast::ingest {
+
+// Times from the Kineto trace, shapes from `et` (null: Kineto alone); `et_path` names the
+// ET in messages. Throws InputError when the two are not records of one run.
+Workload read_kineto_joined(const InputFile& kineto, const EtIndex* et, const std::string& et_path,
+                            const IngestOptions&);
+
+}  // namespace fomcast::ingest
