@@ -37,9 +37,11 @@ void add_validate_command(CLI::App& app, Globals& g) {
     const Catalog catalog = load_catalog(store);
     LooReport loo;
     std::vector<PlatformTransfer> transfers;
+    std::vector<LeavePlatformOut> held;
     if (!o->no_tables) {
       loo = validate_leave_one_out(catalog, o->platforms);
       transfers = validate_platform_transfer(catalog, o->platforms);
+      held = validate_leave_platform_out(catalog);
     }
     std::vector<CrossHardware> cross;
     for (const auto& [from, to] : pairs) {
@@ -49,9 +51,9 @@ void add_validate_command(CLI::App& app, Globals& g) {
       cross.push_back(validate_cross_hardware(*a, *b, catalog));
     }
     if (o->json)
-      print_json(validation_to_json(loo, transfers, cross));
+      print_json(validation_to_json(loo, transfers, cross, held));
     else
-      std::cout << validation_to_text(loo, transfers, cross);
+      std::cout << validation_to_text(loo, transfers, cross, held);
   });
 }
 

@@ -29,7 +29,8 @@ void seed_platforms(Store& store) {
 }
 
 // Every published DeepBench result (data/deepbench/results_*.csv), every platform,
-// precision and mode. Runs after seed_platforms, so the tables attach to shipped specs.
+// precision and mode, and NeuSight's PyTorch kernel tables (data/neusight/). Runs after seed_platforms, so the tables
+// attach to shipped specs.
 void seed_kernel_tables(Store& store) {
   const std::pair<const char*, BenchFormat> files[] = {
       {"deepbench/results_gemm.csv", BenchFormat::deepbench_gemm},
@@ -45,6 +46,26 @@ void seed_kernel_tables(Store& store) {
       auto& all = tables[platform];
       all.insert(all.end(), std::make_move_iterator(entries.begin()), std::make_move_iterator(entries.end()));
     }
+  }
+  // NeuSight's tables (data/neusight/<op>/<device>.csv.gz): each file's Device column
+  // names the card, matched to the shipped spec whose device_names say that card.
+  // add and mul (relu and gelu) time the same shapes: one entry each, their mean.
+  const std::vector<Platform> known = store.platforms();
+  std::map<std::string, std::vector<KernelEntry>> neusight;
+  for (const auto& [path, text] : embedded_files("neusight/")) {
+    if (!path.ends_with(".csv.gz")) continue;
+    const std::string where = "data/" + std::string(path);
+    BenchImport imported = read_bench_csv(text, where, BenchFormat::neusight);
+    resolve_devices(imported, known, where);
+    for (auto& [platform, entries] : imported.by_platform) {
+      auto& all = neusight[platform];
+      all.insert(all.end(), std::make_move_iterator(entries.begin()), std::make_move_iterator(entries.end()));
+    }
+  }
+  for (auto& [platform, entries] : neusight) {
+    int64_t merged = 0;
+    auto& all = tables[platform];
+    for (auto& e : merge_duplicates(std::move(entries), merged)) all.push_back(std::move(e));
   }
   for (const auto& [platform, entries] : tables) {
     store.delete_kernel_entries(platform, TableOrigin::shipped);
