@@ -85,9 +85,9 @@ Roofline op_roofline(const Platform& p, OpKind kind, const OpShape& shape, DType
   return r;
 }
 
-double output_tiles(OpKind kind, const OpShape& shape) {
-  auto tiles = [](double m, double n) {
-    return std::ceil(m / static_cast<double>(kTileEdge)) * std::ceil(n / static_cast<double>(kTileEdge));
+double output_tiles(OpKind kind, const OpShape& shape, int64_t edge) {
+  auto tiles = [edge](double m, double n) {
+    return std::ceil(m / static_cast<double>(edge)) * std::ceil(n / static_cast<double>(edge));
   };
   if (const auto* g = std::get_if<GemmShape>(&shape))
     return tiles(static_cast<double>(g->m), static_cast<double>(g->n)) *
@@ -109,10 +109,20 @@ double output_tiles(OpKind kind, const OpShape& shape) {
 
 double wave_factor(const Platform& p, OpKind kind, const OpShape& shape) {
   const double units = p.compute_units ? p.compute_units->value : 0;
-  const double tiles = output_tiles(kind, shape);
-  if (!(units > 0) || !(tiles > 0)) return 1;
+  if (!(units > 0)) return 1;
+  // The library's heuristics pick smaller tiles until the grid fills the machine: the
+  // largest edge whose tiles cover every unit, else the smallest.
+  double tiles = 0;
+  for (const int64_t edge : kTileEdges) {
+    tiles = output_tiles(kind, shape, edge);
+    if (tiles >= units) break;
+  }
+  if (!(tiles > 0)) return 1;
+  // Fewer tiles than units: one partial wave, whose time latency and occupancy decide more
+  // than the count of idle units (modelled that way, the leave-platform-out GEMM errors
+  // grew); from one full wave up, the part-empty last wave costs its whole time.
   const double waves = tiles / units;
-  return std::ceil(waves) / waves;
+  return waves < 1 ? 1.0 : std::ceil(waves) / waves;
 }
 
 std::optional<double> transfer_ratio(OpKind kind, const OpShape& shape, double flops, double bytes,

@@ -45,13 +45,16 @@ struct Roofline {
 constexpr double kWinogradReduction = 4.0;
 Roofline op_roofline(const Platform&, OpKind, const OpShape&, DType math, double flops, double bytes);
 
-// Wave quantization (issue 13, section 5): a GEMM or conv runs as output tiles (128 x 128,
-// cuBLAS's and cuDNN's common fp32 tile, batch x tiles for a batched GEMM, the implicit
-// GEMM's output for a conv) spread over the compute units; the last wave runs part-empty.
-// The factor is ceil(waves) / waves (>= 1; compute_units / tiles when fewer tiles than
-// units): how much longer than a perfectly balanced run. 1 without compute_units or tiles.
-constexpr int64_t kTileEdge = 128;
-double output_tiles(OpKind, const OpShape&);
+// Wave quantization (issue 13, section 5): a GEMM or conv runs as output tiles (batch x
+// tiles for a batched GEMM, the implicit GEMM's output for a conv) spread over the compute
+// units; the last wave runs part-empty. cuBLAS and cuDNN pick smaller tiles for small
+// problems, so the tile edge is the largest of 128, 64, 32 whose tiles cover every unit
+// (else 32). The factor is ceil(waves) / waves (>= 1; compute_units / tiles when fewer
+// tiles than units): how much longer than a perfectly balanced run. 1 without
+// compute_units or tiles. (With a fixed 128 x 128 tile the leave-platform-out GEMM errors
+// were 5-10 points worse: docs/accuracy.md.)
+constexpr int64_t kTileEdges[] = {128, 64, 32};
+double output_tiles(OpKind, const OpShape&, int64_t edge);
 double wave_factor(const Platform&, OpKind, const OpShape&);
 
 // Time on `to` over time on `from` by efficiency transfer: each side's bound is
