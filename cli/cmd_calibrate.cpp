@@ -91,7 +91,7 @@ void add_whatif(CLI::App& app, Globals& g) {
                                  "A workload on a hypothetical platform: peak_flops, mem_bw, net_bw, overhead or host "
                                  "scaled, or one kind of operation made faster (Amdahl)");
   struct Opts {
-    std::string workload, platform, scale;
+    std::string workload, platform, scale, precision;
     bool json = false;
   };
   auto o = std::make_shared<Opts>();
@@ -102,13 +102,17 @@ void add_whatif(CLI::App& app, Globals& g) {
                   "kind:<kind> (gemm, batched_gemm, conv, rnn, elementwise, reduction, normalization, pooling, "
                   "embedding, optimizer, collective, memcpy, other)")
       ->required();
+  cmd->add_option("--precision", o->precision,
+                  "fp32, tf32, fp16, bf16, amp-fp16 or amp-bf16: the reference runs in it (default: as recorded)");
   cmd->add_flag("--json", o->json, "JSON output");
   cmd->callback([&g, o] {
     const ScaleSpec spec = parse_scale(o->scale, "--scale");
+    const PrecisionMode precision = precision_flag(o->precision);
     Store store = open_store(g);
     const Named n = lookup(store, o->workload, o->platform);
     const Catalog catalog = load_catalog(store);
-    const WhatIf r = what_if(n.workload, o->platform, catalog, spec, measured_passes(n.workload, n.calibrations));
+    const WhatIf r =
+        what_if(n.workload, o->platform, catalog, spec, measured_passes(n.workload, n.calibrations), precision);
     if (o->json)
       print_json(whatif_to_json(r));
     else

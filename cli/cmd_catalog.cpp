@@ -5,6 +5,8 @@
 
 #include "context.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/platform_match.hpp"
+#include "fomcast/platform_spec.hpp"
 #include "fomcast/report/catalog.hpp"
 #include "fomcast/seed.hpp"
 
@@ -50,14 +52,62 @@ CLI::App* add_workloads_rm(CLI::App& workloads, Globals& g) {
   return cmd;
 }
 
+// platforms add SPEC.json: a user's machine (a future chip, a co-design point) from a spec in
+// the schema of data/platforms/*.json, checked whole before the database opens. A shipped or
+// measured platform of the name is only replaced with --replace (a shipped spec replaced so
+// stays replaced: seeding keeps a user's platform); a user's own earlier spec, or a
+// placeholder, is replaced with a note on stderr.
+CLI::App* add_platforms_add(CLI::App& platforms, Globals& g) {
+  auto* cmd = platforms.add_subcommand(
+      "add", "Store a platform from a JSON spec (the schema of data/platforms/*.json, docs/platforms.md)");
+  struct Opts {
+    std::string file;
+    bool json = false, replace = false;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("spec", o->file, "Platform spec file (JSON)")->required();
+  cmd->add_flag("--replace", o->replace, "Replace a shipped or measured platform of the same name");
+  cmd->add_flag("--json", o->json, "JSON output");
+  cmd->callback([&g, o] {
+    PlatformAdded added{parse_user_platform_spec(read_file(o->file), o->file), ""};
+    const std::string& name = added.platform.name;
+    Store store = open_store(g);
+    store.transaction([&] {
+      if (auto near = near_platform_name(name, store.platforms()))
+        throw UsageError(o->file + ": name: '" + name + "' reads as the platform " + *near +
+                         " (another case or punctuation, or its device name); name that one with --replace, or "
+                         "choose a distinct name");
+      if (auto existing = store.platform(name)) {
+        added.replaced_origin = std::string(to_string(existing->origin));
+        const bool protected_origin =
+            existing->origin == PlatformOrigin::shipped || existing->origin == PlatformOrigin::measured;
+        if (protected_origin && !o->replace)
+          throw UsageError(o->file + ": name: '" + name + "' is a " + added.replaced_origin +
+                           " platform; give --replace to store yours in its place, or choose another name");
+        if (!protected_origin)
+          std::cerr << "note: replacing the " << added.replaced_origin << " platform '" << name << "'\n";
+      }
+      store.put_platform(added.platform);
+    });
+    if (o->json)
+      print_json(platform_added_to_json(added));
+    else
+      std::cout << platform_added_to_text(added);
+  });
+  return cmd;
+}
+
 }  // namespace
 
 void add_catalog_commands(CLI::App& app, Globals& g) {
   {
-    auto* cmd = app.add_subcommand("platforms", "List platforms: peak rates, bandwidth, kernel-table size");
+    auto* cmd = app.add_subcommand(
+        "platforms", "List platforms: peak rates, bandwidth, kernel-table size; `platforms add SPEC.json` adds one");
     auto json_out = std::make_shared<bool>(false);
     cmd->add_flag("--json", *json_out, "JSON output");
-    cmd->callback([&g, json_out] {
+    auto* add = add_platforms_add(*cmd, g);
+    cmd->callback([&g, json_out, add] {
+      if (add->parsed()) return;  // `platforms add SPEC` did its own work
       Store store = open_store(g);
       const auto ps = store.platforms();
       std::vector<int64_t> counts;

@@ -22,7 +22,7 @@ constexpr NumberRange kTopRange{0, 1e6, false, true};
 void add_estimate_command(CLI::App& app, Globals& g) {
   auto* cmd = app.add_subcommand("estimate", "Predict a workload's pass, epoch, run and units/day on a platform");
   struct Opts {
-    std::string workload, platform;
+    std::string workload, platform, precision;
     double nodes = 1;
     int64_t epochs = 0, batch = 0, samples = 0;
     std::size_t top = 15;
@@ -41,11 +41,15 @@ void add_estimate_command(CLI::App& app, Globals& g) {
       ->transform(in_range(ranges::batch));
   cmd->add_option("--samples-per-epoch", o->samples, "Samples per epoch (default: the workload's)")
       ->transform(in_range(ranges::samples));
+  cmd->add_option("--precision", o->precision,
+                  "fp32, tf32, fp16, bf16, amp-fp16 or amp-bf16: the arithmetic of the run (default: the workload's as "
+                  "recorded; docs/estimation.md)");
   cmd->add_option("--top", o->top, "Operations listed in the text table (default 15)")->transform(in_range(kTopRange));
   cmd->add_flag("--all", o->all, "List every operation");
   cmd->add_flag("-v,--verbose", o->verbose, "Print the estimate's assumptions and notes too (--json always has them)");
   cmd->add_flag("--json", o->json, "JSON output");
   cmd->callback([&g, o] {
+    const PrecisionMode precision = precision_flag(o->precision);
     Store store = open_store(g);
     auto stored = store.workload(o->workload);
     if (!stored) throw UsageError("no workload named '" + o->workload + "' (see `fomcast workloads`)");
@@ -57,11 +61,13 @@ void add_estimate_command(CLI::App& app, Globals& g) {
     opts.nodes = o->nodes;
     if (o->epochs > 0) opts.epochs = o->epochs;
     opts.measured = measured_passes(w, store.calibrations(w.name));
+    opts.precision = precision;
     const RunEstimate r = estimate_run(w, o->platform, catalog, opts);
+    const Workload shown = apply_precision(w, precision).workload;  // the ops' types and bytes as estimated
     if (o->json)
-      print_json(estimate_to_json(r, w));
+      print_json(estimate_to_json(r, shown));
     else
-      std::cout << estimate_to_text(r, w, o->all ? w.ops.size() : o->top, o->verbose);
+      std::cout << estimate_to_text(r, shown, o->all ? w.ops.size() : o->top, o->verbose);
   });
 }
 

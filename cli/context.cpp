@@ -62,6 +62,12 @@ void require_study_platforms(const Store& store, const Study& study) {
       throw InputError(study.file, "unknown platform '" + side->platform + "' (see `fomcast platforms`)", 0, -1, field);
 }
 
+PrecisionMode precision_flag(const std::string& value) {
+  if (value.empty()) return PrecisionMode::recorded;
+  if (auto mode = parse_precision_mode(value)) return *mode;
+  throw UsageError("--precision: unknown precision '" + value + "' (" + kPrecisionModeNames + ")");
+}
+
 void require_workload_name(const std::string& name, const std::string& flag) {
   if (std::string problem = workload_name_problem(name); !problem.empty())
     throw UsageError(flag + ": a workload name " + problem);

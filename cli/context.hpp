@@ -37,6 +37,9 @@ inline constexpr const char* kStudyHelp =
     "A study is a JSON file: {\"name\", \"baseline\": {\"platform\", \"nodes\"}, \"target\": {\"platform\", "
     "\"nodes\"}, \"problems\": [{\"name\", \"baseline_hours\", \"target_hours\"} or {\"name\", \"workload\", "
     "\"epochs\", \"baseline_epoch_s\", ...}]}; every field is in docs/study-format.md, examples in data/studies/";
+// --precision's value as a mode; UsageError naming the flag and the modes for another. ""
+// (not given) is the workload's precision as recorded.
+PrecisionMode precision_flag(const std::string& value);
 // UsageError naming the flag unless `name` may name a workload (fomcast/input_checks.hpp).
 void require_workload_name(const std::string& name, const std::string& flag);
 // Whole file as bytes; InputError naming the path when it cannot be read.

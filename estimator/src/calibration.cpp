@@ -122,7 +122,7 @@ void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog,
   const bool on_target = m->platform == pe.platform;
   double modelled_there = 0;
   if (on_target) {
-    modelled_there = pe.ops_s;
+    modelled_there = pe.ops_as_recorded_s.value_or(pe.ops_s);  // as measured, before --precision
   } else if (there) {
     modelled_there = model_pass(w, m->platform, catalog).ops_s;
   } else {

@@ -176,6 +176,7 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
     RunOptions opts;
     opts.epochs = sp.epochs;
     opts.nodes_per_unit = sp.nodes_per_unit;
+    opts.precision = sp.precision.value_or(PrecisionMode::recorded);
     // CANDLE step 1: the problem's measured baseline time first, then stored calibrations
     // (read before, so that a failing database is not taken for a bad study).
     const std::vector<Calibration> stored_calibrations =

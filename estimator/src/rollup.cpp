@@ -5,6 +5,7 @@
 // The pass uncertainty treats errors of one method as correlated (an interpolation band
 // that is off is off for every op it times) and errors of different methods as
 // independent: sum within a method, root-sum-square across methods.
+#include <algorithm>
 #include <cmath>
 
 #include "catalog.hpp"
@@ -105,7 +106,24 @@ PassEstimate model_pass(const Workload& w, std::string_view platform, const Cata
 
 PassEstimate estimate_pass(const Workload& w, std::string_view platform, const Catalog& catalog,
                            const std::vector<MeasuredPass>& measured) {
-  PassEstimate pe = est::model_pass(w, platform, catalog);
+  return estimate_pass(w, platform, catalog, measured, PrecisionMode::recorded);
+}
+
+PassEstimate estimate_pass(const Workload& w, std::string_view platform, const Catalog& catalog,
+                           const std::vector<MeasuredPass>& measured, PrecisionMode precision) {
+  const PrecisionApplied applied = apply_precision(w, precision);
+  const bool retyped = std::find(applied.retyped.begin(), applied.retyped.end(), true) != applied.retyped.end();
+  PassEstimate pe = est::model_pass(applied.workload, platform, catalog);
+  pe.precision = precision;
+  pe.recorded_precision = recorded_precision(w);
+  if (precision != PrecisionMode::recorded) pe.notes.insert(pe.notes.end(), applied.notes.begin(), applied.notes.end());
+  if (retyped) {
+    // The measured times stay visible beside the re-typed predictions.
+    for (auto& e : pe.ops) e.baseline_s = w.ops[e.op_index].self_time_s;
+    pe.ops_as_recorded_s = est::model_pass(w, platform, catalog).ops_s;
+  }
+  // Calibration models every other platform from the workload as recorded, at the
+  // precision its measured times were taken in.
   est::calibrate_pass(pe, w, catalog, measured);
   return pe;
 }
@@ -170,7 +188,7 @@ RunEstimate roll_up(const Workload& w, PassEstimate pass, const RunOptions& opts
 }
 
 RunEstimate estimate_run(const Workload& w, std::string_view platform, const Catalog& catalog, const RunOptions& opts) {
-  return roll_up(w, estimate_pass(w, platform, catalog, opts.measured), opts);
+  return roll_up(w, estimate_pass(w, platform, catalog, opts.measured, opts.precision), opts);
 }
 
 }  // namespace fomcast

@@ -105,10 +105,11 @@ ScaleSpec parse_scale(std::string_view text, std::string_view flag) {
   return s;
 }
 
-WhatIf what_if(const Workload& w, std::string_view platform, const Catalog& catalog, const ScaleSpec& scale,
-               const std::vector<MeasuredPass>& measured) {
+WhatIf what_if(const Workload& recorded, std::string_view platform, const Catalog& catalog, const ScaleSpec& scale,
+               const std::vector<MeasuredPass>& measured, PrecisionMode precision) {
   WhatIf r;
-  r.reference = estimate_pass(w, platform, catalog, measured);
+  r.reference = estimate_pass(recorded, platform, catalog, measured, precision);
+  const Workload w = apply_precision(recorded, precision).workload;  // the ops as estimated
   const PassEstimate& ref = r.reference;
   const Platform& p = *catalog.platform(ref.platform);  // estimate_pass threw if unknown
   r.workload = w.name;

@@ -8,6 +8,7 @@
 #include "fomcast/error.hpp"
 #include "fomcast/model.hpp"
 #include "fomcast/platform_match.hpp"
+#include "fomcast/platform_spec.hpp"
 
 namespace fomcast {
 namespace {
@@ -114,6 +115,16 @@ Platform platform_from_json(const json& j, std::string_view file) {
     if (j.contains(f.key) && !j.at(f.key).is_null()) p.*(f.member) = read_sourced(j.at(f.key), f.scale, file, f.key);
   if (j.contains("environment") && !j.at("environment").is_null()) p.environment_json = j.at("environment").dump();
   return p;
+}
+
+const std::vector<std::string>& platform_spec_keys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k{"name",         "description", "device_kind",  "origin",      "vendor",
+                               "architecture", "host_cpu",    "device_names", "environment", "peak_tflop_per_s"};
+    for (const auto& f : kFields) k.emplace_back(f.key);
+    return k;
+  }();
+  return keys;
 }
 
 json platform_to_json(const Platform& p) {

@@ -64,7 +64,7 @@ const std::set<std::string> kProblemFields = {
     "name",       "workload",          "baseline_hours",  "target_hours",
     "epochs",     "baseline_epoch_s",  "baseline_pass_s", "nodes_per_unit",
     "note",       "description",       "source",          "baseline_source",
-    "batch_size", "samples_per_epoch",
+    "batch_size", "samples_per_epoch", "precision",
 };
 
 }  // namespace
@@ -131,15 +131,23 @@ Study parse_study(std::string_view text, std::string_view file) {
       // never a wrapped-around count.
       prob.*member = static_cast<int64_t>(r.number(p.at(key), path + key, range));
     }
+    if (p.contains("precision")) {
+      const json& v = p.at("precision");
+      if (!v.is_string()) r.fail(path + "precision", "must be a string, not " + std::string(v.type_name()));
+      prob.precision = parse_precision_mode(v.get<std::string>());
+      if (!prob.precision)
+        r.fail(path + "precision",
+               "unknown precision '" + v.get<std::string>() + "' (" + std::string(kPrecisionModeNames) + ")");
+    }
     if (!prob.workload && !prob.baseline_hours)
       r.fail(path + "baseline_hours", "missing: give baseline_hours or a workload to estimate");
     if (!prob.workload && !prob.target_hours)
       r.fail(path + "target_hours", "missing: give target_hours or a workload to estimate");
-    if (!prob.workload &&
-        (prob.baseline_epoch_s || prob.baseline_pass_s || prob.epochs || prob.batch_size || prob.samples_per_epoch))
-      r.fail(
-          path + "workload",
-          "missing: baseline_epoch_s, baseline_pass_s, epochs, batch_size and samples_per_epoch describe a workload");
+    if (!prob.workload && (prob.baseline_epoch_s || prob.baseline_pass_s || prob.epochs || prob.batch_size ||
+                           prob.samples_per_epoch || prob.precision))
+      r.fail(path + "workload",
+             "missing: baseline_epoch_s, baseline_pass_s, epochs, batch_size, samples_per_epoch and precision describe "
+             "a workload");
     study.problems.push_back(std::move(prob));
   }
   return study;
@@ -155,6 +163,7 @@ json study_to_json(const Study& s) {
     if (p.epochs) j["epochs"] = *p.epochs;
     if (p.batch_size) j["batch_size"] = *p.batch_size;
     if (p.samples_per_epoch) j["samples_per_epoch"] = *p.samples_per_epoch;
+    if (p.precision) j["precision"] = to_string(*p.precision);
     if (p.baseline_epoch_s) j["baseline_epoch_s"] = *p.baseline_epoch_s;
     if (p.baseline_pass_s) j["baseline_pass_s"] = *p.baseline_pass_s;
     if (p.nodes_per_unit != 1) j["nodes_per_unit"] = p.nodes_per_unit;

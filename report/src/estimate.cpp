@@ -42,6 +42,10 @@ json calibration_json(const CalibrationLine& c) {
               {"notes", c.measured.notes}};
 }
 
+std::string precision_name(const PassEstimate& p) {
+  return p.precision == PrecisionMode::recorded ? p.recorded_precision : std::string(to_string(p.precision));
+}
+
 }  // namespace
 
 json estimate_to_json(const RunEstimate& r, const Workload& w) {
@@ -72,6 +76,9 @@ json estimate_to_json(const RunEstimate& r, const Workload& w) {
   return json{{"workload", p.workload},
               {"platform", p.platform},
               {"baseline_platform", p.baseline_platform.empty() ? json(nullptr) : json(p.baseline_platform)},
+              // The mode given (--precision), else the workload's own types as recorded.
+              {"precision", precision_name(p)},
+              {"recorded_precision", p.recorded_precision},
               {"pass_s", p.pass_s},
               {"epoch_s", r.epoch_s},
               {"run_s", r.run_s},
@@ -108,6 +115,9 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
   out += p.baseline_platform.empty() ? " (no measured op times: predicted from shapes)\n"
                                      : " (baseline: measured on " + p.baseline_platform + ")\n\n";
   if (p.baseline_platform.empty()) out += "\n";
+  if (p.precision != PrecisionMode::recorded)
+    out += "precision " + precision_name(p) + " (recorded: " + p.recorded_precision +
+           "; docs/estimation.md says which ops run in which type)\n";
   out += "pass   " + format_duration(p.pass_s) + " +/- " + format_share(p.uncertainty) + " = modelled " +
          format_duration(p.modelled_s) + " (" + format_share(p.pass_s > 0 ? p.modelled_s / p.pass_s : 0) +
          ") + residual " + format_duration(p.residual_s) + " (" + format_share(p.residual_share) + ")\n";

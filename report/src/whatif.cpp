@@ -36,6 +36,8 @@ json whatif_to_json(const WhatIf& w) {
   return json{{"workload", w.workload},
               {"platform", w.platform},
               {"scale", scale_json(w.scale)},
+              {"precision", ref.precision == PrecisionMode::recorded ? ref.recorded_precision
+                                                                     : std::string(to_string(ref.precision))},
               {"pass_s", w.pass_s},
               {"reference_pass_s", ref.pass_s},
               {"speedup", w.speedup},
@@ -54,7 +56,9 @@ json whatif_to_json(const WhatIf& w) {
 
 std::string whatif_to_text(const WhatIf& w) {
   const PassEstimate& ref = w.reference;
-  std::string out = "What if " + w.platform + " had " + w.scale.text + ": " + w.workload + "\n\n";
+  std::string out = "What if " + w.platform + " had " + w.scale.text + ": " + w.workload;
+  if (ref.precision != PrecisionMode::recorded) out += " in " + std::string(to_string(ref.precision));
+  out += "\n\n";
   out += "reference  " + secs(ref.pass_s) + " per pass = modelled " + secs(ref.modelled_s) + " + residual " +
          secs(ref.residual_s) + (ref.calibration.calibrated ? "" : " (not calibrated)") + "\n";
   out += "what-if    " + secs(w.pass_s) + " per pass = modelled " + secs(w.modelled_s) + " + residual " +

@@ -104,7 +104,7 @@ TEST_CASE("external: DLRM rank 0 on V100, fbgemm ops and the embedding table") {
   const json in = run_json("ingest " + trace + " --workload dlrm0", db);
   CHECK(in["passes"] == 1);
   CHECK(in["pass_s"].get<double>() == doctest::Approx(0.014455).epsilon(0.01));
-  CHECK(in["recorded_on"] == "NV_V100");  // Tesla V100-SXM2-32GB
+  CHECK(in["recorded_on"] == "V100_SXM2_32GB");  // Tesla V100-SXM2-32GB
 
   const json show = run_json("show dlrm0", db);
   for (const auto& op : show["ops"]) {

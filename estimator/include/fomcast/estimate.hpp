@@ -121,6 +121,12 @@ struct PassEstimate {
   double residual_share = 0;
   bool host_bound = false;
   double ops_sigma_s = 0;  // one standard deviation of ops_s, before scaling
+  // The precision the ops were estimated in (fomcast/precision.hpp) and the workload's as
+  // recorded. When the mode re-typed ops, the modelled ops at the recorded precision on the
+  // target: what a measurement on the target itself is compared with by calibration.
+  PrecisionMode precision = PrecisionMode::recorded;
+  std::string recorded_precision;
+  std::optional<double> ops_as_recorded_s;
 };
 
 // A residual share above this makes a projection host-bound.
@@ -133,6 +139,7 @@ struct RunOptions {
   // Measured times to calibrate with (calibrate.hpp turns stored ones into these); the
   // workload's own measured pass time is always used as well.
   std::vector<MeasuredPass> measured;
+  PrecisionMode precision = PrecisionMode::recorded;  // --precision: the default changes nothing
 };
 
 struct RunEstimate {
@@ -163,6 +170,11 @@ Catalog make_catalog(std::vector<Platform>, std::vector<KernelTable>);
 PassEstimate estimate_pass(const Workload&, std::string_view platform, const Catalog&);
 PassEstimate estimate_pass(const Workload&, std::string_view platform, const Catalog&,
                            const std::vector<MeasuredPass>& measured);
+// In a precision mode: the ops re-typed by apply_precision (fomcast/precision.hpp) are
+// predicted in it; calibration compares measured times with the ops at the precision they
+// were measured in, so the residual it carries does not grow by what the mode saves.
+PassEstimate estimate_pass(const Workload&, std::string_view platform, const Catalog&,
+                           const std::vector<MeasuredPass>& measured, PrecisionMode);
 RunEstimate estimate_run(const Workload&, std::string_view platform, const Catalog&, const RunOptions& = {});
 // The roll-up alone, from a pass time: exposed for tests and for calibration.
 RunEstimate roll_up(const Workload&, PassEstimate pass, const RunOptions&);

@@ -50,7 +50,9 @@ struct WhatIf {
 };
 
 // Throws InputError (field "platform") for an unknown platform, as estimate_pass does.
+// In a precision mode (fomcast/precision.hpp) the reference is the workload in that mode, and
+// the scaling applies to its re-typed ops (peak_flops scales the peak of their new precision).
 WhatIf what_if(const Workload&, std::string_view platform, const Catalog&, const ScaleSpec&,
-               const std::vector<MeasuredPass>& measured = {});
+               const std::vector<MeasuredPass>& measured = {}, PrecisionMode precision = PrecisionMode::recorded);
 
 }  // namespace fomcast

@@ -9,6 +9,7 @@
 #include "fomcast/kernel_table.hpp"
 #include "fomcast/op.hpp"
 #include "fomcast/platform.hpp"
+#include "fomcast/precision.hpp"
 #include "fomcast/progress.hpp"
 #include "fomcast/study.hpp"
 #include "fomcast/workload.hpp"

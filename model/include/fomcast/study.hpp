@@ -10,6 +10,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "fomcast/precision.hpp"
+
 namespace fomcast {
 
 struct StudySide {
@@ -28,9 +30,10 @@ struct StudyProblem {
   std::optional<int64_t> batch_size, samples_per_epoch;  // the epoch's size, where the workload lacks it
   std::optional<double> baseline_epoch_s;
   std::optional<double> baseline_pass_s;
-  double nodes_per_unit = 1;    // nodes one unit of work occupies (ensembles run in parallel)
-  std::string baseline_source;  // where the measured baseline time comes from (calibration)
-  std::string note;             // free text: why a problem is (not) calibrated, configuration
+  double nodes_per_unit = 1;               // nodes one unit of work occupies (ensembles run in parallel)
+  std::string baseline_source;             // where the measured baseline time comes from (calibration)
+  std::string note;                        // free text: why a problem is (not) calibrated, configuration
+  std::optional<PrecisionMode> precision;  // the workload's precision on both sides; else as recorded
 };
 
 struct Study {

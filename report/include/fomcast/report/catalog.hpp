@@ -24,6 +24,15 @@ struct WorkloadRemoval {
 nlohmann::json workload_removal_to_json(const WorkloadRemoval&);
 std::string workload_removal_to_text(const WorkloadRemoval&);
 
+// `fomcast platforms add SPEC.json`: the platform stored, and what it replaced (the origin
+// of the platform of that name before: "" when the name was new).
+struct PlatformAdded {
+  Platform platform;
+  std::string replaced_origin;
+};
+nlohmann::json platform_added_to_json(const PlatformAdded&);
+std::string platform_added_to_text(const PlatformAdded&);
+
 nlohmann::json workloads_to_json(const std::vector<WorkloadSummary>&);
 std::string workloads_to_text(const std::vector<WorkloadSummary>&);
 nlohmann::json workload_to_json(const Workload&);

@@ -1,0 +1,60 @@
+// Precision as a choice (`--precision`, a study problem's "precision"): the arithmetic a
+// training run uses, and the one transformation that re-types a recorded workload into it
+// before anything is predicted. Each op's dtype becomes the precision its MATH runs in (what
+// kernel tables and rooflines key on) and its bytes what it moves in that mode; docs/
+// estimation.md has the table of op kinds, modes and peaks.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fomcast/op.hpp"
+#include "fomcast/workload.hpp"
+
+namespace fomcast {
+
+enum class PrecisionMode {
+  recorded,  // as the workload was recorded: nothing changes (the default)
+  fp32,      // fp32 math and storage everywhere (PyTorch's default for matmul)
+  tf32,      // matmul, conv and rnn on tensor cores at tf32, fp32 storage; the rest fp32
+  fp16,      // everything floating in fp16, math and storage (model.half(), no master weights)
+  bf16,      // everything floating in bf16
+  amp_fp16,  // autocast to fp16: matmul, conv, rnn and attention (bmm) and the activations
+             // between them in fp16; normalization, softmax, loss, reductions, embedding,
+             // gradients' collectives and the optimizer (fp32 master weights) in fp32
+  amp_bf16,  // the same with bf16
+};
+std::string_view to_string(PrecisionMode);  // "recorded", "fp32", ..., "amp-fp16", "amp-bf16"
+// The names `--precision` and study files accept: fp32, tf32, fp16, bf16, amp-fp16, amp-bf16.
+std::optional<PrecisionMode> parse_precision_mode(std::string_view);
+inline constexpr const char* kPrecisionModeNames = "fp32, tf32, fp16, bf16, amp-fp16 or amp-bf16";
+
+// What one op becomes in a mode.
+struct OpPrecision {
+  DType math = DType::fp32;     // the precision its math runs in (the peak it uses)
+  DType storage = DType::fp32;  // the element type it reads and writes (its bytes)
+};
+// For an op of `kind` named `name`, recorded in `recorded`. Ops that no mode re-types keep
+// their recorded type: integer and fp64 ops, copies and `other` ops.
+OpPrecision op_precision(OpKind kind, std::string_view name, DType recorded, PrecisionMode mode);
+
+struct PrecisionApplied {
+  Workload workload;          // the ops re-typed
+  std::vector<bool> retyped;  // per op: its dtype or bytes changed (its measured time no longer applies)
+  std::vector<std::string> notes;
+};
+// The workload in `mode`. A re-typed op gets the mode's math dtype and its bytes in the
+// storage type (from its shape, else its recorded bytes scaled by the element widths); its
+// measured self time, taken at the recorded precision, is cleared so that nothing carries it
+// as if it had been measured in the new one. An op with no shape, FLOPs or bytes cannot be
+// re-costed and keeps its type and measured time (a note counts them). `recorded` changes
+// nothing.
+PrecisionApplied apply_precision(const Workload&, PrecisionMode);
+
+// The floating-point types of a workload's ops as recorded: "fp32", "fp16+fp32", or
+// "unknown" when no op has one.
+std::string recorded_precision(const Workload&);
+
+}  // namespace fomcast

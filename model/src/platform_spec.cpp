@@ -1,0 +1,155 @@
+// A platform spec a person wrote, checked strictly (platform_spec.hpp). platform_from_json
+// reads shipped and stored specs leniently (a bare number is a figure "given in" the file);
+// a spec someone adds by hand must say where each figure comes from, and a key fomcast does
+// not know is a mistake to name, not a field to skip: "mem_bw_gbps" ignored would leave the
+// platform with no bandwidth and every estimate on it wrong without a word.
+#include <algorithm>
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "fomcast/error.hpp"
+#include "fomcast/input_checks.hpp"
+#include "fomcast/platform_spec.hpp"
+
+namespace fomcast {
+namespace {
+
+using nlohmann::json;
+
+// Figures that count things: a fraction of an SM or of a NIC is a typo.
+const char* const kCountKeys[] = {"compute_units", "devices_per_node", "nics_per_node"};
+const char* const kStringKeys[] = {"description", "device_kind", "vendor", "architecture", "host_cpu"};
+// The element types a peak rate may be quoted for (a datasheet's columns).
+const DType kPeakTypes[] = {DType::fp64, DType::fp32, DType::tf32, DType::fp16, DType::bf16, DType::fp8, DType::int8};
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+struct SpecReader {
+  std::string file;
+
+  [[noreturn]] void fail(const std::string& field, const std::string& message) const {
+    throw InputError(file, message, 0, -1, field);
+  }
+
+  // {"value": number, "source": text} and nothing else.
+  void figure(const json& j, const std::string& field, bool whole) const {
+    if (!j.is_object())
+      fail(field, std::string("must be {\"value\": number, \"source\": text}, not ") + j.type_name() +
+                      (j.is_number() ? " (a figure you add needs its source)" : ""));
+    for (const auto& [key, v] : j.items())
+      if (key != "value" && key != "source") fail(field + "." + key, "unknown field (a figure has value and source)");
+    if (!j.contains("value")) fail(field + ".value", "missing");
+    const json& v = j.at("value");
+    if (!v.is_number()) fail(field + ".value", std::string("must be a number, not ") + v.type_name());
+    const double d = v.get<double>();
+    if (!std::isfinite(d)) fail(field + ".value", "must be a finite number");
+    if (d <= 0) fail(field + ".value", "must be > 0 (got " + v.dump() + ")");
+    if (whole && d != std::floor(d)) fail(field + ".value", "must be a whole number (got " + v.dump() + ")");
+    if (!j.contains("source")) fail(field + ".source", "missing: every figure says where it comes from");
+    const json& s = j.at("source");
+    if (!s.is_string()) fail(field + ".source", std::string("must be text, not ") + s.type_name());
+    if (s.get<std::string>().find_first_not_of(" \t\r\n") == std::string::npos)
+      fail(field + ".source", "must not be empty: name the datasheet, paper or measurement");
+  }
+};
+
+json parse_text(std::string_view text, const std::string& file) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    int64_t line = 1;
+    const std::size_t end = std::min<std::size_t>(e.byte, text.size());
+    for (std::size_t i = 0; i < end; ++i)
+      if (text[i] == '\n') ++line;
+    throw InputError(file, std::string("not valid JSON: ") + e.what(), line, static_cast<int64_t>(e.byte));
+  } catch (const json::exception& e) {
+    throw InputError(file, std::string("not usable JSON: ") + e.what());
+  }
+}
+
+}  // namespace
+
+std::string nearest_platform_spec_key(std::string_view key) {
+  std::string best;
+  std::size_t best_d = 0;
+  for (const auto& k : platform_spec_keys()) {
+    const std::size_t d = edit_distance(key, k);
+    if (best.empty() || d < best_d) best = k, best_d = d;
+  }
+  const std::size_t limit = std::max<std::size_t>(2, std::max(key.size(), best.size()) / 3);
+  return best_d <= limit ? best : std::string();
+}
+
+Platform parse_user_platform_spec(std::string_view text, std::string_view file_name) {
+  const SpecReader r{std::string(file_name)};
+  const json j = parse_text(text, r.file);
+  if (!j.is_object()) r.fail("", std::string("a platform spec must be a JSON object, not ") + j.type_name());
+  const auto& keys = platform_spec_keys();
+  for (const auto& [key, v] : j.items()) {
+    if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+    const std::string near = nearest_platform_spec_key(key);
+    r.fail(key, "unknown field" + (near.empty() ? std::string(" (docs/platforms.md lists them)")
+                                                : " (did you mean \"" + near + "\"?)"));
+  }
+
+  if (!j.contains("name")) r.fail("name", "missing");
+  if (!j.at("name").is_string()) r.fail("name", std::string("must be a string, not ") + j.at("name").type_name());
+  if (auto problem = workload_name_problem(j.at("name").get<std::string>()); !problem.empty()) r.fail("name", problem);
+  for (const char* key : kStringKeys)
+    if (j.contains(key) && !j.at(key).is_string())
+      r.fail(key, std::string("must be a string, not ") + j.at(key).type_name());
+  if (j.contains("origin") && j.at("origin") != "user")
+    r.fail("origin", "a platform you add has origin \"user\"; leave the field out");
+  if (j.contains("device_names")) {
+    const json& names = j.at("device_names");
+    if (!names.is_array()) r.fail("device_names", "must be an array of device-name patterns");
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (!names[i].is_string())
+        r.fail("device_names[" + std::to_string(i) + "]", std::string("must be a string, not ") + names[i].type_name());
+  }
+
+  if (!j.contains("peak_tflop_per_s"))
+    r.fail("peak_tflop_per_s", "missing: at least one peak rate (e.g. \"fp32\") is needed to estimate anything");
+  const json& peaks = j.at("peak_tflop_per_s");
+  if (!peaks.is_object()) r.fail("peak_tflop_per_s", "must be an object of precision -> figure");
+  if (peaks.empty()) r.fail("peak_tflop_per_s", "must give at least one precision's peak rate");
+  for (const auto& item : peaks.items()) {
+    const std::string& name = item.key();  // not a structured binding: a lambda captures it
+    const json& fig = item.value();
+    const bool known =
+        std::any_of(std::begin(kPeakTypes), std::end(kPeakTypes), [&](DType d) { return to_string(d) == name; });
+    if (!known) r.fail("peak_tflop_per_s." + name, "unknown precision (fp64, fp32, tf32, fp16, bf16, fp8 or int8)");
+    r.figure(fig, "peak_tflop_per_s." + name, false);
+  }
+  if (!j.contains("mem_bw_gb_per_s"))
+    r.fail("mem_bw_gb_per_s", "missing: the memory bandwidth is needed for every memory-bound operation");
+  for (const auto& key : keys) {
+    if (key == "peak_tflop_per_s" || key == "device_names" || key == "environment" || !j.contains(key)) continue;
+    if (key == "name" || key == "origin" ||
+        std::any_of(std::begin(kStringKeys), std::end(kStringKeys), [&](const char* s) { return key == s; }))
+      continue;
+    const bool whole =
+        std::any_of(std::begin(kCountKeys), std::end(kCountKeys), [&](const char* s) { return key == s; });
+    r.figure(j.at(key), key, whole);
+  }
+
+  Platform p = platform_from_json(j, r.file);  // the shared conversion, now on a checked spec
+  p.origin = PlatformOrigin::user;
+  return p;
+}
+
+}  // namespace fomcast

@@ -1,0 +1,137 @@
+// Re-typing a workload into a precision mode (precision.hpp). Autocast's lists decide the
+// amp modes: matmul-like ops (mm, addmm, bmm, linear, conv, cudnn rnn) run in half; softmax,
+// the losses, norms and reductions (sum, mean, ...) run in fp32; everything else runs in the
+// type of its inputs, which after a half matmul is half (activations, dropout, adds, pooling).
+// Embedding tables and the optimizer's parameters, gradients and states stay fp32 (fp32 master
+// weights), and so does the gradients' all-reduce.
+#include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "fomcast/precision.hpp"
+#include "fomcast/text.hpp"
+
+namespace fomcast {
+namespace {
+
+constexpr std::pair<PrecisionMode, const char*> kModes[] = {
+    {PrecisionMode::recorded, "recorded"}, {PrecisionMode::fp32, "fp32"}, {PrecisionMode::tf32, "tf32"},
+    {PrecisionMode::fp16, "fp16"},         {PrecisionMode::bf16, "bf16"}, {PrecisionMode::amp_fp16, "amp-fp16"},
+    {PrecisionMode::amp_bf16, "amp-bf16"},
+};
+
+// Types a mixed-precision setting chooses between; fp64 and integer ops are the model's own.
+bool floating(DType d) {
+  return d == DType::fp32 || d == DType::tf32 || d == DType::fp16 || d == DType::bf16 || d == DType::unknown;
+}
+
+bool matmul_like(OpKind k) {
+  return k == OpKind::gemm || k == OpKind::batched_gemm || k == OpKind::conv || k == OpKind::rnn;
+}
+
+// An elementwise op autocast runs in fp32 although its kind is memory-bound half work:
+// softmax (the model layer lists make it elementwise) and the losses.
+bool fp32_by_name(std::string_view name) {
+  const std::string n = lowercase(name);
+  return contains(n, "softmax") || contains(n, "loss") || contains(n, "entropy");
+}
+
+bool can_recost(const Op& op) {
+  return op.flops > 0 || op.bytes > 0 || !std::holds_alternative<std::monostate>(op.shape);
+}
+
+}  // namespace
+
+std::string_view to_string(PrecisionMode m) {
+  for (const auto& [e, name] : kModes)
+    if (e == m) return name;
+  return "?";
+}
+
+std::optional<PrecisionMode> parse_precision_mode(std::string_view text) {
+  for (const auto& [e, name] : kModes)
+    if (e != PrecisionMode::recorded && text == name) return e;
+  return std::nullopt;
+}
+
+OpPrecision op_precision(OpKind kind, std::string_view name, DType recorded, PrecisionMode mode) {
+  const DType as_recorded = recorded;
+  if (mode == PrecisionMode::recorded || !floating(recorded) || kind == OpKind::memcpy || kind == OpKind::other)
+    return {as_recorded, as_recorded};
+  switch (mode) {
+    case PrecisionMode::recorded: break;
+    case PrecisionMode::fp32: return {DType::fp32, DType::fp32};
+    case PrecisionMode::tf32: return matmul_like(kind) ? OpPrecision{DType::tf32, DType::fp32} : OpPrecision{};
+    case PrecisionMode::fp16: return {DType::fp16, DType::fp16};
+    case PrecisionMode::bf16: return {DType::bf16, DType::bf16};
+    case PrecisionMode::amp_fp16:
+    case PrecisionMode::amp_bf16: {
+      const DType half = mode == PrecisionMode::amp_fp16 ? DType::fp16 : DType::bf16;
+      switch (kind) {
+        case OpKind::gemm:
+        case OpKind::batched_gemm:
+        case OpKind::conv:
+        case OpKind::rnn:
+        case OpKind::pooling: return {half, half};
+        case OpKind::elementwise: return fp32_by_name(name) ? OpPrecision{} : OpPrecision{half, half};
+        case OpKind::reduction:
+        case OpKind::normalization:
+        case OpKind::embedding:
+        case OpKind::optimizer:
+        case OpKind::collective: return {};
+        case OpKind::memcpy:
+        case OpKind::other: return {as_recorded, as_recorded};
+      }
+    }
+  }
+  return {as_recorded, as_recorded};
+}
+
+PrecisionApplied apply_precision(const Workload& w, PrecisionMode mode) {
+  PrecisionApplied out{w, std::vector<bool>(w.ops.size(), false), {}};
+  if (mode == PrecisionMode::recorded) return out;
+  int64_t kept = 0, retyped = 0;
+  for (std::size_t i = 0; i < out.workload.ops.size(); ++i) {
+    Op& op = out.workload.ops[i];
+    const OpPrecision p = op_precision(op.kind, op.name, op.dtype, mode);
+    // The recorded element width: tf32 and unknown are stored as 4 bytes.
+    const double recorded_width = dtype_bytes(op.dtype);
+    const double width = dtype_bytes(p.storage);
+    if (p.math == op.dtype && width == recorded_width) continue;
+    if (!can_recost(op)) {
+      ++kept;
+      continue;
+    }
+    const double shaped = op_bytes(op.kind, op.shape, p.storage);
+    if (shaped > 0)
+      op.bytes = shaped;
+    else if (op.bytes > 0)
+      op.bytes *= width / recorded_width;
+    if (op.flops <= 0) op.flops = op_flops(op.kind, op.shape);
+    op.dtype = p.math;
+    op.self_time_s.reset();
+    out.retyped[i] = true;
+    ++retyped;
+  }
+  out.notes.push_back("precision " + std::string(to_string(mode)) + " (recorded: " + recorded_precision(w) +
+                      "): " + std::to_string(retyped) + " of " + std::to_string(w.ops.size()) +
+                      " op(s) re-typed and re-costed; their measured times, taken at the recorded precision, are not "
+                      "carried");
+  if (kept > 0)
+    out.notes.push_back(std::to_string(kept) +
+                        " op(s) with no shape, FLOPs or bytes keep their recorded precision and measured time");
+  return out;
+}
+
+std::string recorded_precision(const Workload& w) {
+  std::set<std::string> types;
+  for (const auto& op : w.ops)
+    if (floating(op.dtype) && op.dtype != DType::unknown) types.insert(std::string(to_string(op.dtype)));
+  if (types.empty()) return "unknown";
+  std::string out;
+  for (const auto& t : types) out += (out.empty() ? "" : "+") + t;
+  return out;
+}
+
+}  // namespace fomcast

@@ -1,0 +1,206 @@
+// `fomcast platforms add SPEC.json`: a user's machine stored from a spec in the schema of
+// data/platforms/*.json. A good spec round-trips through `platforms --json` with every figure
+// and source as written and estimates; every malformed field is an error naming the file and
+// that field (exit 2) with the database left byte for byte as it was; a shipped name needs
+// --replace.
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fomcast/error.hpp"
+#include "fomcast/platform_spec.hpp"
+#include "test_support.hpp"
+
+using json = nlohmann::json;
+using fomcast::test::file_fingerprint;
+using fomcast::test::run_fomcast;
+using fomcast::test::ScratchDir;
+
+namespace {
+
+// A co-design point: every figure with a source, the network fields included.
+json good_spec() {
+  auto fig = [](double v) { return json{{"value", v}, {"source", "co-design study 7, table 2"}}; };
+  return json{{"name", "CoDesign_X"},
+              {"description", "a future GPU for a co-design study"},
+              {"device_kind", "gpu"},
+              {"vendor", "Example"},
+              {"architecture", "Future1"},
+              {"device_names", {"CoDesign X1"}},
+              {"peak_tflop_per_s", {{"fp32", fig(100)}, {"bf16", fig(800)}, {"fp16", fig(800)}}},
+              {"mem_bw_gb_per_s", fig(5000)},
+              {"mem_gib", fig(96)},
+              {"host_link_bw_gb_per_s", fig(63)},
+              {"compute_units", fig(144)},
+              {"boost_clock_mhz", fig(1900)},
+              {"l2_cache_mib", fig(60)},
+              {"devices_per_node", fig(8)},
+              {"intra_node_bw_gb_per_s", fig(900)},
+              {"nics_per_node", fig(8)},
+              {"nic_bw_gb_per_s", fig(50)},
+              {"power_w", fig(1000)}};
+}
+
+json platform_named(const std::string& db, const std::string& name) {
+  const auto r = run_fomcast("platforms --json", db);
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  for (const auto& p : json::parse(r.out))
+    if (p["name"] == name) return p;
+  return json();
+}
+
+}  // namespace
+
+TEST_CASE("platforms add: a good spec round-trips through platforms --json and estimates") {
+  ScratchDir dir;
+  const std::string db = dir.file("p.db");
+  const json spec = good_spec();
+  const std::string file = dir.write("x.json", spec.dump(2));
+
+  const auto added = run_fomcast("platforms add '" + file + "' --json", db);
+  REQUIRE_MESSAGE(added.status == 0, added.err);
+  CHECK(json::parse(added.out)["replaced"].is_null());
+
+  const json listed = platform_named(db, "CoDesign_X");
+  REQUIRE(listed.is_object());
+  CHECK(listed["origin"] == "user");
+  for (const auto& item : spec.items()) {
+    const std::string& key = item.key();  // not a structured binding: INFO captures it
+    const json& value = item.value();
+    INFO(key);
+    if (value.is_object() && value.contains("value")) {
+      CHECK(listed[key]["value"].get<double>() == doctest::Approx(value["value"].get<double>()));
+      CHECK(listed[key]["source"] == value["source"]);
+    } else if (key == "peak_tflop_per_s") {
+      for (const auto& [d, f] : value.items()) {
+        CHECK(listed[key][d]["value"].get<double>() == doctest::Approx(f["value"].get<double>()));
+        CHECK(listed[key][d]["source"] == f["source"]);
+      }
+    } else {
+      CHECK(listed[key] == value);
+    }
+  }
+
+  // It estimates: one shipped model on it, every op predicted, the pass positive and no
+  // faster than its largest op at the spec's fp32 peak allows (a bound from the figures given).
+  const auto e = run_fomcast("estimate --workload P1B1 --platform CoDesign_X --json", db);
+  REQUIRE_MESSAGE(e.status == 0, e.err);
+  const json ej = json::parse(e.out);
+  CHECK(ej["platform"] == "CoDesign_X");
+  CHECK(ej["pass_s"].get<double>() > 0);
+  double flops = 0;
+  for (const auto& op : ej["ops"]) flops += op["flops"].get<double>() * op["count"].get<double>();
+  CHECK(ej["ops_s"].get<double>() >= flops / 100e12 * 0.999);
+  CHECK(run_fomcast("platforms", db).out.find("CoDesign_X") != std::string::npos);
+}
+
+TEST_CASE("platforms add: each malformed field is an error naming it, the database untouched") {
+  ScratchDir dir;
+  const std::string db = dir.file("p.db");
+  REQUIRE(run_fomcast("platforms", db).status == 0);  // a seeded database to leave alone
+
+  // (what is changed in the good spec, the field the error must name, a word of the message)
+  struct Case {
+    const char* what;
+    std::function<void(json&)> edit;
+    std::string field, says;
+  };
+  const std::vector<Case> cases = {
+      {"peak not a figure", [](json& j) { j["peak_tflop_per_s"]["fp32"] = "fast"; }, "peak_tflop_per_s.fp32",
+       "must be"},
+      {"bare number", [](json& j) { j["mem_bw_gb_per_s"] = 5000; }, "mem_bw_gb_per_s", "source"},
+      {"wrong value type", [](json& j) { j["mem_gib"]["value"] = "96"; }, "mem_gib.value", "must be a number"},
+      {"NaN-like value", [](json& j) { j["mem_gib"]["value"] = "NaN"; }, "mem_gib.value", "must be a number"},
+      {"negative", [](json& j) { j["boost_clock_mhz"]["value"] = -1900; }, "boost_clock_mhz.value", "> 0"},
+      {"zero", [](json& j) { j["power_w"]["value"] = 0; }, "power_w.value", "> 0"},
+      {"fractional count", [](json& j) { j["compute_units"]["value"] = 144.5; }, "compute_units.value", "whole number"},
+      {"missing source", [](json& j) { j["l2_cache_mib"].erase("source"); }, "l2_cache_mib.source", "missing"},
+      {"empty source", [](json& j) { j["nic_bw_gb_per_s"]["source"] = "  "; }, "nic_bw_gb_per_s.source", "empty"},
+      {"source not text", [](json& j) { j["nics_per_node"]["source"] = 3; }, "nics_per_node.source", "text"},
+      {"extra key in a figure", [](json& j) { j["mem_gib"]["unit"] = "GB"; }, "mem_gib.unit", "unknown field"},
+      {"unknown dtype", [](json& j) { j["peak_tflop_per_s"]["float32"] = j["peak_tflop_per_s"]["fp32"]; },
+       "peak_tflop_per_s.float32", "unknown precision"},
+      {"no peaks", [](json& j) { j["peak_tflop_per_s"] = json::object(); }, "peak_tflop_per_s", "at least one"},
+      {"missing peaks", [](json& j) { j.erase("peak_tflop_per_s"); }, "peak_tflop_per_s", "missing"},
+      {"missing bandwidth", [](json& j) { j.erase("mem_bw_gb_per_s"); }, "mem_bw_gb_per_s", "missing"},
+      {"misspelt key", [](json& j) { j["mem_bw_gbps"] = j["mem_bw_gb_per_s"]; }, "mem_bw_gbps",
+       "did you mean \"mem_bw_gb_per_s\""},
+      {"unknown key", [](json& j) { j["favourite_colour"] = "red"; }, "favourite_colour", "unknown field"},
+      {"missing name", [](json& j) { j.erase("name"); }, "name", "missing"},
+      {"name not a string", [](json& j) { j["name"] = 7; }, "name", "must be a string"},
+      {"name a flag", [](json& j) { j["name"] = "-x"; }, "name", "must not start with '-'"},
+      {"vendor not a string", [](json& j) { j["vendor"] = json::array(); }, "vendor", "must be a string"},
+      {"device_names not an array", [](json& j) { j["device_names"] = "X1"; }, "device_names", "array"},
+      {"origin shipped", [](json& j) { j["origin"] = "shipped"; }, "origin", "user"},
+  };
+  const std::string before = file_fingerprint(db);
+  for (const auto& c : cases) {
+    INFO(c.what);
+    json spec = good_spec();
+    c.edit(spec);
+    const std::string file = dir.write("bad.json", spec.dump(2));
+    const auto r = run_fomcast("platforms add '" + file + "'", db);
+    CHECK(r.status == 2);
+    CHECK_MESSAGE(r.err.find(file + ": " + c.field + ": ") != std::string::npos, r.err);
+    CHECK_MESSAGE(r.err.find(c.says) != std::string::npos, r.err);
+    CHECK(r.out.empty());
+    CHECK(file_fingerprint(db) == before);
+  }
+  CHECK(platform_named(db, "CoDesign_X").is_null());
+
+  // Not JSON at all: the line and byte of the problem.
+  const std::string broken = dir.write("broken.json", "{\n  \"name\": \"X\",\n  \"mem_gib\": {\"value\": NaN}\n}");
+  const auto r = run_fomcast("platforms add '" + broken + "'", db);
+  CHECK(r.status == 2);
+  CHECK_MESSAGE(r.err.find(broken + ":3: byte ") != std::string::npos, r.err);
+  CHECK(file_fingerprint(db) == before);
+}
+
+TEST_CASE("platforms add: a shipped platform's name needs --replace; a user's own spec is replaced") {
+  ScratchDir dir;
+  const std::string db = dir.file("p.db");
+  json spec = good_spec();
+  spec["name"] = "A100";
+  const std::string file = dir.write("a100.json", spec.dump());
+  REQUIRE(run_fomcast("platforms", db).status == 0);
+  const std::string before = file_fingerprint(db);
+
+  const auto refused = run_fomcast("platforms add '" + file + "'", db);
+  CHECK(refused.status == 2);
+  CHECK_MESSAGE(refused.err.find("name: 'A100' is a shipped platform; give --replace") != std::string::npos,
+                refused.err);
+  CHECK(file_fingerprint(db) == before);
+  CHECK(platform_named(db, "A100")["origin"] == "shipped");
+
+  // A near miss of a shipped name is refused whatever the flags: it would read as that one.
+  spec["name"] = "a-100";
+  const auto near = run_fomcast("platforms add '" + dir.write("near.json", spec.dump()) + "' --replace", db);
+  CHECK(near.status == 2);
+  CHECK_MESSAGE(near.err.find("reads as the platform A100") != std::string::npos, near.err);
+
+  const auto replaced = run_fomcast("platforms add '" + file + "' --replace --json", db);
+  REQUIRE_MESSAGE(replaced.status == 0, replaced.err);
+  CHECK(json::parse(replaced.out)["replaced"] == "shipped");
+  const json mine = platform_named(db, "A100");
+  CHECK(mine["origin"] == "user");
+  CHECK(mine["mem_bw_gb_per_s"]["value"].get<double>() == doctest::Approx(5000));
+
+  // Adding it again (a corrected spec) replaces the user's own, with a note.
+  const auto again = run_fomcast("platforms add '" + file + "'", db);
+  CHECK(again.status == 0);
+  CHECK_MESSAGE(again.err.find("replacing the user platform 'A100'") != std::string::npos, again.err);
+}
+
+TEST_CASE("platform spec keys: a misspelt key finds its field, a stranger none") {
+  CHECK(fomcast::nearest_platform_spec_key("mem_bw_gbps") == "mem_bw_gb_per_s");
+  CHECK(fomcast::nearest_platform_spec_key("peak_tflops") == "peak_tflop_per_s");
+  CHECK(fomcast::nearest_platform_spec_key("memory_gib") == "mem_gib");
+  CHECK(fomcast::nearest_platform_spec_key("devices_per_nod") == "devices_per_node");
+  CHECK(fomcast::nearest_platform_spec_key("favourite_colour").empty());
+  for (const auto& key : fomcast::platform_spec_keys()) CHECK(fomcast::nearest_platform_spec_key(key) == key);
+}

@@ -1,0 +1,258 @@
+// Precision as a choice (--precision, docs/estimation.md): apply_precision re-types each op
+// to the precision its math runs in and re-costs its bytes; the estimate then uses that
+// precision's peak. Expectations are written out by hand from the spec below: a GEMM of
+// 4096^3 (2 x 4096^3 FLOPs; 3 x 4096^2 elements moved) on a part with fp32 10, tf32 80 and
+// bf16/fp16 160 TFLOP/s and 100 TB/s of memory (so the GEMM is compute-bound in every mode).
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "fomcast/error.hpp"
+#include "fomcast/estimate.hpp"
+#include "fomcast/precision.hpp"
+#include "fomcast/whatif.hpp"
+#include "test_support.hpp"
+
+using namespace fomcast;
+using fomcast::test::run_fomcast;
+using fomcast::test::ScratchDir;
+
+namespace {
+
+constexpr double kN = 4096;
+constexpr double kGemmFlops = 2 * kN * kN * kN;
+constexpr double kGemmElements = 3 * kN * kN;  // A, B and C
+
+Sourced fig(double v) { return Sourced{v, "test spec"}; }
+
+Platform part(const std::string& name, const std::map<DType, double>& peaks_tflop) {
+  Platform p;
+  p.name = name;
+  p.device_kind = "gpu";
+  p.origin = PlatformOrigin::user;
+  for (const auto& [d, v] : peaks_tflop) p.peak_flop_per_s[d] = fig(v * 1e12);
+  p.mem_bw_bytes_per_s = fig(100e12);
+  return p;
+}
+
+Op gemm_op() {
+  Op op;
+  op.name = "aten::mm";
+  op.kind = OpKind::gemm;
+  op.shape = GemmShape{4096, 4096, 4096};
+  op.dtype = DType::fp32;
+  fill_costs(op);
+  return op;
+}
+
+Op layer_norm_op() {
+  Op op;
+  op.name = "aten::native_layer_norm";
+  op.kind = OpKind::normalization;
+  op.shape = TensorShape{{{64, 1024, 1024}}};
+  op.dtype = DType::fp32;
+  fill_costs(op);
+  return op;
+}
+
+Workload one_op(Op op) {
+  Workload w;
+  w.name = "one";
+  w.origin = "test";
+  w.ops.push_back(std::move(op));
+  return w;
+}
+
+double gemm_seconds(const Catalog& c, const std::string& platform, PrecisionMode mode) {
+  return estimate_pass(one_op(gemm_op()), platform, c, {}, mode).ops_s;
+}
+
+}  // namespace
+
+TEST_CASE("apply_precision: the math type and the bytes of each kind, per mode") {
+  const Op g = gemm_op();
+  REQUIRE(g.bytes == doctest::Approx(kGemmElements * 4));
+  struct Row {
+    PrecisionMode mode;
+    DType gemm_math;
+    double gemm_width;
+    DType norm_math;
+    double norm_width;
+  };
+  const Row rows[] = {
+      {PrecisionMode::fp32, DType::fp32, 4, DType::fp32, 4},
+      {PrecisionMode::tf32, DType::tf32, 4, DType::fp32, 4},
+      {PrecisionMode::fp16, DType::fp16, 2, DType::fp16, 2},
+      {PrecisionMode::bf16, DType::bf16, 2, DType::bf16, 2},
+      {PrecisionMode::amp_fp16, DType::fp16, 2, DType::fp32, 4},
+      {PrecisionMode::amp_bf16, DType::bf16, 2, DType::fp32, 4},
+  };
+  Workload w = one_op(gemm_op());
+  w.ops.push_back(layer_norm_op());
+  const double norm_bytes = w.ops[1].bytes;
+  REQUIRE(norm_bytes > 0);
+  for (const auto& r : rows) {
+    INFO(to_string(r.mode));
+    const PrecisionApplied a = apply_precision(w, r.mode);
+    CHECK(a.workload.ops[0].dtype == r.gemm_math);
+    CHECK(a.workload.ops[0].bytes == doctest::Approx(kGemmElements * r.gemm_width));
+    CHECK(a.workload.ops[0].flops == doctest::Approx(kGemmFlops));  // FLOPs never change
+    CHECK(a.workload.ops[1].dtype == r.norm_math);
+    CHECK(a.workload.ops[1].bytes == doctest::Approx(norm_bytes * r.norm_width / 4));
+  }
+  // amp: the GEMM's operands halve, the layer norm is not touched (not re-typed).
+  const PrecisionApplied amp = apply_precision(w, PrecisionMode::amp_bf16);
+  CHECK(amp.retyped == std::vector<bool>{true, false});
+  // The default changes nothing.
+  const PrecisionApplied same = apply_precision(w, PrecisionMode::recorded);
+  CHECK(same.retyped == std::vector<bool>{false, false});
+  CHECK(same.workload.ops[0].bytes == g.bytes);
+}
+
+TEST_CASE("apply_precision: under amp softmax, losses, reductions, embedding, optimizer and collectives stay fp32") {
+  auto op = [](const char* name, OpKind k) {
+    Op o;
+    o.name = name, o.kind = k, o.dtype = DType::fp32, o.bytes = 1000;
+    return o;
+  };
+  Workload w;
+  for (const auto& o :
+       {op("attention.softmax", OpKind::elementwise), op("mse_loss", OpKind::elementwise),
+        op("aten::sum", OpKind::reduction), op("aten::embedding", OpKind::embedding), op("adam", OpKind::optimizer),
+        op("allreduce", OpKind::collective), op("aten::relu", OpKind::elementwise), op("max_pool2d", OpKind::pooling),
+        op("Memcpy HtoD", OpKind::memcpy), op("Unknown kernel", OpKind::other)})
+    w.ops.push_back(o);
+  const auto a = apply_precision(w, PrecisionMode::amp_fp16).workload;
+  for (std::size_t i = 0; i < 6; ++i) {
+    INFO(a.ops[i].name);
+    CHECK(a.ops[i].dtype == DType::fp32);
+    CHECK(a.ops[i].bytes == 1000);
+  }
+  CHECK(a.ops[6].dtype == DType::fp16);  // relu after a half matmul runs in half
+  CHECK(a.ops[6].bytes == 500);
+  CHECK(a.ops[7].dtype == DType::fp16);
+  CHECK(a.ops[8].bytes == 1000);  // copies and unknown ops keep what they were
+  CHECK(a.ops[9].bytes == 1000);
+  // Pure fp16 moves everything floating in half, the optimizer and the all-reduce too.
+  const auto h = apply_precision(w, PrecisionMode::fp16).workload;
+  CHECK(h.ops[4].bytes == 500);
+  CHECK(h.ops[5].dtype == DType::fp16);
+  CHECK(h.ops[8].bytes == 1000);
+}
+
+TEST_CASE("precision: a compute-bound GEMM runs at the peak of its mode's math precision") {
+  const Catalog c =
+      make_catalog({part("P", {{DType::fp32, 10}, {DType::tf32, 80}, {DType::bf16, 160}, {DType::fp16, 160}})}, {});
+  const double fp32 = gemm_seconds(c, "P", PrecisionMode::fp32);
+  // By hand: no table anywhere, so the roofline with the assumed compute efficiency 0.5
+  // (predict.hpp's kAssumedComputeEfficiency): 2 x 4096^3 / (10e12 x 0.5) = 27.49 ms in
+  // fp32; bytes (3 x 4096^2 x 4 over 100 TB/s x 0.8) are 0.8 us, far below.
+  const PassEstimate one = estimate_pass(one_op(gemm_op()), "P", c, {}, PrecisionMode::fp32);
+  CHECK(one.ops[0].method == Method::roofline);
+  CHECK(fp32 == doctest::Approx(kGemmFlops / (10e12 * 0.5)));
+  CHECK(gemm_seconds(c, "P", PrecisionMode::amp_bf16) == doctest::Approx(kGemmFlops / (160e12 * 0.5)));
+  // Compute-bound at one assumed efficiency in every mode: the time is FLOPs / peak / e, so
+  // each mode's time over fp32's is the inverse ratio of the peaks.
+  CHECK(fp32 >= kGemmFlops / 10e12);  // never faster than the peak
+  CHECK(gemm_seconds(c, "P", PrecisionMode::recorded) == doctest::Approx(fp32));
+  CHECK(gemm_seconds(c, "P", PrecisionMode::tf32) == doctest::Approx(fp32 * 10 / 80));
+  CHECK(gemm_seconds(c, "P", PrecisionMode::amp_bf16) == doctest::Approx(fp32 * 10 / 160));
+  CHECK(gemm_seconds(c, "P", PrecisionMode::amp_fp16) == doctest::Approx(fp32 * 10 / 160));
+  CHECK(gemm_seconds(c, "P", PrecisionMode::bf16) == doctest::Approx(fp32 * 10 / 160));
+  CHECK(gemm_seconds(c, "P", PrecisionMode::amp_bf16) >= kGemmFlops / 160e12);
+
+  // A layer norm (memory-bound) under amp: the same time as recorded; under pure bf16 half.
+  const double ln = estimate_pass(one_op(layer_norm_op()), "P", c, {}, PrecisionMode::recorded).ops_s;
+  CHECK(ln > 0);
+  CHECK(estimate_pass(one_op(layer_norm_op()), "P", c, {}, PrecisionMode::amp_bf16).ops_s == doctest::Approx(ln));
+  CHECK(estimate_pass(one_op(layer_norm_op()), "P", c, {}, PrecisionMode::bf16).ops_s == doctest::Approx(ln / 2));
+}
+
+TEST_CASE("precision: a mode the spec has no peak for borrows a stated rate and says so") {
+  const Catalog c =
+      make_catalog({part("F32", {{DType::fp32, 10}}), part("H", {{DType::fp32, 10}, {DType::fp16, 100}})}, {});
+  // Only fp32 on the spec: amp-fp16's GEMM runs at the fp32 rate, never faster, with the note.
+  const PassEstimate only32 = estimate_pass(one_op(gemm_op()), "F32", c, {}, PrecisionMode::amp_fp16);
+  CHECK(only32.ops_s == doctest::Approx(gemm_seconds(c, "F32", PrecisionMode::fp32)));
+  REQUIRE(only32.ops[0].notes.size() >= 1);
+  CHECK(only32.ops[0].notes.back() == "no fp16 rate in F32's spec: its fp32 rate stands in");
+  // bf16 on a spec with fp16 only: fp16's tensor rate, said.
+  const PassEstimate bf = estimate_pass(one_op(gemm_op()), "H", c, {}, PrecisionMode::amp_bf16);
+  CHECK(bf.ops_s == doctest::Approx(gemm_seconds(c, "H", PrecisionMode::fp32) / 10));
+  CHECK(bf.ops[0].notes.back() == "no bf16 rate in H's spec: its fp16 rate stands in");
+  CHECK(bf.precision == PrecisionMode::amp_bf16);
+  CHECK(bf.recorded_precision == "fp32");
+}
+
+TEST_CASE("precision: measured times are not carried into another precision; calibration keeps the recorded one") {
+  const Catalog c = make_catalog({part("P", {{DType::fp32, 10}, {DType::bf16, 160}, {DType::fp16, 160}})}, {});
+  Workload w = one_op(gemm_op());
+  w.recorded_on = "P";
+  w.ops[0].self_time_s = 0.05;  // measured fp32 GEMM
+  w.pass_s = 0.08;              // the step: 0.03 s of host and framework around it
+  w.passes = 1;
+  const PassEstimate as_recorded = estimate_pass(w, "P", c, {});
+  CHECK(as_recorded.ops[0].method == Method::measured);
+  CHECK(as_recorded.pass_s == doctest::Approx(0.08));  // gives back what it measured
+
+  const PassEstimate amp = estimate_pass(w, "P", c, {}, PrecisionMode::amp_bf16);
+  CHECK(amp.ops[0].method != Method::measured);
+  CHECK(amp.ops[0].baseline_s == 0.05);  // still shown beside the prediction
+  CHECK(amp.ops_s == doctest::Approx(gemm_seconds(c, "P", PrecisionMode::amp_bf16)));
+  // The residual is the measured step minus the measured ops, as recorded: 0.03 s.
+  CHECK(amp.calibration.residual_there_s == doctest::Approx(0.03));
+  CHECK(amp.residual_s == doctest::Approx(0.03));
+  CHECK(amp.pass_s == doctest::Approx(amp.ops_s + 0.03));
+
+  // whatif in the mode: its reference is the amp pass.
+  const WhatIf wi = what_if(w, "P", c, parse_scale("peak_flops=2"), {}, PrecisionMode::amp_bf16);
+  CHECK(wi.reference.pass_s == doctest::Approx(amp.pass_s));
+  CHECK(wi.modelled_s == doctest::Approx(amp.ops_s / 2));
+}
+
+TEST_CASE("precision: names, the flag and the study field") {
+  for (const char* name : {"fp32", "tf32", "fp16", "bf16", "amp-fp16", "amp-bf16"}) {
+    const auto m = parse_precision_mode(name);
+    REQUIRE(m);
+    CHECK(to_string(*m) == name);
+  }
+  CHECK_FALSE(parse_precision_mode("recorded"));
+  CHECK_FALSE(parse_precision_mode("amp"));
+
+  ScratchDir dir;
+  const std::string db = dir.file("p.db");
+  const auto r = run_fomcast("estimate --workload P1B1 --platform A100 --precision amp-bf16 --json", db);
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["precision"] == "amp-bf16");
+  CHECK(j["recorded_precision"] == "fp32");
+  bool gemm_in_bf16 = false;
+  for (const auto& op : j["ops"])
+    if (op["kind"] == "gemm") gemm_in_bf16 = op["dtype"] == "bf16";
+  CHECK(gemm_in_bf16);
+  const auto plain = nlohmann::json::parse(run_fomcast("estimate --workload P1B1 --platform A100 --json", db).out);
+  CHECK(plain["precision"] == "fp32");
+  CHECK(j["ops_s"].get<double>() < plain["ops_s"].get<double>());
+
+  const auto bad = run_fomcast("estimate --workload P1B1 --platform A100 --precision fp8", db);
+  CHECK(bad.status == 2);
+  CHECK_MESSAGE(bad.err.find("--precision: unknown precision 'fp8' (fp32, tf32, fp16, bf16, amp-fp16 or amp-bf16)") !=
+                    std::string::npos,
+                bad.err);
+  const auto wi = run_fomcast("whatif --workload P1B1 --platform A100 --scale mem_bw=2 --precision tf32 --json", db);
+  REQUIRE_MESSAGE(wi.status == 0, wi.err);
+  CHECK(nlohmann::json::parse(wi.out)["precision"] == "tf32");
+
+  const std::string study =
+      R"({"baseline": {"platform": "NV_V100", "nodes": 1}, "target": {"platform": "A100", "nodes": 1},
+    "problems": [{"name": "a", "workload": "P1B1", "precision": "amp-fp16"}]})";
+  const Study s = parse_study(study, "s.json");
+  CHECK(s.problems[0].precision == PrecisionMode::amp_fp16);
+  CHECK(study_to_json(s)["problems"][0]["precision"] == "amp-fp16");
+  std::string bad_study = study;
+  bad_study.replace(bad_study.find("amp-fp16"), 8, "half");
+  CHECK_THROWS_WITH_AS(parse_study(bad_study, "s.json"),
+                       "s.json: problems[0].precision: unknown precision 'half' (fp32, tf32, fp16, bf16, amp-fp16 or "
+                       "amp-bf16)",
+                       InputError);
+}
