@@ -255,7 +255,8 @@ std::vector<LeavePlatformOut> validate_leave_platform_out(const Catalog& catalog
                      ""};
     std::map<OpKind, std::vector<const KernelEntry*>> by_kind;
     for (const auto& e : table.entries) by_kind[e.kind].push_back(&e);
-    for (const auto& [kind, entries] : by_kind) {
+    for (const auto& [kind_of_rows, entries] : by_kind) {
+      const OpKind kind = kind_of_rows;  // a lambda below uses it (clang 14: no captured bindings)
       LeavePlatformOut r;
       r.held_out = held;
       r.kind = to_string(kind);

@@ -113,7 +113,8 @@ BenchImport read_bench_csv(std::string_view text, std::string_view file, BenchFo
 void resolve_devices(BenchImport& imported, const std::vector<Platform>& known, std::string_view file) {
   std::map<std::string, std::vector<KernelEntry>> by_platform;
   std::map<std::string, Platform> described;
-  for (auto& [device, entries] : imported.by_platform) {
+  for (auto& [device_name, entries] : imported.by_platform) {
+    const std::string& device = device_name;  // the lambda below uses it (clang 14: no captured bindings)
     if (std::any_of(known.begin(), known.end(), [&](const Platform& p) { return p.name == device; })) {
       by_platform[device] = std::move(entries);
       continue;

@@ -40,7 +40,9 @@ double roofline_s(const Platform& p, const Op& op, DType d) {
 TEST_CASE("no op of a shipped workload is predicted faster than its roofline on any shipped platform") {
   REQUIRE(shipped_workloads().size() >= 10);
   int64_t checked = 0, capped = 0;
-  for (const auto& [name, p] : catalog().platforms) {
+  for (const auto& entry : catalog().platforms) {
+    const std::string& name = entry.first;
+    const Platform& p = entry.second;
     for (const DType d : {DType::fp32, DType::tf32, DType::fp16, DType::bf16}) {
       if (!p.peak_flop_per_s.count(d) || !(p.peak_flop_per_s.at(d).value > 0)) continue;
       for (Workload w : shipped_workloads()) {
