@@ -1,13 +1,17 @@
-// Calibration (CANDLE step 1): a projection starts from a measured run. The measurement on
-// its platform is split into what the modelled operations explain there and a residual
-// (host, framework, input pipeline, validation); on the target the residual is its own
-// line, carried by the ratio of the platforms' host speeds (and overhead factors). Small
-// models spend most of a step outside their kernels, so without this line a projection is
-// wrong by large factors (docs/calibration.md, docs/accuracy.md).
+// Calibration (CANDLE step 1): a projection starts from a measured run. The gap between
+// the measurement and the modelled operations on its platform is split by evidence into
+// host and framework time (a trace's time outside its measured ops, else the framework's
+// dispatch cost x op calls) and the op model's error there; on the target the first is its
+// own residual line, carried by the ratio of the platforms' host speeds (and overhead
+// factors), and the second moves with the ops. Faster- and slower-than-modelled baselines
+// go through the same rule. The pass under the rule's two bounds (the whole gap carried
+// unscaled, or scaled with the ops) is kept beside it (docs/calibration.md).
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "dispatch_overhead.hpp"
+#include "fomcast/calibrate.hpp"
 #include "fomcast/format.hpp"
 #include "residual.hpp"
 #include "similarity.hpp"
@@ -43,6 +47,59 @@ const MeasuredPass* choose(const std::vector<MeasuredPass>& all, const Workload&
 }
 
 std::string seconds(double s) { return format_duration(s); }
+
+struct HostPart {
+  double seconds = 0;
+  std::string basis;
+};
+
+// The part of a measured pass outside the modelled operations (host, framework, input
+// pipeline), found by the best evidence there is:
+//  - the trace's own measurement on its recording platform, with per-op measured times:
+//    everything outside the ops is host time (the ops' times are measured, not modelled);
+//  - a trace that measured its step and op times elsewhere: that host time, carried to
+//    the measured platform by the host rule;
+//  - no such evidence (a model workload): the framework's dispatch cost per op call x the
+//    op calls of a pass (dispatch_overhead.hpp).
+// Never more than the measurement less the ops' roofline there (the ops cannot run faster
+// than that), never negative. The same rule whether the baseline ran slower or faster than
+// modelled: the rest of the gap, of either sign, is the op model's error there.
+HostPart host_part(const Workload& w, const MeasuredPass& m, const Platform* there, double modelled_there,
+                   const Catalog& catalog) {
+  HostPart h;
+  const double op_times = w.measured_op_time_s();
+  const bool trace_evidence = w.pass_s && *w.pass_s > 0 && op_times > 0;
+  if (trace_evidence && m.platform == w.recorded_on) {
+    // The ops' times are measured here, so no roofline cap: the evidence is the measurement.
+    h.seconds = std::max(0.0, m.pass_s - modelled_there);
+    h.basis = "time outside the trace's measured operations";
+    return h;
+  }
+  if (trace_evidence && !w.recorded_on.empty()) {
+    const double outside = std::max(0.0, *w.pass_s - op_times);
+    const Platform* rec = catalog.platform(w.recorded_on);
+    const CalibrationLine f = there ? carry_factor(rec, *there) : CalibrationLine{};
+    h.seconds = outside * f.carry;
+    h.basis = "the trace's time outside its operations on " + w.recorded_on + ", " + format_duration(outside) +
+              (f.carry != 1 ? " x " + format_significant(f.carry, 3) : std::string(", carried unscaled"));
+  } else {
+    double calls = 0;  // counts may be fractional (an op every other pass)
+    for (const auto& op : w.ops) calls += std::max(op.count, 0.0);
+    const Framework fw = framework_of(w);
+    const DispatchCost d = dispatch_cost(fw);
+    h.seconds = d.seconds_per_op_call * calls;
+    h.basis = std::string(to_string(fw)) + " dispatch " + format_significant(d.seconds_per_op_call * 1e6, 3) +
+              " us x " + format_significant(calls, 4) + " op calls per pass";
+  }
+  const double floor_there = there ? roofline_floor(w, *there).seconds : 0.0;
+  const double most = std::max(0.0, m.pass_s - floor_there);
+  if (h.seconds > most) {
+    h.seconds = most;
+    h.basis += "; capped at the measurement less the operations' roofline there";
+  }
+  h.seconds = std::max(0.0, h.seconds);
+  return h;
+}
 
 }  // namespace
 
@@ -109,6 +166,7 @@ void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog,
     pe.residual_share = 0;
     pe.host_bound = false;
     pe.uncertainty = pe.pass_s > 0 ? pe.ops_sigma_s / pe.pass_s : 0;
+    pe.pass_low_s = pe.pass_high_s = pe.pass_unscaled_s = pe.pass_scaled_s = pe.pass_s;
     pe.notes.push_back("not calibrated: no measured time of " + w.name +
                        " on any platform (`fomcast calibrate`, or a trace's step time), so the pass is the modelled "
                        "operations alone, without host, framework or input-pipeline time");
@@ -138,12 +196,11 @@ void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog,
   c.calibrated = true;
   c.measured = *m;
   c.modelled_there_s = modelled_there;
-  if (modelled_there > m->pass_s) {
-    c.ops_scale = m->pass_s / modelled_there;
-    c.residual_there_s = 0;
-  } else {
-    c.residual_there_s = m->pass_s - modelled_there;
-  }
+  const HostPart h = host_part(w, *m, there, modelled_there, catalog);
+  c.residual_there_s = h.seconds;
+  c.split_basis = h.basis;
+  c.model_error_there_s = m->pass_s - modelled_there - h.seconds;
+  c.ops_scale = modelled_there > 0 ? (m->pass_s - h.seconds) / modelled_there : 1.0;
 
   pe.calibration = c;
   pe.modelled_s = pe.ops_s * c.ops_scale;
@@ -154,22 +211,44 @@ void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog,
 
   if (on_target) {
     pe.uncertainty = 0;  // the pass is the measurement; the split says what the model explains of it
+    pe.pass_low_s = pe.pass_high_s = pe.pass_unscaled_s = pe.pass_scaled_s = pe.pass_s;
   } else {
+    // The two bounds of the rule: the whole gap carried like host time, or moved with the ops.
+    const double gap = m->pass_s - modelled_there;
+    const double floor_target = roofline_floor(w, *target).seconds;
+    const double unscaled = std::max(pe.ops_s + gap * c.carry, floor_target);
+    const double scaled = modelled_there > 0 ? pe.ops_s * m->pass_s / modelled_there : pe.pass_s;
+    pe.pass_unscaled_s = unscaled;
+    pe.pass_scaled_s = scaled;
+    pe.pass_low_s = std::min({unscaled, scaled, pe.pass_s});
+    pe.pass_high_s = std::max({unscaled, scaled, pe.pass_s});
     const double band = c.host_scaled || c.overhead_scaled ? kScaledResidualBand : kUnscaledResidualBand;
     const double var = std::pow(pe.ops_sigma_s * c.ops_scale, 2) + std::pow(pe.residual_s * band, 2);
-    pe.uncertainty = pe.pass_s > 0 ? std::sqrt(var) / pe.pass_s : 0;
+    const double sigma = pe.pass_s > 0 ? std::sqrt(var) / pe.pass_s : 0;
+    // The band includes the bounds: how far the answer depends on the split is part of how
+    // sure it is.
+    const double reach =
+        pe.pass_s > 0 ? std::max(pe.pass_high_s - pe.pass_s, pe.pass_s - pe.pass_low_s) / pe.pass_s : 0;
+    pe.uncertainty = std::max(sigma, reach);
   }
 
   const std::string where = m->platform.empty() ? std::string("an unnamed platform") : m->platform;
-  pe.notes.push_back("calibrated by " + m->source + " on " + where + ": " + seconds(m->pass_s) +
-                     " per pass = modelled " + seconds(std::min(modelled_there, m->pass_s)) + " + residual " +
-                     seconds(c.residual_there_s) + " (" +
-                     format_percent_significant(m->pass_s > 0 ? c.residual_there_s / m->pass_s : 0, 3) + ")");
+  pe.notes.push_back(
+      "calibrated by " + m->source + " on " + where + ": " + seconds(m->pass_s) + " per pass = modelled operations " +
+      seconds(modelled_there) + " " + (c.model_error_there_s < 0 ? "- " : "+ ") + "op-model error " +
+      seconds(std::abs(c.model_error_there_s)) + " + host and framework residual " + seconds(c.residual_there_s) +
+      " (" + format_percent_significant(m->pass_s > 0 ? c.residual_there_s / m->pass_s : 0, 3) + "; " + c.split_basis +
+      ")");
   for (const auto& n : m->notes) pe.notes.push_back("calibration: " + n);
-  if (c.ops_scale < 1)
-    pe.notes.push_back("the measurement on " + where + " is shorter than the modelled operations there (" +
-                       seconds(modelled_there) + "): no residual, and the modelled operations are scaled by " +
-                       format_significant(c.ops_scale, 3));
+  if (c.ops_scale != 1)
+    pe.notes.push_back("the modelled operations are scaled by " + format_significant(c.ops_scale, 3) +
+                       " = (measured - residual) / modelled on " + where + ": the model is " +
+                       (c.ops_scale > 1 ? "faster" : "slower") + " than " + where +
+                       " ran, and that error moves with the operations");
+  if (!on_target)
+    pe.notes.push_back("bounds of the residual rule on " + pe.platform + ": " + seconds(pe.pass_low_s) + " to " +
+                       seconds(pe.pass_high_s) + " per pass (the whole gap carried unscaled, or scaled with the " +
+                       "operations); the band includes them");
   if (!on_target) pe.notes.push_back("residual " + c.carry_detail);
   for (const auto& other : all)
     if (&other != m)

@@ -55,16 +55,34 @@ double arithmetic_mean(const std::vector<double>& values) {
 FomResult fom_from_problems(std::string study, std::vector<ProblemResult> problems) {
   FomResult r;
   r.study = std::move(study);
-  std::vector<double> base, target, ratios;
+  std::vector<double> base, target, ratios, base_u, target_u, base_s, target_s;
+  // A side without bound rates (filled by hand) is at its central rate under both bounds.
+  const auto or_central = [](double v, double central) { return v > 0 ? v : central; };
   for (auto& p : problems) {
     p.ratio = p.target.units_per_day / p.baseline.units_per_day;
+    p.baseline.units_per_day_unscaled = or_central(p.baseline.units_per_day_unscaled, p.baseline.units_per_day);
+    p.baseline.units_per_day_scaled = or_central(p.baseline.units_per_day_scaled, p.baseline.units_per_day);
+    p.target.units_per_day_unscaled = or_central(p.target.units_per_day_unscaled, p.target.units_per_day);
+    p.target.units_per_day_scaled = or_central(p.target.units_per_day_scaled, p.target.units_per_day);
+    p.ratio_unscaled = p.target.units_per_day_unscaled / p.baseline.units_per_day_unscaled;
+    p.ratio_scaled = p.target.units_per_day_scaled / p.baseline.units_per_day_scaled;
+    p.ratio_low = std::min({p.ratio, p.ratio_unscaled, p.ratio_scaled});
+    p.ratio_high = std::max({p.ratio, p.ratio_unscaled, p.ratio_scaled});
     base.push_back(p.baseline.units_per_day);
     target.push_back(p.target.units_per_day);
+    base_u.push_back(p.baseline.units_per_day_unscaled);
+    target_u.push_back(p.target.units_per_day_unscaled);
+    base_s.push_back(p.baseline.units_per_day_scaled);
+    target_s.push_back(p.target.units_per_day_scaled);
     ratios.push_back(p.ratio);
   }
   r.baseline_hm_units_per_day = harmonic_mean(base);
   r.target_hm_units_per_day = harmonic_mean(target);
   r.fom = r.target_hm_units_per_day / r.baseline_hm_units_per_day;
+  r.fom_unscaled = harmonic_mean(target_u) / harmonic_mean(base_u);
+  r.fom_scaled = harmonic_mean(target_s) / harmonic_mean(base_s);
+  r.fom_low = std::min({r.fom, r.fom_unscaled, r.fom_scaled});
+  r.fom_high = std::max({r.fom, r.fom_unscaled, r.fom_scaled});
   r.ratio_arithmetic_mean = arithmetic_mean(ratios);
   r.ratio_harmonic_mean = harmonic_mean(ratios);
   r.problems = std::move(problems);
@@ -77,8 +95,10 @@ SideRate measured_side(const StudySide& side, double seconds, double nodes_per_u
   SideRate r;
   r.platform = side.platform;
   r.nodes = side.nodes;
+  r.unit = side.unit;
+  r.devices_per_unit = side.devices_per_unit;
   r.seconds_per_unit = seconds;
-  r.units_per_day = units_per_day(seconds, side.nodes, nodes_per_unit);
+  r.units_per_day = units_per_day(seconds, side.nodes * side.devices_per_unit, nodes_per_unit);
   r.method = SideMethod::measured;
   return r;
 }
@@ -90,11 +110,16 @@ SideRate estimated_side(const StudySide& side, const RunEstimate& run) {
   SideRate r;
   r.platform = side.platform;
   r.nodes = side.nodes;
+  r.unit = side.unit;
+  r.devices_per_unit = side.devices_per_unit;
   r.seconds_per_unit = run.run_s;
   r.units_per_day = run.units_per_day;
   r.uncertainty = p.uncertainty;
   r.residual_share = p.residual_share;
   r.host_bound = p.host_bound;
+  // Rates scale inversely with the pass time (the roll-up is linear in it).
+  r.units_per_day_unscaled = p.pass_unscaled_s > 0 ? run.units_per_day * p.pass_s / p.pass_unscaled_s : r.units_per_day;
+  r.units_per_day_scaled = p.pass_scaled_s > 0 ? run.units_per_day * p.pass_s / p.pass_scaled_s : r.units_per_day;
   if (!p.calibration.calibrated) {
     r.method = SideMethod::estimated;
   } else {
@@ -190,9 +215,11 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
     }
     RunEstimate base, target;
     try {
-      opts.nodes = study.baseline.nodes;
+      // One unit of work runs on one device: the machine runs nodes x devices per counted
+      // node of them at once (study.hpp).
+      opts.nodes = study.baseline.nodes * study.baseline.devices_per_unit;
       base = estimate_run(*w, study.baseline.platform, *in.catalog, opts);
-      opts.nodes = study.target.nodes;
+      opts.nodes = study.target.nodes * study.target.devices_per_unit;
       target = estimate_run(*w, study.target.platform, *in.catalog, opts);
     } catch (const InputError& e) {
       throw InputError(study.file, e.message, 0, -1, path + ".workload");
@@ -225,7 +252,23 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
     }
     problems.push_back(std::move(p));
   }
-  return fom_from_problems(study.name, std::move(problems));
+  FomResult result = fom_from_problems(study.name, std::move(problems));
+  // Units of work named right: a node count is what the study counts, one run per platform
+  // device; where the spec says how many devices a machine's node holds, say which it is.
+  if (in.catalog)
+    for (const auto* side : {&study.baseline, &study.target}) {
+      const Platform* p = in.catalog->platform(side->platform);
+      if (!p || !p->devices_per_node) continue;
+      const std::string role = side == &study.baseline ? "baseline" : "target";
+      result.notes.push_back(
+          role + ": " + side->platform + "'s spec gives " + format_significant(p->devices_per_node->value, 3) +
+          " devices per machine node (" + p->devices_per_node->source + "); the study counts " +
+          format_significant(side->nodes, 6) + " nodes" +
+          (side->unit.empty() ? std::string() : " (" + side->unit + ")") + " of " +
+          format_significant(side->devices_per_unit, 3) + " device(s) each, one run per device" +
+          (side->devices_per_unit_given ? std::string() : " (" + role + ".devices_per_unit not given: 1)"));
+    }
+  return result;
 }
 
 FomResult evaluate_study(const Study& study, const Store& store, const ModelExpander& expand_model) {

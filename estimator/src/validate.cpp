@@ -23,16 +23,18 @@ using est::TableGroup;
 constexpr std::size_t kLooRows = 300;
 
 struct Pairs {
-  std::vector<double> predicted, measured;
-  void add(double p, double m) {
+  std::vector<double> predicted, measured, bands;  // bands: -1 where the pair has none
+  void add(double p, double m, double band = -1) {
     predicted.push_back(p);
     measured.push_back(m);
+    bands.push_back(band);
   }
   void add(const Pairs& o) {
     predicted.insert(predicted.end(), o.predicted.begin(), o.predicted.end());
     measured.insert(measured.end(), o.measured.begin(), o.measured.end());
+    bands.insert(bands.end(), o.bands.begin(), o.bands.end());
   }
-  ErrorStats stats() const { return error_stats(predicted, measured); }
+  ErrorStats stats() const { return error_stats(predicted, measured, bands); }
 };
 
 std::string variant_name(const TableGroup& g) {
@@ -51,7 +53,12 @@ std::vector<std::string> names_or_all(const Catalog& c, const std::vector<std::s
 
 }  // namespace
 
-ErrorStats error_stats(const std::vector<double>& predicted, const std::vector<double>& measured) {
+bool within_band(double predicted, double measured, double band) {
+  return std::fabs(predicted - measured) <= band * predicted;
+}
+
+ErrorStats error_stats(const std::vector<double>& predicted, const std::vector<double>& measured,
+                       const std::vector<double>& bands) {
   ErrorStats s;
   std::vector<double> err;
   double log_sum = 0;
@@ -59,6 +66,10 @@ ErrorStats error_stats(const std::vector<double>& predicted, const std::vector<d
     if (!(measured[i] > 0) || !(predicted[i] > 0)) continue;
     err.push_back(std::fabs(predicted[i] - measured[i]) / measured[i]);
     log_sum += std::log(predicted[i] / measured[i]);
+    if (i < bands.size() && bands[i] >= 0) {
+      ++s.banded;
+      if (within_band(predicted[i], measured[i], bands[i])) ++s.within_band;
+    }
   }
   s.n = static_cast<int64_t>(err.size());
   if (err.empty()) return s;
@@ -99,10 +110,10 @@ LooReport validate_leave_one_out(const Catalog& catalog, const std::vector<std::
         const auto q = est::quote_group(g, g.kind, e->shape, name, e);
         if (!q) continue;
         if (q->method == Method::table) ++lg.exact_other_transposes;
-        pairs.add(q->seconds, e->time_us * 1e-6);
+        pairs.add(q->seconds, e->time_us * 1e-6, q->uncertainty);
         if (g.kind != OpKind::gemm)
           if (const auto v = est::quote_through_gemm(*t, *p, e->shape, g.precision, g.mode))
-            through.add(v->seconds, e->time_us * 1e-6);
+            through.add(v->seconds, e->time_us * 1e-6, v->uncertainty);
       }
       lg.stats = pairs.stats();
       (g.kind == OpKind::gemm ? gemm : g.kind == OpKind::conv ? conv : rnn).add(pairs);
@@ -160,6 +171,8 @@ std::vector<PlatformTransfer> validate_platform_transfer(const Catalog& catalog,
             for (const auto* e : g.entries) by_key[shape_key(e->shape)] = e;
         const DType from = precision_math_dtype(proxy.precision);
         Pairs roof, peak, bw;
+        // The band the estimator gives a scaled-table quote of an exact proxy entry.
+        const double band = est::kinship_band(est::kinship(*proxy.platform, *target));
         for (const auto* e : entries) {
           auto it = by_key.find(shape_key(e->shape));
           if (it == by_key.end()) continue;
@@ -167,7 +180,7 @@ std::vector<PlatformTransfer> validate_platform_transfer(const Catalog& catalog,
                        bytes = op_bytes(e->kind, e->shape, precision_dtype(precision));
           const double t_src = it->second->time_us * 1e-6, t = e->time_us * 1e-6;
           if (auto k = est::roofline_ratio(e->kind, flops, bytes, *proxy.platform, from, *target, dtype))
-            roof.add(t_src * *k, t);
+            roof.add(t_src * *k, t, band);
           if (auto k = est::roofline_ratio(e->kind, 0, 0, *proxy.platform, from, *target, dtype))
             peak.add(t_src * *k, t);
           const double b_src = est::bandwidth_of(*proxy.platform), b_dst = est::bandwidth_of(*target);
@@ -321,6 +334,8 @@ CrossHardware validate_cross_hardware(const Workload& from, const Workload& to, 
   c.to_platform = to.recorded_on;
   c.measured_pass_s = *to.pass_s;
   c.predicted_pass_s = pe.pass_s;
+  c.pass_low_s = pe.pass_low_s;
+  c.pass_high_s = pe.pass_high_s;
   c.error = (pe.pass_s - *to.pass_s) / *to.pass_s;
   c.measured_ops_s = to.measured_op_time_s();
   c.predicted_ops_s = pe.ops_s;
@@ -333,6 +348,22 @@ CrossHardware validate_cross_hardware(const Workload& from, const Workload& to, 
   c.implied_carry = pe.calibration.residual_there_s > 0 ? (*to.pass_s - pe.modelled_s) / pe.calibration.residual_there_s
                                                         : std::numeric_limits<double>::quiet_NaN();
   return c;
+}
+
+std::vector<BandCoverage> band_coverage(const LooReport& loo, const std::vector<PlatformTransfer>& transfers,
+                                        const std::vector<CrossHardware>& cross) {
+  BandCoverage l{"leave_one_out"}, t{"leave_one_platform_out"}, c{"cross_hardware"}, all{"all"};
+  for (const auto& g : loo.groups) l.n += g.stats.banded, l.within += g.stats.within_band;
+  for (const auto& r : transfers) t.n += r.chosen_stats.banded, t.within += r.chosen_stats.within_band;
+  for (const auto& x : cross) {
+    ++c.n;
+    if (within_band(x.predicted_pass_s, x.measured_pass_s, x.uncertainty)) ++c.within;
+  }
+  std::vector<BandCoverage> out{l, t, c};
+  for (const auto& b : out) all.n += b.n, all.within += b.within;
+  out.push_back(all);
+  for (auto& b : out) b.share = b.n > 0 ? static_cast<double>(b.within) / static_cast<double>(b.n) : 0;
+  return out;
 }
 
 }  // namespace fomcast

@@ -56,6 +56,11 @@ struct Reader {
     StudySide out;
     out.platform = string_at(s, "platform", path);
     out.nodes = number(need(s, "nodes", path), path + "nodes", ranges::nodes);
+    if (s.contains("unit")) out.unit = string_at(s, "unit", path);
+    if (auto d = optional_number(s, "devices_per_unit", path, ranges::nodes)) {
+      out.devices_per_unit = *d;
+      out.devices_per_unit_given = true;
+    }
     return out;
   }
 };
@@ -171,10 +176,13 @@ json study_to_json(const Study& s) {
     if (!p.note.empty()) j["note"] = p.note;
     problems.push_back(j);
   }
-  return json{{"name", s.name},
-              {"baseline", {{"platform", s.baseline.platform}, {"nodes", s.baseline.nodes}}},
-              {"target", {{"platform", s.target.platform}, {"nodes", s.target.nodes}}},
-              {"problems", problems}};
+  const auto side = [](const StudySide& d) {
+    json j{{"platform", d.platform}, {"nodes", d.nodes}};
+    if (!d.unit.empty()) j["unit"] = d.unit;
+    if (d.devices_per_unit_given) j["devices_per_unit"] = d.devices_per_unit;
+    return j;
+  };
+  return json{{"name", s.name}, {"baseline", side(s.baseline)}, {"target", side(s.target)}, {"problems", problems}};
 }
 
 }  // namespace fomcast

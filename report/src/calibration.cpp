@@ -1,5 +1,7 @@
 // `fomcast calibrate`: the measured time as one pass, split on its platform into the
 // modelled operations and the residual that estimates elsewhere carry.
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "fomcast/report/calibration.hpp"
@@ -29,6 +31,9 @@ json calibration_to_json(const CalibrationResult& r) {
               {"residual_s", p.residual_s},
               {"residual_share", p.residual_share},
               {"ops_scale", p.calibration.ops_scale},
+              {"modelled_ops_s", p.calibration.modelled_there_s},
+              {"model_error_s", p.calibration.model_error_there_s},
+              {"split_basis", p.calibration.split_basis},
               {"host_bound", p.host_bound},
               {"source", r.measured.source},
               {"notes", r.measured.notes}};
@@ -43,15 +48,15 @@ std::string calibration_to_text(const CalibrationResult& r) {
   std::string out = "Calibrated " + c.workload + " on " + c.platform + ": " + given + " measured\n";
   out += "one pass   " + format_duration(r.measured.pass_s) + "\n";
   for (const auto& n : r.measured.notes) out += "           (" + n + ")\n";
-  out += "modelled   " + format_duration(p.modelled_s) + " (" + format_percent(1 - p.residual_share, 1) +
-         "): the workload's operations as estimated on " + c.platform + "\n";
+  const CalibrationLine& k = p.calibration;
+  out += "modelled   " + format_duration(k.modelled_there_s) + ": the workload's operations as estimated on " +
+         c.platform + "\n";
+  out += "op error   " + std::string(k.model_error_there_s < 0 ? "-" : "+") +
+         format_duration(std::abs(k.model_error_there_s)) +
+         ": the op model's error there; it moves with the operations (estimates elsewhere scale them by " +
+         format_significant(k.ops_scale, 3) + ")\n";
   out += "residual   " + format_duration(p.residual_s) + " (" + format_percent(p.residual_share, 1) +
-         "): host, framework, input pipeline; carried to other platforms by their host speeds\n";
-  if (p.calibration.ops_scale < 1)
-    out += "note: the measurement is shorter than the modelled operations (" +
-           format_duration(p.calibration.modelled_there_s) +
-           "): estimates elsewhere scale the modelled operations by " + format_significant(p.calibration.ops_scale, 3) +
-           " and carry no residual\n";
+         "): host and framework time, carried to other platforms by their host speeds (" + k.split_basis + ")\n";
   if (p.host_bound)
     out +=
         "WARNING host-bound: most of the measured time is not the modelled operations; projections from it "

@@ -4,6 +4,8 @@
 // most, each with its method, baseline and predicted time and uncertainty.
 #include <algorithm>
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "fomcast/report/estimate.hpp"
@@ -35,6 +37,8 @@ json calibration_json(const CalibrationLine& c) {
               {"modelled_there_s", c.modelled_there_s},
               {"residual_there_s", c.residual_there_s},
               {"ops_scale", c.ops_scale},
+              {"model_error_there_s", c.model_error_there_s},
+              {"split_basis", c.split_basis},
               {"carry", c.carry},
               {"host_scaled", c.host_scaled},
               {"overhead_scaled", c.overhead_scaled},
@@ -99,6 +103,12 @@ json estimate_to_json(const RunEstimate& r, const Workload& w) {
               {"modelled_share", p.pass_s > 0 ? p.modelled_s / p.pass_s : 0.0},
               {"residual_share", p.residual_share},
               {"host_bound", p.host_bound},
+              // The pass under the residual rule's two bounds (docs/calibration.md).
+              {"pass_bounds",
+               {{"low", p.pass_low_s},
+                {"high", p.pass_high_s},
+                {"carried_unscaled", p.pass_unscaled_s},
+                {"scaled_with_ops", p.pass_scaled_s}}},
               {"calibration", calibration_json(p.calibration)},
               {"coverage",
                {{"table_backed_share", p.table_coverage},
@@ -125,9 +135,19 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
   if (c.calibrated) {
     const std::string there = c.measured.platform.empty() ? std::string("an unnamed platform") : c.measured.platform;
     out += "       calibrated by " + c.measured.source + " on " + there + ": " + format_duration(c.measured.pass_s) +
-           " per pass = modelled " + format_duration(std::min(c.modelled_there_s, c.measured.pass_s)) + " + residual " +
-           format_duration(c.residual_there_s) + "\n";
-    if (c.measured.platform != p.platform) out += "       residual " + c.carry_detail + "\n";
+           " per pass = modelled " + format_duration(c.modelled_there_s) +
+           (c.model_error_there_s == 0 ? std::string()
+                                       : std::string(c.model_error_there_s < 0 ? " - " : " + ") + "op-model error " +
+                                             format_duration(std::abs(c.model_error_there_s))) +
+           " + residual " + format_duration(c.residual_there_s) + "\n";
+    if (c.measured.platform != p.platform) {
+      out += "       " +
+             (c.ops_scale == 1 ? std::string() : "modelled ops x " + format_significant(c.ops_scale, 3) + ", ") +
+             "residual " + c.carry_detail + "\n";
+      out += "       bounds of the residual rule: " + format_duration(p.pass_low_s) + " to " +
+             format_duration(p.pass_high_s) + " (gap carried unscaled " + format_duration(p.pass_unscaled_s) +
+             ", scaled with the ops " + format_duration(p.pass_scaled_s) + ")\n";
+    }
   } else {
     out +=
         "       not calibrated: no measured time on any platform, so no host, framework or input-pipeline time "

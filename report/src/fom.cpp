@@ -1,6 +1,7 @@
 // The FOM table: one row per problem, both sides' time per unit and units/day, the ratio,
 // and how each side's time was obtained.
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +20,11 @@ json uncertainty_to_json(const FomUncertainty& u) {
   return json{{"baseline_hm", u.baseline_hm}, {"target_hm", u.target_hm}, {"fom", u.fom}};
 }
 
+// A value under the residual rule's two bounds (docs/calibration.md).
+json bounds_to_json(double low, double high, double unscaled, double scaled) {
+  return json{{"low", low}, {"high", high}, {"carried_unscaled", unscaled}, {"scaled_with_ops", scaled}};
+}
+
 }  // namespace
 
 json fom_to_json(const FomResult& r) {
@@ -27,36 +33,47 @@ json fom_to_json(const FomResult& r) {
     auto side = [](const SideRate& s) {
       return json{{"platform", s.platform},
                   {"nodes", s.nodes},
+                  {"unit", s.unit.empty() ? std::string("node") : s.unit},
+                  {"devices_per_unit", s.devices_per_unit},
                   {"seconds_per_unit", s.seconds_per_unit},
                   {"hours_per_unit", s.seconds_per_unit / 3600.0},
                   {"units_per_day", s.units_per_day},
                   {"method", to_string(s.method)},
                   {"uncertainty", s.uncertainty},
                   {"residual_share", s.residual_share},
+                  {"units_per_day_unscaled", s.units_per_day_unscaled},
+                  {"units_per_day_scaled", s.units_per_day_scaled},
                   {"host_bound", s.host_bound},
                   {"calibration", s.calibration.empty() ? json(nullptr) : json(s.calibration)}};
     };
-    problems.push_back(json{{"name", p.name},
-                            {"baseline_units_per_day", p.baseline.units_per_day},
-                            {"target_units_per_day", p.target.units_per_day},
-                            {"ratio", p.ratio},
-                            {"baseline", side(p.baseline)},
-                            {"target", side(p.target)},
-                            {"calibrated", p.calibrated},
-                            {"calibration", p.calibration},
-                            {"notes", p.notes}});
+    problems.push_back(
+        json{{"name", p.name},
+             {"baseline_units_per_day", p.baseline.units_per_day},
+             {"target_units_per_day", p.target.units_per_day},
+             {"ratio", p.ratio},
+             {"ratio_bounds", bounds_to_json(p.ratio_low, p.ratio_high, p.ratio_unscaled, p.ratio_scaled)},
+             {"baseline", side(p.baseline)},
+             {"target", side(p.target)},
+             {"calibrated", p.calibrated},
+             {"calibration", p.calibration},
+             {"notes", p.notes}});
   }
   return json{{"study", r.study},
               {"fom", r.fom},
+              {"fom_bounds", bounds_to_json(r.fom_low, r.fom_high, r.fom_unscaled, r.fom_scaled)},
               {"baseline_hm_units_per_day", r.baseline_hm_units_per_day},
               {"target_hm_units_per_day", r.target_hm_units_per_day},
               {"ratio_arithmetic_mean", r.ratio_arithmetic_mean},
               {"ratio_harmonic_mean", r.ratio_harmonic_mean},
               {"problems", problems},
+              {"notes", r.notes},
               {"uncertainty", uncertainty_to_json(fom_uncertainty(r))}};
 }
 
 namespace {
+
+// Bounds that differ by more than rounding (an uncalibrated problem's are its ratio).
+bool differs(double low, double high) { return high - low > 1e-9 * std::abs(high); }
 
 // "77% / 3.2%": the residual shares of the two sides, "-" for sides given as hours.
 std::string residual(const ProblemResult& p) {
@@ -116,9 +133,19 @@ constexpr std::size_t kMaxWarningLines = 3;
 }  // namespace
 
 std::string fom_to_text(const FomResult& r, const Study& study, bool verbose) {
-  std::string out = "Study " + r.study + ": baseline " + study.baseline.platform + " x " +
-                    format_number(study.baseline.nodes, 0) + " nodes, target " + study.target.platform + " x " +
-                    format_number(study.target.nodes, 0) + " nodes\n\n";
+  // "NV_K20X x 18,688 nodes", or with the study's unit "MI250X x 37,632 nodes (a node here:
+  // one MI250X module, 2 devices, one run per device)": what the count counts.
+  const auto side = [](const StudySide& s) {
+    std::string text = s.platform + " x " + format_number(s.nodes, 0) + " nodes";
+    if (!s.unit.empty() || s.devices_per_unit != 1) {
+      text += " (a node here: " + (s.unit.empty() ? std::string("one node") : "one " + s.unit);
+      if (s.devices_per_unit != 1) text += ", " + format_number(s.devices_per_unit, 0) + " devices, one run per device";
+      text += ")";
+    }
+    return text;
+  };
+  std::string out =
+      "Study " + r.study + ": baseline " + side(study.baseline) + ", target " + side(study.target) + "\n\n";
   // Workload problems have a calibration (or a reason for none); hours-only studies do not.
   bool any_workload = false;
   for (const auto& p : r.problems) any_workload = any_workload || !p.calibration.empty();
@@ -126,21 +153,34 @@ std::string fom_to_text(const FomResult& r, const Study& study, bool verbose) {
   t.header = {"problem", "baseline time/unit", "baseline units/day", "target time/unit", "target units/day", "ratio",
               "how"};
   t.right_align = {false, true, true, true, true, true, false};
+  // The ratio under the residual rule's bounds, where a calibration makes them differ.
+  bool any_bounds = false;
+  for (const auto& p : r.problems) any_bounds = any_bounds || differs(p.ratio_low, p.ratio_high);
+  if (any_bounds) t.header.push_back("ratio bounds"), t.right_align.push_back(true);
   if (any_workload) t.header.push_back("residual"), t.right_align.push_back(false);
   for (const auto& p : r.problems) {
     t.rows.push_back({p.name, format_duration(p.baseline.seconds_per_unit), format_number(p.baseline.units_per_day, 1),
                       format_duration(p.target.seconds_per_unit), format_number(p.target.units_per_day, 1),
                       format_number(p.ratio, 2),
                       std::string(to_string(p.baseline.method)) + " / " + std::string(to_string(p.target.method))});
+    if (any_bounds)
+      t.rows.back().push_back(differs(p.ratio_low, p.ratio_high)
+                                  ? format_number(p.ratio_low, 2) + " - " + format_number(p.ratio_high, 2)
+                                  : std::string("-"));
     if (any_workload) t.rows.back().push_back(residual(p));
   }
   out += t.render();
   out += "\nHM of baseline units/day: " + format_number(r.baseline_hm_units_per_day, 2) + "\n";
   out += "HM of target units/day:   " + format_number(r.target_hm_units_per_day, 2) + "\n";
   out += "FOM = HM(target) / HM(baseline) = " + format_number(r.fom, 3) + "\n";
+  if (differs(r.fom_low, r.fom_high))
+    out += "FOM under the residual rule's bounds: " + format_number(r.fom_low, 3) + " to " +
+           format_number(r.fom_high, 3) +
+           " (the calibrated problems' gap carried unscaled: " + format_number(r.fom_unscaled, 3) +
+           "; scaled with the operations: " + format_number(r.fom_scaled, 3) + ")\n";
   out += "(not the FOM, for comparison: arithmetic mean of ratios " + format_number(r.ratio_arithmetic_mean, 2) +
          ", harmonic mean of ratios " + format_number(r.ratio_harmonic_mean, 2) + ")\n";
-  std::size_t calibration_lines = 0, notes = 0;
+  std::size_t calibration_lines = 0, notes = r.notes.size();
   for (const auto& p : r.problems) {
     if (!p.calibration.empty()) ++calibration_lines;
     notes += p.notes.size();
@@ -170,6 +210,7 @@ std::string fom_to_text(const FomResult& r, const Study& study, bool verbose) {
           out += "WARNING host-bound (" + p.name + " on " + s->platform + "): " + format_percent(s->residual_share, 0) +
                  " of the time is residual, not modelled operations\n";
   }
+  for (const auto& n : r.notes) out += "note (study): " + n + "\n";
   for (const auto& p : r.problems)
     for (const auto& n : p.notes) out += "note (" + p.name + "): " + n + "\n";
   return out;

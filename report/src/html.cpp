@@ -228,6 +228,12 @@ std::string fom_section(const HtmlReportInput& in) {
            "independent)</span></div>";
   else
     out += "<div class=\"muted\">No uncertainty band: every side of every problem was measured.</div>";
+  if (r.fom_high - r.fom_low > 1e-9 * r.fom_high)
+    out += "<div>under the residual rule's bounds: <strong><data id=\"fom-low\" value=\"" + exact(r.fom_low) + "\">" +
+           format_number(r.fom_low, 3) + "</data> to <data id=\"fom-high\" value=\"" + exact(r.fom_high) + "\">" +
+           format_number(r.fom_high, 3) + "</data></strong> <span class=\"muted\">(the calibrated problems' gap " +
+           "carried unscaled: " + format_number(r.fom_unscaled, 3) +
+           "; scaled with the operations: " + format_number(r.fom_scaled, 3) + ")</span></div>";
   out += "</div>\n</div>\n";
 
   HtmlTable t;
@@ -275,8 +281,12 @@ std::string problems_section(const HtmlReportInput& in) {
 
   HtmlTable t;
   t.groups = {{"", 1},
-              {"baseline: " + esc(s.baseline.platform) + " \u00d7 " + format_number(s.baseline.nodes, 0), 3},
-              {"target: " + esc(s.target.platform) + " \u00d7 " + format_number(s.target.nodes, 0), 3},
+              {"baseline: " + esc(s.baseline.platform) + " \u00d7 " + format_number(s.baseline.nodes, 0) +
+                   (s.baseline.unit.empty() ? std::string() : " (" + esc(s.baseline.unit) + ")"),
+               3},
+              {"target: " + esc(s.target.platform) + " \u00d7 " + format_number(s.target.nodes, 0) +
+                   (s.target.unit.empty() ? std::string() : " (" + esc(s.target.unit) + ")"),
+               3},
               {"", 1}};
   t.header = {"problem", "h/unit", "units/day", "how", "h/unit", "units/day", "how", "ratio"};
   t.numeric = {false, true, true, false, true, true, false, true};
@@ -289,7 +299,12 @@ std::string problems_section(const HtmlReportInput& in) {
       name += "<div class=\"src\">workload " + esc(*sp->workload) + "</div>";
     t.rows.push_back({name, hours(p.baseline.seconds_per_unit), format_number(p.baseline.units_per_day, 1),
                       how(p.baseline), hours(p.target.seconds_per_unit), format_number(p.target.units_per_day, 1),
-                      how(p.target), "<strong>" + format_number(p.ratio, 2) + "</strong>"});
+                      how(p.target),
+                      "<strong>" + format_number(p.ratio, 2) + "</strong>" +
+                          (p.ratio_high - p.ratio_low > 1e-9 * p.ratio_high
+                               ? "<div class=\"src\">bounds " + format_number(p.ratio_low, 2) + " to " +
+                                     format_number(p.ratio_high, 2) + "</div>"
+                               : std::string())});
   }
   t.footer = {"harmonic mean",
               "",

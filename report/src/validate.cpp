@@ -76,6 +76,7 @@ json validation_to_json(const LooReport& loo, const std::vector<PlatformTransfer
                      {"to_platform", c.to_platform},
                      {"measured_pass_s", c.measured_pass_s},
                      {"predicted_pass_s", c.predicted_pass_s},
+                     {"pass_bounds", {{"low", c.pass_low_s}, {"high", c.pass_high_s}}},
                      {"error", c.error},
                      {"measured_ops_s", c.measured_ops_s},
                      {"predicted_ops_s", c.predicted_ops_s},
@@ -87,10 +88,14 @@ json validation_to_json(const LooReport& loo, const std::vector<PlatformTransfer
                      {"host_scaled", c.host_scaled},
                      {"carry_detail", c.carry_detail},
                      {"implied_carry", std::isfinite(c.implied_carry) ? json(c.implied_carry) : json(nullptr)}});
+  json coverage = json::array();
+  for (const auto& b : band_coverage(loo, transfers, cross))
+    coverage.push_back({{"check", b.check}, {"n", b.n}, {"within", b.within}, {"share", b.share}});
   return json{{"leave_one_out", {{"platforms", platforms}, {"groups", groups}}},
               {"leave_one_platform_out", lopo},
               {"leave_platform_out", lpo},
-              {"cross_hardware", pairs}};
+              {"cross_hardware", pairs},
+              {"band_coverage", coverage}};
 }
 
 std::string validation_to_text(const LooReport& loo, const std::vector<PlatformTransfer>& transfers,
@@ -177,18 +182,33 @@ std::string validation_to_text(const LooReport& loo, const std::vector<PlatformT
     out += t.render();
     out +=
         "\nThe same pairs without calibration (the modelled operations alone, no measured time) and with it "
-        "(the source trace's step split into modelled and residual, the residual carried):\n";
+        "(the source trace's step split into modelled and residual, the residual carried; bounds: the "
+        "whole gap carried unscaled, or scaled with the operations):\n";
     TextTable u;
-    u.header = {"from",       "to",    "measured pass", "uncalibrated",      "error",
-                "calibrated", "error", "residual",      "carry for 0 error", "residual carried"};
-    u.right_align = {false, false, true, true, true, true, true, true, true, false};
+    u.header = {"from",  "to",       "measured pass", "uncalibrated",      "error",           "calibrated",
+                "error", "residual", "bounds",        "carry for 0 error", "residual carried"};
+    u.right_align = {false, false, true, true, true, true, true, true, true, true, false};
     for (const auto& c : cross)
       u.rows.push_back(
           {c.from_platform, c.to_platform, format_duration(c.measured_pass_s), format_duration(c.predicted_ops_s),
            format_percent(c.uncalibrated_error, 1), format_duration(c.predicted_pass_s), format_percent(c.error, 1),
-           format_percent(c.residual_share, 0),
+           format_percent(c.residual_share, 0), format_duration(c.pass_low_s) + " - " + format_duration(c.pass_high_s),
            std::isfinite(c.implied_carry) ? format_number(c.implied_carry, 3) : std::string("-"), c.carry_detail});
     out += u.render();
+  }
+  // Whether the bands mean what they say: about two thirds of the truths within +-1 band.
+  const auto coverage = band_coverage(loo, transfers, cross);
+  if (coverage.back().n > 0) {
+    out +=
+        "\nBand coverage: the share of held-out truths within +-1 band of the prediction (about two thirds "
+        "when the bands mean what they say)\n";
+    TextTable b;
+    b.header = {"check", "n", "within +-1 band", "share"};
+    b.right_align = {false, true, true, true};
+    for (const auto& c : coverage)
+      if (c.n > 0)
+        b.rows.push_back({c.check, std::to_string(c.n), std::to_string(c.within), format_percent(c.share, 1)});
+    out += b.render();
   }
   return out;
 }

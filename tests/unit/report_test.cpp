@@ -165,8 +165,8 @@ TEST_CASE("report of a study whose sides are equal draws a finite axis") {
   Study study;
   study.name = "flat";
   study.file = "flat.json";
-  study.baseline = {"X", 1};
-  study.target = {"X", 1};
+  study.baseline.platform = "X", study.baseline.nodes = 1;
+  study.target.platform = "X", study.target.nodes = 1;
   std::vector<ProblemResult> problems(1);
   problems[0].name = "only";
   problems[0].baseline = side("X", 1, 3600, 24, SideMethod::measured, 0);

@@ -86,9 +86,15 @@ struct CalibrationLine {
   bool calibrated = false;
   MeasuredPass measured;
   double modelled_there_s = 0;  // the workload's modelled ops on the measured platform
-  double residual_there_s = 0;  // measured - modelled there, never negative
-  // Below 1 when the measurement is shorter than the modelled ops there: the modelled ops
-  // are scaled by it (the model over-predicts that platform) and there is no residual.
+  // The gap (measured - modelled there, either sign) split by evidence (docs/calibration.md):
+  // residual_there_s is the host and framework part, time outside the ops (a trace's step
+  // minus its measured op times, else the framework's dispatch cost x op calls), carried by
+  // the host rule; the rest is the op model's error there, and moves with the ops.
+  double residual_there_s = 0;     // never negative
+  double model_error_there_s = 0;  // measured - modelled there - residual there
+  std::string split_basis;         // how residual_there_s was found, in words
+  // (measured - residual there) / modelled there: the modelled ops on every target are
+  // scaled by it, above 1 when the baseline ran slower than modelled, below when faster.
   double ops_scale = 1;
   double carry = 1;              // host_speed(there) / host_speed(target) x overhead_factor(target) / (there)
   bool host_scaled = false;      // both platforms have a host speed
@@ -121,6 +127,13 @@ struct PassEstimate {
   double residual_share = 0;
   bool host_bound = false;
   double ops_sigma_s = 0;  // one standard deviation of ops_s, before scaling
+  // The pass under the residual rule's two bounds: the whole gap carried as host time
+  // (unscaled by the ops), or the whole gap scaled with the ops. Equal to pass_s when not
+  // calibrated or measured on this platform; the band (uncertainty) includes both.
+  double pass_unscaled_s = 0;  // the whole gap carried like host time
+  double pass_scaled_s = 0;    // the whole gap scaled with the ops
+  double pass_low_s = 0;       // the least of the two and pass_s
+  double pass_high_s = 0;      // the most
   // The precision the ops were estimated in (fomcast/precision.hpp) and the workload's as
   // recorded. When the mode re-typed ops, the modelled ops at the recorded precision on the
   // target: what a measurement on the target itself is compared with by calibration.

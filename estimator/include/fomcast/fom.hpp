@@ -41,6 +41,8 @@ std::string_view to_string(SideMethod);
 struct SideRate {
   std::string platform;
   double nodes = 0;
+  std::string unit;             // what `nodes` counts (the study's side.unit); "" = node
+  double devices_per_unit = 1;  // platform devices in one counted node; one run per device
   double seconds_per_unit = 0;
   double units_per_day = 0;
   SideMethod method = SideMethod::measured;
@@ -48,6 +50,10 @@ struct SideRate {
   double residual_share = 0;  // of seconds_per_unit: the measured or carried residual
   bool host_bound = false;    // residual_share > 50%
   std::string calibration;    // where the measured time came from; "" when none
+  // Units/day under the residual rule's two bounds (estimate.hpp's pass_unscaled_s and
+  // pass_scaled_s): equal to units_per_day where the side was not calibrated elsewhere.
+  double units_per_day_unscaled = 0;
+  double units_per_day_scaled = 0;
 };
 
 // The estimates behind a workload problem, kept so that reports can show their breakdown
@@ -63,6 +69,9 @@ struct ProblemResult {
   SideRate baseline;
   SideRate target;
   double ratio = 0;  // target units/day / baseline units/day
+  // The ratio under the residual rule's two bounds: every calibrated side's gap carried
+  // unscaled, or scaled with the ops; low and high are the smaller and larger.
+  double ratio_unscaled = 0, ratio_scaled = 0, ratio_low = 0, ratio_high = 0;
   // Calibrated: a measured time of the workload (study field, stored calibration or its
   // own trace) splits modelled and residual; `calibration` says from what, or why not.
   bool calibrated = false;
@@ -74,12 +83,17 @@ struct ProblemResult {
 struct FomResult {
   std::string study;
   double fom = 0;  // HM(target units/day) / HM(baseline units/day)
+  // The FOM with every calibrated problem under one bound of the residual rule: the gap
+  // carried unscaled, or scaled with the ops (docs/calibration.md); low and high order them.
+  double fom_unscaled = 0, fom_scaled = 0, fom_low = 0, fom_high = 0;
   double baseline_hm_units_per_day = 0;
   double target_hm_units_per_day = 0;
   // Shown for comparison only; neither is the FOM.
   double ratio_arithmetic_mean = 0;
   double ratio_harmonic_mean = 0;
   std::vector<ProblemResult> problems;
+  // What the study's node counts mean where a platform spec says more (devices per node).
+  std::vector<std::string> notes;
 };
 
 // Fills ratios and the means from problems whose SideRates are complete.

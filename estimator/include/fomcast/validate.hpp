@@ -23,8 +23,16 @@ struct ErrorStats {
   double p68 = 0;     // what the estimator's bands are meant to match
   double p90 = 0;
   double mean_log_ratio = 0;  // mean log(predicted / measured): the bias
+  // Band coverage: of the pairs that came with the estimator's band (relative, one standard
+  // deviation), how many measured truths fall within +-1 band of the prediction
+  // (|predicted - measured| <= band x predicted). About two thirds when the bands mean what
+  // they say.
+  int64_t banded = 0;
+  int64_t within_band = 0;
 };
-ErrorStats error_stats(const std::vector<double>& predicted, const std::vector<double>& measured);
+ErrorStats error_stats(const std::vector<double>& predicted, const std::vector<double>& measured,
+                       const std::vector<double>& bands = {});
+bool within_band(double predicted, double measured, double band);
 
 // 1. One group of one platform's tables: kind, precision, mode, direction.
 struct LooGroup {
@@ -85,6 +93,9 @@ std::vector<LeavePlatformOut> validate_leave_platform_out(const Catalog&);
 struct CrossHardware {
   std::string from_workload, from_platform, to_workload, to_platform;
   double measured_pass_s = 0, predicted_pass_s = 0, error = 0;  // error: (predicted - measured) / measured
+  // The prediction under the residual rule's bounds (the gap carried unscaled; scaled with
+  // the ops): the band includes them.
+  double pass_low_s = 0, pass_high_s = 0;
   double measured_ops_s = 0, predicted_ops_s = 0;
   double uncertainty = 0;
   double table_coverage = 0;
@@ -100,5 +111,15 @@ struct CrossHardware {
   double implied_carry = 0;
 };
 CrossHardware validate_cross_hardware(const Workload& from, const Workload& to, const Catalog&);
+
+// How often the truth falls within +-1 band, per held-out check and over all of them.
+struct BandCoverage {
+  std::string check;  // leave_one_out, leave_one_platform_out, cross_hardware, all
+  int64_t n = 0;
+  int64_t within = 0;
+  double share = 0;  // within / n; 0 when n is 0
+};
+std::vector<BandCoverage> band_coverage(const LooReport&, const std::vector<PlatformTransfer>&,
+                                        const std::vector<CrossHardware>&);
 
 }  // namespace fomcast

@@ -16,7 +16,16 @@ namespace fomcast {
 
 struct StudySide {
   std::string platform;
-  double nodes = 0;
+  double nodes = 0;  // how many of `unit` the machine has
+  // What `nodes` counts, the unit of the machine's size ("Titan node", "MI250X module"): ""
+  // says nothing, and output calls it a node.
+  std::string unit;
+  // Platform devices (what one process drives, what an estimate runs on) in one counted
+  // unit: a unit of work (a training run) runs on one device, so the machine runs
+  // nodes x devices_per_unit / nodes_per_unit of them at once. 1 unless the study says
+  // otherwise (an MI250X module is 2 devices where the platform is one GCD).
+  double devices_per_unit = 1;
+  bool devices_per_unit_given = false;
 };
 
 // A problem gives measured hours per unit of work on either side, or a workload whose

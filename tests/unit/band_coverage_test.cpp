@@ -1,0 +1,86 @@
+// Band coverage: a band means something only if about two thirds of held-out truths fall
+// within +-1 band of the prediction. The counting is checked by hand on small pairs, and
+// `fomcast validate` is checked to print and emit what its own checks' pairs give.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "fomcast/validate.hpp"
+#include "shipped_catalog.hpp"
+#include "test_support.hpp"
+
+using namespace fomcast;
+using nlohmann::json;
+
+TEST_CASE("within +-1 band: |predicted - measured| <= band x predicted") {
+  CHECK(within_band(100, 80, 0.2));  // 20 <= 20
+  CHECK_FALSE(within_band(100, 79, 0.2));
+  CHECK(within_band(100, 120, 0.2));  // 20 <= 20
+  CHECK_FALSE(within_band(100, 121, 0.2));
+  CHECK(within_band(1, 1, 0));
+  // Pairs without a band (-1) count in the error, not in the coverage.
+  const ErrorStats s = error_stats({100, 100, 100, 100}, {90, 70, 100, 50}, {0.2, 0.2, -1, 0.6});
+  CHECK(s.n == 4);
+  CHECK(s.banded == 3);
+  CHECK(s.within_band == 2);  // 90 in 80..120, 70 not, 50 in 40..160
+}
+
+TEST_CASE("validate's band coverage adds up its checks' pairs, and is printed and in the JSON") {
+  const LooReport loo = validate_leave_one_out(test::catalog(), {"NV_V100", "NV_P100"});
+  const auto transfers = validate_platform_transfer(test::catalog(), {"NV_V100", "NV_P100"});
+  const auto coverage = band_coverage(loo, transfers, {});
+  REQUIRE(coverage.size() == 4);
+  int64_t n = 0, within = 0;
+  for (const auto& g : loo.groups) n += g.stats.banded, within += g.stats.within_band;
+  CHECK(coverage[0].check == "leave_one_out");
+  CHECK(coverage[0].n == n);
+  CHECK(coverage[0].within == within);
+  CHECK(n > 100);
+  CHECK(coverage[3].check == "all");
+  CHECK(coverage[3].n == coverage[0].n + coverage[1].n + coverage[2].n);
+  CHECK(coverage[3].share == doctest::Approx(static_cast<double>(coverage[3].within) / coverage[3].n));
+
+  test::ScratchDir dir;
+  const std::string db = dir.file("v.db");
+  const auto r = test::run_fomcast("validate --platform NV_V100 --platform NV_P100 --json", db);
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  const json j = json::parse(r.out);
+  REQUIRE(j["band_coverage"].size() == 4);
+  CHECK(j["band_coverage"][0]["check"] == "leave_one_out");
+  CHECK(j["band_coverage"][0]["n"] == coverage[0].n);
+  CHECK(j["band_coverage"][0]["within"] == coverage[0].within);
+  const auto text = test::run_fomcast("validate --platform NV_V100 --platform NV_P100", db);
+  CHECK(text.out.find("Band coverage: the share of held-out truths within +-1 band") != std::string::npos);
+}
+
+TEST_CASE("validate's cross-hardware pairs give the calibrated pass's bounds and count in the coverage") {
+  test::ScratchDir dir;
+  const std::string db = dir.file("x.db");
+  for (const char* side : {"h100", "mi300x"}) {
+    const std::string file =
+        test::shared_path(std::string("traces/pytorch_kineto/tracelens_") + side + "_bert-small-uncased.json.gz");
+    const auto r = test::run_fomcast("ingest '" + file + "' --workload bert-" + side + " --platform " +
+                                         (std::string(side) == "h100" ? "H100" : "MI300X"),
+                                     db);
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+  }
+  const auto r =
+      test::run_fomcast("validate --no-tables --pair bert-h100,bert-mi300x --pair bert-mi300x,bert-h100 --json", db);
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  const json j = json::parse(r.out);
+  int64_t within = 0;
+  for (const auto& c : j["cross_hardware"]) {
+    const double p = c["predicted_pass_s"].get<double>(), u = c["uncertainty"].get<double>();
+    CHECK(c["pass_bounds"]["low"].get<double>() <= p);
+    CHECK(c["pass_bounds"]["high"].get<double>() >= p);
+    // The band includes the bounds.
+    CHECK(p * (1 - u) <= c["pass_bounds"]["low"].get<double>() * (1 + 1e-12));
+    CHECK(p * (1 + u) >= c["pass_bounds"]["high"].get<double>() * (1 - 1e-12));
+    within += within_band(p, c["measured_pass_s"].get<double>(), u) ? 1 : 0;
+  }
+  const auto& cov = j["band_coverage"];
+  REQUIRE(cov.size() == 4);
+  CHECK(cov[2]["check"] == "cross_hardware");
+  CHECK(cov[2]["n"] == 2);
+  CHECK(cov[2]["within"] == within);
+}
