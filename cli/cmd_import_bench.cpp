@@ -13,7 +13,8 @@
 namespace fomcast::cli {
 
 void add_import_bench_command(CLI::App& app, Globals& g) {
-  auto* cmd = app.add_subcommand("import-bench", "Import kernel timings (DeepBench results or a native CSV)");
+  auto* cmd = app.add_subcommand(
+      "import-bench", "Import kernel timings (DeepBench results, NeuSight tables or a native CSV; .gz accepted)");
   struct Opts {
     std::string file, format, platform;
     bool json = false;
@@ -25,14 +26,17 @@ void add_import_bench_command(CLI::App& app, Globals& g) {
   cmd->add_option("--format", o->format, formats)->required();
   cmd->add_option("--platform", o->platform,
                   "DeepBench formats: import only this platform's rows; csv: the platform of rows without a "
-                  "platform column");
+                  "platform column; neusight: the platform of every row (default: the one whose device_names match "
+                  "the Device column)");
   cmd->add_flag("--json", o->json, "JSON output");
   cmd->callback([&g, o, formats] {
     const auto format = parse_bench_format(o->format);
     if (!format) throw UsageError("unknown --format '" + o->format + "' (one of " + formats + ")");
-    const BenchImport imported = read_bench_csv(read_file(o->file), o->file, *format, o->platform);
+    BenchImport imported = read_bench_csv(read_file(o->file), o->file, *format, o->platform);
     Store store = open_store(g);
     if (!o->platform.empty()) check_platform_name(o->platform, store.platforms());
+    // NeuSight rows name their card (Device): the platform whose device_names match it.
+    if (*format == BenchFormat::neusight && o->platform.empty()) resolve_devices(imported, store.platforms(), o->file);
     store.transaction([&] {
       for (const auto& [name, entries] : imported.by_platform) {
         if (!store.platform(name)) {

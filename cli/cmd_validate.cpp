@@ -39,9 +39,11 @@ void add_validate_command(CLI::App& app, Globals& g) {
     const Catalog catalog = load_catalog(store);
     LooReport loo;
     std::vector<PlatformTransfer> transfers;
+    std::vector<LeavePlatformOut> held;
     if (!o->no_tables) {
       loo = validate_leave_one_out(catalog, o->platforms);
       transfers = validate_platform_transfer(catalog, o->platforms);
+      held = validate_leave_platform_out(catalog);
     }
     std::vector<CrossHardware> cross;
     for (const auto& [from, to] : pairs) {
@@ -52,11 +54,11 @@ void add_validate_command(CLI::App& app, Globals& g) {
     }
     const auto allreduce = o->no_tables ? std::vector<AllreduceLoo>{} : validate_allreduce_loo(catalog);
     if (o->json) {
-      auto j = validation_to_json(loo, transfers, cross);
+      auto j = validation_to_json(loo, transfers, cross, held);
       j["allreduce_loo"] = allreduce_loo_to_json(allreduce);
       print_json(j);
     } else {
-      std::cout << validation_to_text(loo, transfers, cross) << allreduce_loo_to_text(allreduce);
+      std::cout << validation_to_text(loo, transfers, cross, held) << allreduce_loo_to_text(allreduce);
     }
   });
 }

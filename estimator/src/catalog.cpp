@@ -47,7 +47,8 @@ const PlatformTables* tables_of(const Catalog& catalog, std::string_view name) {
   auto peak_of = [p](KernelPrecision precision) {
     return p ? peak_for(*p, precision_math_dtype(precision)).flop_per_s : 0.0;
   };
-  auto index = std::make_unique<PlatformTables>(build_tables(t->second, peak_of));
+  const double bandwidth = p && p->mem_bw_bytes_per_s ? p->mem_bw_bytes_per_s->value : 0.0;
+  auto index = std::make_unique<PlatformTables>(build_tables(t->second, peak_of, bandwidth));
   return built.emplace(std::string(name), std::move(index)).first->second.get();
 }
 

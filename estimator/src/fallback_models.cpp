@@ -76,13 +76,17 @@ double compute_efficiency(const Context& ctx, const Op& op, DType dtype, std::st
 
 std::vector<Proxy> rank_proxies(const Catalog& catalog, const Platform& target, OpKind kind, DType dtype) {
   dtype = normalized(dtype);
+  // The precision the target computes the op in: a bf16 op on a part with no 16-bit rate
+  // runs in fp32 there, so fp32 tables are its proxies, not another part's tensor cores.
+  const Peak math = peak_for(target, dtype);
+  const DType as = math.dtype == DType::fp32 && dtype != DType::fp32 ? DType::fp32 : dtype;
   std::vector<Proxy> out;
   for (const auto& [name, table] : catalog.tables) {
     if (name == target.name) continue;
     const Platform* q = catalog.platform(name);
     const PlatformTables* t = q ? tables_of(catalog, name) : nullptr;
     if (!t) continue;
-    for (const auto& prec : precisions_for(dtype)) {
+    for (const auto& prec : precisions_for(as)) {
       double penalty = 0;
       if (!t->has(kind, prec)) {
         if (kind == OpKind::gemm || !t->has(OpKind::gemm, prec)) continue;
@@ -109,36 +113,176 @@ Source best_source(const Context& ctx, const Op& op, DType dtype) {
   return best;
 }
 
+namespace {
+
+// The achievable fraction of peak bandwidth for a platform: its own memory-bound tables',
+// else its architecture's; 0 when nothing measured says.
+double achievable_fraction(const Catalog& catalog, const Platform& p) {
+  return architecture_bandwidth_fraction(catalog, p, OpKind::elementwise);
+}
+
+// The source's launch floor for the op's kind (tables.hpp's launch_floor_s: its fastest
+// latency-bound kernel), else its GEMMs'; 0 when no kernel there is latency-bound.
+double launch_floor(const PlatformTables& t, OpKind kind) {
+  double floor = INFINITY;
+  for (const auto& g : t.groups)
+    if (g.kind == kind && g.launch_floor_s > 0) floor = std::min(floor, g.launch_floor_s);
+  if (!std::isfinite(floor))
+    for (const auto& g : t.groups)
+      if (g.kind == OpKind::gemm && g.launch_floor_s > 0) floor = std::min(floor, g.launch_floor_s);
+  return std::isfinite(floor) ? floor : 0;
+}
+
+}  // namespace
+
 std::optional<Quote> scaled_from(const Context& ctx, const Source& src, const Op& op, DType dtype, double flops,
                                  double bytes) {
   if (!src.platform) return std::nullopt;
   const Kinship kin = kinship(*src.platform, ctx.target);
+  // Issue 13, section 5: the op keeps the fraction of its roofline it reached on the
+  // source (wave quantization of its tiles over each side's compute units, achievable
+  // rather than peak bandwidth), not a bare peak ratio.
+  const double f_from = achievable_fraction(ctx.catalog, *src.platform);
+  double f_to = achievable_fraction(ctx.catalog, ctx.target);
+  if (!(f_to > 0)) f_to = f_from;
+  const auto r = transfer_ratio(op.kind, op.shape, flops, bytes, *src.platform, dtype, f_from, ctx.target, dtype, f_to);
+  if (!r) return std::nullopt;
+  const bool waves = src.platform->compute_units && ctx.target.compute_units;
+  const std::string why = "the efficiency-transfer ratio " + src.platform->name + " -> " + ctx.target.name + " (" +
+                          std::string(to_string(kin)) +
+                          (waves ? "; waves " + format_significant(wave_factor(*src.platform, op.kind, op.shape)) +
+                                       " -> " + format_significant(wave_factor(ctx.target, op.kind, op.shape))
+                                 : std::string("; no wave quantization: compute units unknown")) +
+                          ")";
   if (!src.tables) {
-    auto r = roofline_ratio(op.kind, flops, bytes, *src.platform, dtype, ctx.target, dtype);
-    if (!r) return std::nullopt;
     Quote q;
     q.seconds = *op.self_time_s * *r;
     q.uncertainty = kinship_band(kin);
     q.method = Method::scaled_table;
     q.source = src.platform->name;
-    q.detail = "the op's own time measured on " + src.platform->name + " x " + format_significant(*r) +
-               ", the roofline ratio " + src.platform->name + " -> " + ctx.target.name + " (" +
-               std::string(to_string(kin)) + ")";
+    q.detail = "the op's own time measured on " + src.platform->name + " x " + format_significant(*r) + ", " + why;
     return q;
   }
   auto q = quote_op(*src.tables, *src.platform, op, dtype);
   if (!q) return std::nullopt;
-  // The proxy quote is already at the op's dtype on the proxy; carry it across.
-  auto r = roofline_ratio(op.kind, flops, bytes, *src.platform, dtype, ctx.target, dtype);
-  if (!r) return std::nullopt;
-  q->seconds *= *r;
+  // The launch gap stays; the kernel's own time is carried.
+  const double launch = std::min(launch_floor(*src.tables, op.kind), q->seconds);
+  q->seconds = launch + (q->seconds - launch) * *r;
   q->uncertainty = quad(q->uncertainty, kinship_band(kin));
-  q->detail = src.platform->name + " " + std::string(to_string(q->method)) + " (" + q->detail + ") x " +
-              format_significant(*r) + ", the roofline ratio " + src.platform->name + " -> " + ctx.target.name + " (" +
-              std::string(to_string(kin)) + ")";
+  q->detail = src.platform->name + " " + std::string(to_string(q->method)) + " (" + q->detail +
+              "): " + format_significant(launch * 1e6) + " us launch floor + the rest x " + format_significant(*r) +
+              ", " + why;
   q->method = Method::scaled_table;
   q->source = src.platform->name;
   return q;
+}
+
+namespace {
+
+struct Weighted {
+  Quote quote;
+  double weight = 0;
+};
+
+// The weighted geometric mean of the sources' times, their bands, the first one's notes.
+std::optional<Quote> combine(std::vector<Weighted> parts) {
+  if (parts.empty()) return std::nullopt;
+  if (parts.size() == 1) return std::move(parts.front().quote);
+  double wsum = 0, log_sum = 0, u = 0;
+  for (const auto& p : parts) wsum += p.weight;
+  for (const auto& p : parts) {
+    log_sum += p.weight / wsum * std::log(p.quote.seconds);
+    u += p.weight / wsum * p.quote.uncertainty;
+  }
+  std::string names, details;
+  for (const auto& p : parts) {
+    names += (names.empty() ? "" : ", ") + p.quote.source + " (weight " + format_significant(p.weight / wsum, 2) + ")";
+    details += "; " + p.quote.detail;
+  }
+  Quote q = std::move(parts.front().quote);
+  q.seconds = std::exp(log_sum);
+  q.uncertainty = u;
+  q.detail = "weighted geometric mean over " + names + details;
+  return q;
+}
+
+}  // namespace
+
+std::optional<Quote> transferred(const Context& ctx, const Op& op, DType dtype, double flops, double bytes) {
+  const auto proxies = rank_proxies(ctx.catalog, ctx.target, op.kind, dtype);
+  std::vector<Weighted> parts;
+  for (const auto& p : proxies) {
+    if (parts.size() >= kEnsembleSize || p.distance > proxies.front().distance + kEnsembleReach) break;
+    if (p.precision != proxies.front().precision) continue;  // one kind of math in one mean
+    if (auto q = scaled_from(ctx, Source{p.platform, p.tables, p.distance}, op, dtype, flops, bytes))
+      parts.push_back({std::move(*q), std::exp(-kEnsembleDecay * (p.distance - proxies.front().distance))});
+  }
+  return combine(std::move(parts));
+}
+
+double architecture_bandwidth_fraction(const Catalog& catalog, const Platform& target, OpKind kind,
+                                       const std::string& exclude) {
+  std::vector<double> fractions;
+  for (const auto& [name, table] : catalog.tables) {
+    if (name == exclude) continue;
+    const Platform* q = catalog.platform(name);
+    if (!q || kinship(*q, target) != Kinship::same_architecture) continue;
+    const PlatformTables* t = tables_of(catalog, name);
+    if (!t) continue;
+    for (const auto& g : t->groups)
+      if (g.kind == kind && g.top_bandwidth_fraction > 0) fractions.push_back(g.top_bandwidth_fraction);
+  }
+  return percentile(fractions, 0.5);
+}
+
+std::optional<Quote> memory_from_tables(const Context& ctx, const Op& op, DType dtype) {
+  if (!memory_table_fits(op)) return std::nullopt;
+  const double bw_t = bandwidth_of(ctx.target);
+  if (!(bw_t > 0)) return std::nullopt;
+  // Sources: every other platform with a table of the op's kind, most alike first.
+  struct Candidate {
+    const Platform* platform;
+    const PlatformTables* tables;
+    double distance;
+  };
+  std::vector<Candidate> candidates;
+  for (const auto& [name, table] : ctx.catalog.tables) {
+    if (name == ctx.target.name || !ctx.tables(name)) continue;
+    const Platform* q = ctx.catalog.platform(name);
+    if (!q || !(bandwidth_of(*q) > 0)) continue;
+    const PlatformTables* t = ctx.tables(name);
+    if (!t->has(op.kind, KernelPrecision::fp32)) continue;
+    candidates.push_back({q, t, platform_distance(*q, DType::fp32, ctx.target, DType::fp32)});
+  }
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.distance < b.distance; });
+  double frac_t = architecture_bandwidth_fraction(ctx.catalog, ctx.target, op.kind, ctx.target.name);
+  const bool own_arch = frac_t > 0;
+  std::vector<Weighted> parts;
+  for (const auto& c : candidates) {
+    if (parts.size() >= kEnsembleSize || c.distance > candidates.front().distance + kEnsembleReach) break;
+    auto q = quote_memory(*c.tables, *c.platform, op, dtype);
+    if (!q) continue;
+    const TableGroup* g = nullptr;
+    for (const KernelMode m : {KernelMode::train, KernelMode::inference})
+      if (!g) g = c.tables->find(op.kind, KernelPrecision::fp32, m, std::monostate{});
+    const double frac_s = g && g->top_bandwidth_fraction > 0 ? g->top_bandwidth_fraction : 1.0;
+    const double f_t = own_arch ? frac_t : frac_s;
+    const double launch = g ? std::min(g->launch_floor_s, q->seconds) : 0;
+    const double ratio = (bandwidth_of(*c.platform) * frac_s) / (bw_t * f_t);
+    q->seconds = launch + (q->seconds - launch) * ratio;
+    q->uncertainty = quad(q->uncertainty, kinship_band(kinship(*c.platform, ctx.target)));
+    q->detail = c.platform->name + " " + std::string(to_string(q->method)) + " (" + q->detail +
+                "): " + format_significant(launch * 1e6) + " us launch floor + the rest x " +
+                format_significant(ratio) + ", the achievable-bandwidth ratio (" +
+                format_significant(bandwidth_of(*c.platform) / 1e9) + " GB/s x " + format_significant(frac_s) + " -> " +
+                format_significant(bw_t / 1e9) + " GB/s x " + format_significant(f_t) +
+                (own_arch ? ", its architecture's tables" : ", the source's fraction") + ")";
+    q->method = Method::scaled_table;
+    q->source = c.platform->name;
+    parts.push_back({std::move(*q), std::exp(-kEnsembleDecay * (c.distance - candidates.front().distance))});
+  }
+  return combine(std::move(parts));
 }
 
 std::optional<Quote> roofline(const Context& ctx, const Op& op, DType dtype, double flops, double bytes) {
@@ -191,11 +335,15 @@ std::optional<Quote> bandwidth(const Context& ctx, const Op& op, double bytes) {
   const double bw_base = ctx.baseline ? bandwidth_of(*ctx.baseline) : 0;
   if (op.self_time_s && bw_base > 0) {
     // The measured time holds the kernel's real efficiency and access pattern; the same
-    // bytes at the same fraction of peak: time x bandwidth ratio.
-    q.seconds = *op.self_time_s * bw_base / bw;
+    // bytes at the same fraction of peak: time x bandwidth ratio. A launch floor the spec
+    // gives (launch_overhead_s) is carried unscaled: a faster memory does not launch faster.
+    const double t = *op.self_time_s;
+    const double launch = ctx.baseline->launch_overhead_s ? std::min(t, ctx.baseline->launch_overhead_s->value) : 0.0;
+    q.seconds = launch + (t - launch) * bw_base / bw;
     q.uncertainty = kinship_band(kinship(*ctx.baseline, ctx.target));
     q.detail = "baseline time on " + ctx.baseline->name + " x bandwidth ratio " + format_significant(bw_base / 1e9) +
-               " / " + format_significant(bw / 1e9) + " GB/s";
+               " / " + format_significant(bw / 1e9) + " GB/s" +
+               (launch > 0 ? " (its " + format_significant(launch * 1e6) + " us launch floor unscaled)" : "");
     q.source = ctx.baseline->name;
     return q;
   }

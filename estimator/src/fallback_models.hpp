@@ -24,6 +24,28 @@ Source best_source(const Context&, const Op&, DType);
 // scaled-table: the source's time for the op (its table's, or the op's own measurement)
 // x the roofline ratio source -> target.
 std::optional<Quote> scaled_from(const Context&, const Source&, const Op&, DType, double flops, double bytes);
+// A memory-bound op (elementwise, layer norm, softmax) on a target without a table of its
+// kind: the most alike tabulated platform's time for the shape, its launch floor kept and
+// the rest carried by the ratio of achievable bandwidths (peak bandwidth x the fraction
+// the architecture's memory-bound tables reach: their 90th percentile, the sustained best
+// rather than the launch-bound median; the source's fraction where the target's
+// architecture has no table). nullopt when no platform has a table of the kind.
+std::optional<Quote> memory_from_tables(const Context&, const Op&, DType);
+// The fraction of peak bandwidth memory-bound kernels of `kind` reach on platforms of this
+// vendor and architecture (the median over their groups of each group's 90th percentile);
+// 0 when none is tabulated.
+double architecture_bandwidth_fraction(const Catalog&, const Platform&, OpKind, const std::string& exclude = {});
+
+// The sources a transfer combines: the most alike platform and those within kEnsembleReach
+// of its distance (at most kEnsembleSize), weighted exp(-kEnsembleDecay x extra distance);
+// times are combined as a weighted geometric mean.
+constexpr std::size_t kEnsembleSize = 3;
+constexpr double kEnsembleReach = 0.7;
+constexpr double kEnsembleDecay = 2.0;
+// scaled-table from several alike platforms' tables (the ensemble above); nullopt when
+// none can time the op.
+std::optional<Quote> transferred(const Context&, const Op&, DType, double flops, double bytes);
+
 // roofline: max(flops / (peak x efficiency), bytes / (bandwidth x efficiency)) on the target.
 std::optional<Quote> roofline(const Context&, const Op&, DType, double flops, double bytes);
 // bandwidth: a memory-bound op's baseline time x the bandwidth ratio, else bytes / bandwidth.

@@ -5,6 +5,7 @@
 #include "predict.hpp"
 
 #include "fallback_models.hpp"
+#include "fomcast/format.hpp"
 #include "similarity.hpp"
 #include "table_lookup.hpp"
 
@@ -52,9 +53,27 @@ void note_borrowed_rate(OpEstimate& e, const Platform& target, DType dtype) {
                       std::string(to_string(p.dtype)) + " rate stands in");
 }
 
-}  // namespace
+// Section 4 of issue 13: no op faster than its roofline on the target. A time the op
+// measured on the target itself (`measured`, or an exact `table` entry) stands; any other
+// method's time below the roofline is raised to it, and says so.
+void cap_at_roofline(OpEstimate& e, const Platform& target, const Op& op, DType dtype, double flops, double bytes) {
+  if (e.method == Method::measured || e.method == Method::table || e.method == Method::unestimated) return;
+  const Roofline r = op_roofline(target, op.kind, op.shape, dtype, flops, bytes);
+  if (!(r.seconds > 0) || e.predicted_s >= r.seconds) return;
+  const bool compute = r.compute_s >= r.memory_s;
+  e.notes.push_back(std::string(to_string(e.method)) + "'s " + format_significant(e.predicted_s * 1e6) +
+                    " us is below the roofline on " + target.name + ": raised to " +
+                    format_significant(r.seconds * 1e6) + " us (" +
+                    (compute ? format_significant(flops / (r.winograd ? kWinogradReduction : 1.0)) + " flop at the " +
+                                   std::string(to_string(r.peak_dtype)) + " peak " + format_significant(r.peak / 1e12) +
+                                   " TFLOP/s" + (r.winograd ? ", a Winograd conv's quarter of the direct flops" : "")
+                             : format_significant(bytes) + " B at " + format_significant(r.bandwidth / 1e9) + " GB/s") +
+                    ")");
+  e.predicted_s = r.seconds;
+  e.roofline_capped = true;
+}
 
-OpEstimate predict_op(const Context& ctx, const Op& op, std::size_t index) {
+OpEstimate predict_unbounded(const Context& ctx, const Op& op, std::size_t index) {
   OpEstimate e;
   e.op_index = index;
   e.baseline_s = op.self_time_s;
@@ -74,7 +93,11 @@ OpEstimate predict_op(const Context& ctx, const Op& op, std::size_t index) {
   if (compute_shape(op) && !own_time_only) {
     if (const auto* t = ctx.tables(ctx.target.name))
       if (auto q = quote_op(*t, ctx.target, op, dtype)) return applied(std::move(e), std::move(*q));
-    std::optional<Quote> q = scaled_from(ctx, best_source(ctx, op, dtype), op, dtype, flops, bytes);
+    // The op's own measurement on the recording platform when it is the most alike
+    // source, else several alike platforms' tables (fallback_models.hpp's ensemble).
+    const Source src = best_source(ctx, op, dtype);
+    std::optional<Quote> q = src.platform && !src.tables ? scaled_from(ctx, src, op, dtype, flops, bytes)
+                                                         : transferred(ctx, op, dtype, flops, bytes);
     if (!q) q = roofline(ctx, op, dtype, flops, bytes);
     if (q) {
       e = applied(std::move(e), std::move(*q));
@@ -91,6 +114,14 @@ OpEstimate predict_op(const Context& ctx, const Op& op, std::size_t index) {
   } else if (op.kind == OpKind::memcpy) {
     if (auto q = copy(ctx, op, bytes)) return applied(std::move(e), std::move(*q));
   } else if (is_memory_bound(op.kind)) {
+    // Elementwise, layer norm and softmax: the target's measured, shape-aware table first.
+    // Then the op's own measurement on the recording platform (bandwidth), then other
+    // GPUs' tables carried by achievable bandwidth, then bytes over bandwidth.
+    if (const auto* t = ctx.tables(ctx.target.name))
+      if (auto q = quote_memory(*t, ctx.target, op, dtype)) return applied(std::move(e), std::move(*q));
+    const bool own = op.self_time_s && ctx.baseline && bandwidth_of(*ctx.baseline) > 0;
+    if (!own)
+      if (auto q = memory_from_tables(ctx, op, dtype)) return applied(std::move(e), std::move(*q));
     if (auto q = bandwidth(ctx, op, bytes)) return applied(std::move(e), std::move(*q));
     if (auto q = roofline(ctx, op, dtype, flops, bytes)) return applied(std::move(e), std::move(*q));
   } else if (is_compute_bound(op.kind)) {
@@ -115,6 +146,17 @@ OpEstimate predict_op(const Context& ctx, const Op& op, std::size_t index) {
   if (auto q = carried(ctx, op, dtype)) return applied(std::move(e), std::move(*q));
   e.method = Method::unestimated;
   e.detail = "no shape, no costs and no measured time to carry: not counted";
+  return e;
+}
+
+}  // namespace
+
+OpEstimate predict_op(const Context& ctx, const Op& op, std::size_t index) {
+  OpEstimate e = predict_unbounded(ctx, op, index);
+  const DType dtype = normalized(op.dtype);
+  const double flops = op.flops > 0 ? op.flops : op_flops(op.kind, op.shape);
+  const double bytes = op.bytes > 0 ? op.bytes : op_bytes(op.kind, op.shape, dtype);
+  cap_at_roofline(e, ctx.target, op, dtype, flops, bytes);
   return e;
 }
 

@@ -63,6 +63,87 @@ std::optional<double> roofline_ratio(OpKind kind, double flops, double bytes, co
   return t_to / t_from;
 }
 
+Roofline op_roofline(const Platform& p, OpKind kind, const OpShape& shape, DType math, double flops, double bytes) {
+  Roofline r;
+  const Peak peak = peak_for(p, math);
+  r.peak = peak.flop_per_s;
+  r.peak_dtype = peak.dtype;
+  r.bandwidth = bandwidth_of(p);
+  double work = flops;
+  if (const auto* c = std::get_if<ConvShape>(&shape); c && kind == OpKind::conv) {
+    const bool three = c->filter[0] == 1 && c->filter[1] == 3 && c->filter[2] == 3;
+    const bool unit = c->stride == std::array<int64_t, 3>{1, 1, 1} && c->dilation == std::array<int64_t, 3>{1, 1, 1};
+    const DType m = math == DType::unknown ? DType::fp32 : math;
+    if (three && unit && c->groups <= 1 && (m == DType::fp32 || m == DType::fp64)) {
+      r.winograd = true;
+      work = flops / kWinogradReduction;
+    }
+  }
+  if (work > 0 && r.peak > 0) r.compute_s = work / r.peak;
+  if (bytes > 0 && r.bandwidth > 0) r.memory_s = bytes / r.bandwidth;
+  r.seconds = std::max(r.compute_s, r.memory_s);
+  return r;
+}
+
+double output_tiles(OpKind kind, const OpShape& shape, int64_t edge) {
+  auto tiles = [edge](double m, double n) {
+    return std::ceil(m / static_cast<double>(edge)) * std::ceil(n / static_cast<double>(edge));
+  };
+  if (const auto* g = std::get_if<GemmShape>(&shape))
+    return tiles(static_cast<double>(g->m), static_cast<double>(g->n)) *
+           static_cast<double>(std::max<int64_t>(g->batch, 1));
+  if (const auto* c = std::get_if<ConvShape>(&shape); c && kind == OpKind::conv) {
+    const auto out = c->output();
+    const double npq = static_cast<double>(c->n) * static_cast<double>(out[0] * out[1] * out[2]);
+    const double crs = static_cast<double>(c->c) * static_cast<double>(c->filter[0] * c->filter[1] * c->filter[2]);
+    switch (c->direction) {
+      case ConvDirection::forward: return tiles(npq, static_cast<double>(c->k));
+      case ConvDirection::backward_data:
+        return tiles(static_cast<double>(c->n) * static_cast<double>(c->input[0] * c->input[1] * c->input[2]),
+                     static_cast<double>(c->c));
+      case ConvDirection::backward_filter: return tiles(crs, static_cast<double>(c->k));
+    }
+  }
+  return 0;
+}
+
+double wave_factor(const Platform& p, OpKind kind, const OpShape& shape) {
+  const double units = p.compute_units ? p.compute_units->value : 0;
+  if (!(units > 0)) return 1;
+  // The library's heuristics pick smaller tiles until the grid fills the machine: the
+  // largest edge whose tiles cover every unit, else the smallest.
+  double tiles = 0;
+  for (const int64_t edge : kTileEdges) {
+    tiles = output_tiles(kind, shape, edge);
+    if (tiles >= units) break;
+  }
+  if (!(tiles > 0)) return 1;
+  // Fewer tiles than units: one partial wave, whose time latency and occupancy decide more
+  // than the count of idle units (modelled that way, the leave-platform-out GEMM errors
+  // grew); from one full wave up, the part-empty last wave costs its whole time.
+  const double waves = tiles / units;
+  return waves < 1 ? 1.0 : std::ceil(waves) / waves;
+}
+
+std::optional<double> transfer_ratio(OpKind kind, const OpShape& shape, double flops, double bytes,
+                                     const Platform& from, DType from_math, double bw_fraction_from, const Platform& to,
+                                     DType to_math, double bw_fraction_to) {
+  const double pf = peak_for(from, from_math).flop_per_s, pt = peak_for(to, to_math).flop_per_s;
+  const double bf = bandwidth_of(from) * (bw_fraction_from > 0 ? bw_fraction_from : 1.0);
+  const double bt = bandwidth_of(to) * (bw_fraction_to > 0 ? bw_fraction_to : 1.0);
+  const bool use_flops = flops > 0 && pf > 0 && pt > 0;
+  const bool use_bytes = bytes > 0 && bandwidth_of(from) > 0 && bandwidth_of(to) > 0;
+  if (!use_flops && !use_bytes) return std::nullopt;
+  if (flops > 0 && !use_flops && !is_memory_bound(kind)) return std::nullopt;
+  // Waves only when both sides know their compute units: one side's alone would read as a
+  // speed difference.
+  const bool waves = from.compute_units && to.compute_units;
+  const double w_from = waves ? wave_factor(from, kind, shape) : 1.0, w_to = waves ? wave_factor(to, kind, shape) : 1.0;
+  const double t_from = std::max(use_flops ? flops / pf * w_from : 0.0, use_bytes ? bytes / bf : 0.0);
+  const double t_to = std::max(use_flops ? flops / pt * w_to : 0.0, use_bytes ? bytes / bt : 0.0);
+  return t_to / t_from;
+}
+
 Kinship kinship(const Platform& a, const Platform& b) {
   if (same_text(a.vendor, b.vendor) && same_text(a.architecture, b.architecture)) return Kinship::same_architecture;
   if (same_text(a.vendor, b.vendor)) return Kinship::same_vendor;

@@ -28,6 +28,44 @@ double bandwidth_of(const Platform&);  // bytes/s, 0 when unknown
 std::optional<double> roofline_ratio(OpKind, double flops, double bytes, const Platform& from, DType from_dtype,
                                      const Platform& to, DType to_dtype);
 
+// The least time an op can take on a platform (issue 13, section 4): its flops at the peak
+// of the precision its math runs in (`math`: the op's dtype, tf32 for tf32 math on fp32
+// storage) and its bytes at the memory bandwidth, at full efficiency. A 3x3, stride-1,
+// ungrouped conv in fp32 or fp64 math may run as Winograd F(4x4, 3x3), which does a
+// quarter of the direct multiplies (cuDNN's fp32 Winograd kernels reach 2.25x the direct
+// rate in NeuSight's tables): its flops are counted at kWinogradReduction less. 0 when
+// the platform has neither figure.
+struct Roofline {
+  double seconds = 0;
+  double compute_s = 0, memory_s = 0;
+  double peak = 0, bandwidth = 0;  // the figures used
+  DType peak_dtype = DType::unknown;
+  bool winograd = false;
+};
+constexpr double kWinogradReduction = 4.0;
+Roofline op_roofline(const Platform&, OpKind, const OpShape&, DType math, double flops, double bytes);
+
+// Wave quantization (issue 13, section 5): a GEMM or conv runs as output tiles (batch x
+// tiles for a batched GEMM, the implicit GEMM's output for a conv) spread over the compute
+// units; the last wave runs part-empty. cuBLAS and cuDNN pick smaller tiles for small
+// problems, so the tile edge is the largest of 128, 64, 32 whose tiles cover every unit
+// (else 32). The factor is ceil(waves) / waves (>= 1; compute_units / tiles when fewer
+// tiles than units): how much longer than a perfectly balanced run. 1 without
+// compute_units or tiles. (With a fixed 128 x 128 tile the leave-platform-out GEMM errors
+// were 5-10 points worse: docs/accuracy.md.)
+constexpr int64_t kTileEdges[] = {128, 64, 32};
+double output_tiles(OpKind, const OpShape&, int64_t edge);
+double wave_factor(const Platform&, OpKind, const OpShape&);
+
+// Time on `to` over time on `from` by efficiency transfer: each side's bound is
+// max(flops / peak x wave_factor, bytes / achievable bandwidth), where the achievable
+// bandwidth is the peak x `bw_fraction_*` (the architecture's measured memory-bound
+// fraction, 1 when unknown). The op keeps the fraction of its bound it reached on `from`.
+// nullopt when a needed figure is missing.
+std::optional<double> transfer_ratio(OpKind, const OpShape&, double flops, double bytes, const Platform& from,
+                                     DType from_math, double bw_fraction_from, const Platform& to, DType to_math,
+                                     double bw_fraction_to);
+
 enum class Kinship { same_architecture, same_vendor, other };
 Kinship kinship(const Platform&, const Platform&);
 std::string_view to_string(Kinship);

@@ -343,6 +343,35 @@ std::optional<Quote> quote_op(const PlatformTables& t, const Platform& p, const 
   return total;
 }
 
+bool memory_table_fits(const Op& op) {
+  if (!is_memory_kind(op.kind) || !std::holds_alternative<TensorShape>(op.shape)) return false;
+  std::string name = op.name;
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  // The tables time layer norm and softmax; a batch norm or a sum reduces otherwise.
+  if (op.kind == OpKind::normalization)
+    return name.find("layer_norm") != std::string::npos || name.find("layernorm") != std::string::npos;
+  if (op.kind == OpKind::reduction) return name.find("softmax") != std::string::npos;
+  return true;
+}
+
+std::optional<Quote> quote_memory(const PlatformTables& t, const Platform& p, const Op& op, DType dtype,
+                                  const KernelEntry* exclude) {
+  if (!memory_table_fits(op)) return std::nullopt;
+  KernelMode mode = KernelMode::train;
+  const auto* g = find_group(t, op.kind, KernelPrecision::fp32, std::monostate{}, mode);
+  if (!g) return std::nullopt;
+  auto q = in_group(*g, op.kind, op.shape, p.name, exclude);
+  if (!q) return std::nullopt;
+  // The table's rate is bytes per second at fp32: a narrower type moves fewer bytes at
+  // about that rate, down to the group's launch floor.
+  if (const double ratio = dtype_bytes(dtype) / dtype_bytes(DType::fp32); std::fabs(ratio - 1) > 1e-9) {
+    q->seconds = std::max(g->min_time_s, q->seconds * ratio);
+    q->notes.push_back(std::string(to_string(dtype)) + " op timed from the fp32 table's bytes per second (x " +
+                       format_significant(ratio) + " the bytes)");
+  }
+  return q;
+}
+
 std::optional<Quote> collective_from_tables(const Context& ctx, const CollectiveShape& c) {
   const auto* t = ctx.tables(ctx.target.name);
   if (!t || c.ranks < 2) return std::nullopt;

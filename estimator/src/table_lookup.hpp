@@ -27,6 +27,12 @@ std::string group_name(const std::string& platform, const TableGroup&);
 // Every shape of the op (a backward conv without a direction is backward-data plus
 // backward-filter) through the platform's tables at dtype; nullopt when one cannot be timed.
 std::optional<Quote> quote_op(const PlatformTables&, const Platform&, const Op&, DType);
+// Whether an op is one the memory-bound tables time (tables.hpp's is_memory_kind with a
+// tensor shape: any elementwise op, a layer norm, a softmax), and its time from one
+// platform's table of its kind, carried to its dtype by bytes; nullopt without a group.
+bool memory_table_fits(const Op&);
+std::optional<Quote> quote_memory(const PlatformTables&, const Platform&, const Op&, DType,
+                                  const KernelEntry* exclude = nullptr);
 // A collective from the target's own collective table (measured allreduce and the like).
 std::optional<Quote> collective_from_tables(const Context&, const CollectiveShape&);
 

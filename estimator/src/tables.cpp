@@ -93,7 +93,7 @@ double predict_with(const TableGroup& g, const Features& q, Interpolator how, co
   return how == Interpolator::local_linear && nb.size() > g.dims + 1 ? local_linear(g, q, nb) : nearest_value(g, nb);
 }
 
-void index_group(TableGroup& g, const std::function<double(KernelPrecision)>& peak_of) {
+void index_group(TableGroup& g, const std::function<double(KernelPrecision)>& peak_of, double bandwidth) {
   g.dims = feature_dims(g.kind);
   for (std::size_t i = 0; i < g.entries.size(); ++i) {
     const KernelEntry& e = *g.entries[i];
@@ -105,7 +105,27 @@ void index_group(TableGroup& g, const std::function<double(KernelPrecision)>& pe
     g.by_key[shape_key(table_shape(e.shape))] = i;
     if (const auto* s = std::get_if<GemmShape>(&e.shape)) g.by_mnk.emplace(mnk_key(*s), i);
   }
-  if (const double peak = peak_of(g.precision); peak > 0) {
+  {
+    const double peak = is_memory_kind(g.kind) ? 0.0 : peak_of(g.precision);
+    for (const auto* e : g.entries) {
+      const double t = e->time_us * 1e-6;
+      const double roof =
+          std::max(peak > 0 ? op_flops(g.kind, e->shape) / peak : 0.0,
+                   bandwidth > 0 ? op_bytes(g.kind, e->shape, precision_dtype(g.precision)) / bandwidth : 0.0);
+      if ((peak > 0 || bandwidth > 0) && roof < kLatencyBound * t && latency_units(e->shape) == 1)
+        g.launch_floor_s = g.launch_floor_s > 0 ? std::min(g.launch_floor_s, t) : t;
+    }
+  }
+  if (is_memory_kind(g.kind)) {
+    // A memory-bound group's rate is bytes per second: its median over the platform's
+    // bandwidth is the achievable fraction of the bandwidth the transfer model carries.
+    if (bandwidth > 0) {
+      std::vector<double> frac;
+      for (double r : g.log_rate) frac.push_back(std::exp(r) / bandwidth);
+      g.median_efficiency = percentile(frac, 0.5);
+      g.top_bandwidth_fraction = percentile(frac, 0.9);
+    }
+  } else if (const double peak = peak_of(g.precision); peak > 0) {
     std::vector<double> eff;
     for (double r : g.log_rate) eff.push_back(std::exp(r) / peak);
     g.median_efficiency = percentile(eff, 0.5);
@@ -132,6 +152,23 @@ void index_group(TableGroup& g, const std::function<double(KernelPrecision)>& pe
 }
 
 }  // namespace
+
+bool is_memory_kind(OpKind kind) {
+  return kind == OpKind::elementwise || kind == OpKind::normalization || kind == OpKind::reduction;
+}
+
+std::pair<double, double> rows_and_cols(const TensorShape& t) {
+  const std::vector<int64_t>* largest = nullptr;
+  double most = 0;
+  for (const auto& dims : t.inputs) {
+    double e = 1;
+    for (int64_t d : dims) e *= static_cast<double>(std::max<int64_t>(d, 1));
+    if (!dims.empty() && e > most) most = e, largest = &dims;
+  }
+  if (!largest) return {1, 1};
+  const double cols = static_cast<double>(std::max<int64_t>(largest->back(), 1));
+  return {std::max(1.0, most / cols), cols};
+}
 
 OpShape table_shape(OpShape shape) {
   if (auto* c = std::get_if<ConvShape>(&shape); c && c->dims == 1) c->dims = 2;
@@ -169,11 +206,14 @@ std::size_t feature_dims(OpKind kind) {
     case OpKind::conv: return 5;
     case OpKind::rnn: return 4;
     case OpKind::collective: return 2;
+    case OpKind::elementwise:
+    case OpKind::normalization:
+    case OpKind::reduction: return 3;
     default: return 0;
   }
 }
 
-Features shape_features(OpKind, const OpShape& shape) {
+Features shape_features(OpKind kind, const OpShape& shape) {
   Features f{};
   if (const auto* g = std::get_if<GemmShape>(&shape)) {
     f = {ln(static_cast<double>(g->m)), ln(static_cast<double>(g->n)), ln(static_cast<double>(g->k)),
@@ -185,6 +225,13 @@ Features shape_features(OpKind, const OpShape& shape) {
   } else if (const auto* r = std::get_if<RnnShape>(&shape)) {
     f = {ln(static_cast<double>(r->hidden)), ln(static_cast<double>(r->batch)), ln(static_cast<double>(r->timesteps)),
          ln(static_cast<double>(r->input)), 0};
+  } else if (const auto* t = std::get_if<TensorShape>(&shape)) {
+    // Rows and row length of the largest operand: a layer norm or softmax works along its
+    // last dimension, and an elementwise kernel's rate depends on the total size.
+    // The third feature, bytes per element of the largest operand, tells unary ops (8 at
+    // fp32) from binary ones (12) in one elementwise group.
+    const auto [rows, cols] = rows_and_cols(*t);
+    f = {ln(rows), ln(cols), ln(op_bytes(kind, shape, DType::fp32) / (rows * cols)), 0, 0};
   } else if (const auto* col = std::get_if<CollectiveShape>(&shape)) {
     f = {ln(static_cast<double>(col->bytes)), ln(static_cast<double>(std::max<int64_t>(col->ranks, 1))), 0, 0, 0};
   }
@@ -204,6 +251,7 @@ double table_work(OpKind kind, const OpShape& shape) {
     const auto* c = std::get_if<CollectiveShape>(&shape);
     return c ? static_cast<double>(c->bytes) : 0;
   }
+  if (is_memory_kind(kind)) return std::holds_alternative<TensorShape>(shape) ? op_bytes(kind, shape, DType::fp32) : 0;
   return op_flops(kind, shape);
 }
 
@@ -219,7 +267,8 @@ bool PlatformTables::has(OpKind kind, KernelPrecision precision) const {
                      [&](const TableGroup& g) { return g.kind == kind && g.precision == precision; });
 }
 
-PlatformTables build_tables(KernelTable table, const std::function<double(KernelPrecision)>& peak_of) {
+PlatformTables build_tables(KernelTable table, const std::function<double(KernelPrecision)>& peak_of,
+                            double bandwidth) {
   PlatformTables t;
   t.platform = table.platform;
   t.table = std::move(table);
@@ -240,7 +289,7 @@ PlatformTables build_tables(KernelTable table, const std::function<double(Kernel
     }
     it->entries.push_back(&e);
   }
-  for (auto& g : t.groups) index_group(g, peak_of);
+  for (auto& g : t.groups) index_group(g, peak_of, bandwidth);
   for (const auto& e : t.table.entries)
     if (e.kind == OpKind::gemm && e.time_us > 0) {
       const double bw = op_bytes(e.kind, e.shape, e.dtype) / (e.time_us * 1e-6);

@@ -59,11 +59,17 @@ struct TableGroup {
   std::vector<double> loo_errors;        // |predicted - measured| / measured, sorted, chosen interpolator
   std::vector<double> loo_errors_other;  // the same for the interpolator not chosen
   double band = 0;                       // 68th percentile of loo_errors: the 1-sigma-like band
-  double median_efficiency = 0;          // median work / (time x peak) where the peak is known
+  double median_efficiency = 0;       // median work / (time x peak) where the peak is known; memory kinds: x bandwidth
+  double top_bandwidth_fraction = 0;  // memory kinds: the 90th percentile of bytes / (time x bandwidth)
   // A latency floor for shapes far smaller than any measured: the fastest kernel of the
   // group; for RNN layers the fastest time per timestep (times the query's timesteps).
   double min_time_s = 0;
+  // The launch gap its times hold: the fastest entry whose roofline (work at the peak,
+  // bytes at the bandwidth) is under kLatencyBound of its time, i.e. one that did next to
+  // nothing; 0 when no entry is that small (DeepBench's smallest kernels still work).
+  double launch_floor_s = 0;
 };
+constexpr double kLatencyBound = 0.1;
 
 struct Interpolation {
   double log_rate = 0;
@@ -102,8 +108,16 @@ std::size_t feature_dims(OpKind kind);
 double table_work(OpKind kind, const OpShape& shape);
 
 // Builds every group and its leave-one-out band. `peak_of(precision)` gives the platform's
-// peak rate for a table precision (0 when unknown), for the median efficiency.
-PlatformTables build_tables(KernelTable table, const std::function<double(KernelPrecision)>& peak_of);
+// peak rate for a table precision (0 when unknown), for the median efficiency; `bandwidth`
+// (bytes/s, 0 unknown) the memory-bound groups' achievable fraction.
+PlatformTables build_tables(KernelTable table, const std::function<double(KernelPrecision)>& peak_of,
+                            double bandwidth = 0);
+
+// Elementwise, normalization and reduction: kinds whose tables (NeuSight's add/mul/relu/
+// gelu, layer norm, softmax) are indexed by (rows, row length) of their largest operand and
+// rated in bytes per second (op_bytes at fp32), not flops.
+bool is_memory_kind(OpKind);
+std::pair<double, double> rows_and_cols(const TensorShape&);
 
 // Whether entry i is left out with entry `exclude`: leaving an entry out leaves its whole
 // shape out, or a GEMM measured with other transposes (half of DeepBench's GEMMs have such

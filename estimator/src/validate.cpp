@@ -20,6 +20,8 @@ using est::percentile;
 using est::PlatformTables;
 using est::TableGroup;
 
+constexpr std::size_t kLooRows = 300;
+
 struct Pairs {
   std::vector<double> predicted, measured, bands;  // bands: -1 where the pair has none
   void add(double p, double m, double band = -1) {
@@ -99,7 +101,12 @@ LooReport validate_leave_one_out(const Catalog& catalog, const std::vector<std::
                   {},
                   0};
       Pairs pairs, through;
-      for (const auto* e : g.entries) {
+      // NeuSight's groups hold up to 17,000 shapes: every k-th entry is left out in turn,
+      // k = ceil(n / kLooRows), so the check stays linear in the table (DeepBench's
+      // groups, all smaller, are checked whole).
+      const std::size_t stride = (g.entries.size() + kLooRows - 1) / kLooRows;
+      for (std::size_t i = 0; i < g.entries.size(); i += std::max<std::size_t>(stride, 1)) {
+        const KernelEntry* e = g.entries[i];
         const auto q = est::quote_group(g, g.kind, e->shape, name, e);
         if (!q) continue;
         if (q->method == Method::table) ++lg.exact_other_transposes;
@@ -196,6 +203,117 @@ std::vector<PlatformTransfer> validate_platform_transfer(const Catalog& catalog,
       if (r.sources == 0) continue;
       r.median_over_sources = percentile(medians, 0.5);
       out.push_back(r);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+bool from_neusight(const KernelEntry& e) { return e.method.rfind("neusight", 0) == 0; }
+
+// The same chip: one held out takes the other card of its chip (A100 PCIe 40 and 80 GB)
+// out of the sources too.
+bool same_chip(const Platform& a, const Platform& b) {
+  if (a.name == b.name) return true;
+  return est::kinship(a, b) == est::Kinship::same_architecture && a.compute_units && b.compute_units &&
+         a.compute_units->value == b.compute_units->value;
+}
+
+// What a table row becomes as an op of a workload: the name the memory-bound tables know
+// their ops by.
+Op as_op(const KernelEntry& e) {
+  Op op;
+  op.kind = e.kind;
+  op.shape = e.shape;
+  op.dtype = DType::fp32;
+  op.phase = Phase::forward;
+  op.name = e.kind == OpKind::normalization ? "aten::layer_norm"
+            : e.kind == OpKind::reduction   ? "aten::softmax"
+            : e.kind == OpKind::elementwise ? "aten::add"
+                                            : "aten::" + std::string(to_string(e.kind));
+  fill_costs(op);
+  return op;
+}
+
+}  // namespace
+
+std::vector<LeavePlatformOut> validate_leave_platform_out(const Catalog& catalog) {
+  // The NeuSight tables alone, of every platform that has them.
+  std::vector<Platform> platforms;
+  for (const auto& [name, p] : catalog.platforms) platforms.push_back(p);
+  std::vector<KernelTable> neusight;
+  for (const auto& [name, t] : catalog.tables) {
+    KernelTable k{name, {}};
+    for (const auto& e : t.entries)
+      if (from_neusight(e)) k.entries.push_back(e);
+    if (!k.entries.empty()) neusight.push_back(std::move(k));
+  }
+  std::vector<LeavePlatformOut> out;
+  const Catalog all = make_catalog(platforms, neusight);
+  for (const auto& [held, table] : all.tables) {
+    const Platform* target = all.platform(held);
+    if (!target) continue;
+    // The catalog without the held-out chip's tables; the built indices are shared.
+    Catalog without = all;
+    for (auto it = without.tables.begin(); it != without.tables.end();) {
+      const Platform* q = all.platform(it->first);
+      it = q && same_chip(*q, *target) ? without.tables.erase(it) : std::next(it);
+    }
+    if (without.tables.empty()) continue;
+    est::Context ctx{without, *target, nullptr,
+                     [&](std::string_view name) -> const PlatformTables* {
+                       return without.tables.count(std::string(name)) ? est::tables_of(without, name) : nullptr;
+                     },
+                     ""};
+    std::map<OpKind, std::vector<const KernelEntry*>> by_kind;
+    for (const auto& e : table.entries) by_kind[e.kind].push_back(&e);
+    for (const auto& [kind_of_rows, entries] : by_kind) {
+      const OpKind kind = kind_of_rows;  // a lambda below uses it (clang 14: no captured bindings)
+      LeavePlatformOut r;
+      r.held_out = held;
+      r.kind = to_string(kind);
+      // The naive rules' source: the most alike platform with a table of the kind.
+      const Platform* src = nullptr;
+      double best = INFINITY;
+      for (const auto& [name, t] : without.tables) {
+        const Platform* q = without.platform(name);
+        if (!q ||
+            std::none_of(t.entries.begin(), t.entries.end(), [&](const KernelEntry& e) { return e.kind == kind; }))
+          continue;
+        const double d = est::platform_distance(*q, DType::fp32, *target, DType::fp32);
+        if (d < best) best = d, src = q;
+      }
+      std::map<std::string, const KernelEntry*> src_by_key;
+      if (src)
+        for (const auto& e : without.tables.at(src->name).entries)
+          if (e.kind == kind) src_by_key[shape_key(e.shape)] = &e;
+      if (src) r.source = src->name;
+      const double peak_ratio =
+          src ? est::peak_for(*src, DType::fp32).flop_per_s / est::peak_for(*target, DType::fp32).flop_per_s : 0;
+      const double bw_ratio = src ? est::bandwidth_of(*src) / est::bandwidth_of(*target) : 0;
+      const std::size_t stride =
+          (entries.size() + static_cast<std::size_t>(kLeavePlatformOutRows) - 1) / kLeavePlatformOutRows;
+      Pairs ours, peak, bw;
+      for (std::size_t i = 0; i < entries.size(); i += std::max<std::size_t>(stride, 1)) {
+        const KernelEntry& e = *entries[i];
+        const double measured = e.time_us * 1e-6;
+        const OpEstimate est = est::predict_op(ctx, as_op(e), 0);
+        if (est.method == Method::unestimated || !(est.predicted_s > 0)) continue;
+        ours.add(est.predicted_s, measured);
+        if (est.roofline_capped) ++r.capped;
+        if (auto it = src_by_key.find(shape_key(e.shape)); it != src_by_key.end()) {
+          const double t = it->second->time_us * 1e-6;
+          if (peak_ratio > 0) peak.add(t * peak_ratio, measured);
+          if (bw_ratio > 0) bw.add(t * bw_ratio, measured);
+        }
+      }
+      r.stats = ours.stats();
+      r.n = r.stats.n;
+      r.median_abs_error = r.stats.median;
+      r.peak_ratio = peak.stats();
+      r.bandwidth_ratio = bw.stats();
+      if (r.n > 0) out.push_back(r);
     }
   }
   return out;

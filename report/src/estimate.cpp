@@ -64,6 +64,7 @@ json estimate_to_json(const RunEstimate& r, const Workload& w) {
     j["predicted_s"] = e.predicted_s;
     j["predicted_per_pass_s"] = op.count * e.predicted_s;
     j["method"] = to_string(e.method);
+    j["roofline_capped"] = e.roofline_capped;
     j["uncertainty"] = e.uncertainty;
     j["source_platform"] = e.source_platform;
     j["detail"] = e.detail;

@@ -29,8 +29,19 @@ std::string median_error(const ErrorStats& s) { return s.n ? format_percent(s.me
 }  // namespace
 
 json validation_to_json(const LooReport& loo, const std::vector<PlatformTransfer>& transfers,
-                        const std::vector<CrossHardware>& cross) {
-  json groups = json::array(), platforms = json::array(), lopo = json::array(), pairs = json::array();
+                        const std::vector<CrossHardware>& cross, const std::vector<LeavePlatformOut>& held) {
+  json groups = json::array(), platforms = json::array(), lopo = json::array(), pairs = json::array(),
+       lpo = json::array();
+  for (const auto& r : held)
+    lpo.push_back({{"held_out", r.held_out},
+                   {"kind", r.kind},
+                   {"n", r.n},
+                   {"median_abs_error", r.median_abs_error},
+                   {"error", stats_json(r.stats)},
+                   {"roofline_capped", r.capped},
+                   {"naive_source", r.source},
+                   {"peak_ratio_error", stats_json(r.peak_ratio)},
+                   {"bandwidth_ratio_error", stats_json(r.bandwidth_ratio)}});
   for (const auto& g : loo.groups)
     groups.push_back({{"platform", g.platform},
                       {"kind", g.kind},
@@ -82,12 +93,13 @@ json validation_to_json(const LooReport& loo, const std::vector<PlatformTransfer
     coverage.push_back({{"check", b.check}, {"n", b.n}, {"within", b.within}, {"share", b.share}});
   return json{{"leave_one_out", {{"platforms", platforms}, {"groups", groups}}},
               {"leave_one_platform_out", lopo},
+              {"leave_platform_out", lpo},
               {"cross_hardware", pairs},
               {"band_coverage", coverage}};
 }
 
 std::string validation_to_text(const LooReport& loo, const std::vector<PlatformTransfer>& transfers,
-                               const std::vector<CrossHardware>& cross) {
+                               const std::vector<CrossHardware>& cross, const std::vector<LeavePlatformOut>& held) {
   std::string out;
   if (!loo.platforms.empty()) {
     out += "Leave-one-out: each table entry predicted from the rest of its platform's table (median |error|)\n";
@@ -138,6 +150,22 @@ std::string validation_to_text(const LooReport& loo, const std::vector<PlatformT
                         median_error(r.chosen_peak_ratio), median_error(r.chosen_bw_ratio), r.best,
                         median_error(r.best_stats), format_percent(r.median_over_sources, 1),
                         std::to_string(r.sources)});
+    out += t.render();
+  }
+  if (!held.empty()) {
+    out +=
+        "\nLeave-platform-out (NeuSight tables): each GPU predicted from the others' tables and its spec, as "
+        "`estimate` does for a GPU with no table (median |error|), next to the most alike source carried by the "
+        "fp32 peak ratio and by the bandwidth ratio\n";
+    TextTable t;
+    t.header = {"held out", "kind",         "n",          "fomcast",        "p90", "bias",
+                "capped",   "naive source", "peak ratio", "bandwidth ratio"};
+    t.right_align = {false, false, true, true, true, true, true, false, true, true};
+    for (const auto& r : held)
+      t.rows.push_back({r.held_out, r.kind, std::to_string(r.n), median_error(r.stats), format_percent(r.stats.p90, 1),
+                        format_percent(std::exp(r.stats.mean_log_ratio) - 1, 1), std::to_string(r.capped),
+                        r.source.empty() ? "-" : r.source, median_error(r.peak_ratio),
+                        median_error(r.bandwidth_ratio)});
     out += t.render();
   }
   if (!cross.empty()) {

@@ -1,5 +1,7 @@
 // Fills a database from the shipped data/ compiled into the binary. Each kind of shipped
 // data is one step; a step replaces the rows it shipped before and leaves user rows alone.
+#include <algorithm>
+#include <cstdint>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -11,6 +13,14 @@
 
 namespace fomcast {
 namespace {
+
+constexpr uint64_t kNeuSightRowsPerFile = 700;
+
+uint64_t fnv1a(const std::string& text) {
+  uint64_t h = 1469598103934665603ULL;
+  for (const unsigned char c : text) h = (h ^ c) * 1099511628211ULL;
+  return h;
+}
 
 void seed_platforms(Store& store) {
   for (const auto& [path, text] : embedded_files("platforms/")) {
@@ -29,7 +39,8 @@ void seed_platforms(Store& store) {
 }
 
 // Every published DeepBench result (data/deepbench/results_*.csv), every platform,
-// precision and mode. Runs after seed_platforms, so the tables attach to shipped specs.
+// precision and mode, and NeuSight's PyTorch kernel tables (data/neusight/). Runs after seed_platforms, so the tables
+// attach to shipped specs.
 void seed_kernel_tables(Store& store) {
   const std::pair<const char*, BenchFormat> files[] = {
       {"deepbench/results_gemm.csv", BenchFormat::deepbench_gemm},
@@ -45,6 +56,33 @@ void seed_kernel_tables(Store& store) {
       auto& all = tables[platform];
       all.insert(all.end(), std::make_move_iterator(entries.begin()), std::make_move_iterator(entries.end()));
     }
+  }
+  // NeuSight's tables (data/neusight/<op>/<device>.csv.gz): each file's Device column
+  // names the card, matched to the shipped spec whose device_names say that card.
+  // add and mul (relu and gelu) time the same shapes: one entry each, their mean.
+  const std::vector<Platform> known = store.platforms();
+  std::map<std::string, std::vector<KernelEntry>> neusight;
+  for (const auto& [path, text] : embedded_files("neusight/")) {
+    if (!path.ends_with(".csv.gz")) continue;
+    const std::string where = "data/" + std::string(path);
+    BenchImport imported = read_bench_csv(text, where, BenchFormat::neusight);
+    resolve_devices(imported, known, where);
+    // At most about kNeuSightRowsPerFile rows of a file are seeded (175,000 rows made a new
+    // database 80 MB and its first command seconds long): a row is kept when the FNV-1a
+    // hash of its shape key is divisible by k = rows / kNeuSightRowsPerFile (rounded
+    // down), so every GPU keeps the same shapes. `import-bench` imports whole files.
+    const uint64_t k = std::max<uint64_t>(1, static_cast<uint64_t>(imported.rows) / kNeuSightRowsPerFile);
+    for (auto& [platform, entries] : imported.by_platform)
+      std::erase_if(entries, [k](const KernelEntry& e) { return fnv1a(shape_key(e.shape)) % k != 0; });
+    for (auto& [platform, entries] : imported.by_platform) {
+      auto& all = neusight[platform];
+      all.insert(all.end(), std::make_move_iterator(entries.begin()), std::make_move_iterator(entries.end()));
+    }
+  }
+  for (auto& [platform, entries] : neusight) {
+    int64_t merged = 0;
+    auto& all = tables[platform];
+    for (auto& e : merge_duplicates(std::move(entries), merged)) all.push_back(std::move(e));
   }
   for (const auto& [platform, entries] : tables) {
     store.delete_kernel_entries(platform, TableOrigin::shipped);

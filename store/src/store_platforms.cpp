@@ -116,7 +116,11 @@ void Store::put_kernel_entries(std::string_view platform, const std::vector<Kern
                   path_);
     for (const auto& e : entries) {
       if (!(e.time_us > 0)) throw InputError(path_, "kernel time must be positive", 0, -1, shape_key(e.shape));
-      ins.bind(1, platform_id).bind(2, to_string(origin)).bind(3, to_string(e.kind)).bind(4, shape_key(e.shape));
+      // A tensor shape says nothing of the op: a softmax and a relu of one shape are two rows.
+      const std::string key = std::holds_alternative<TensorShape>(e.shape)
+                                  ? std::string(to_string(e.kind)) + "|" + shape_key(e.shape)
+                                  : shape_key(e.shape);
+      ins.bind(1, platform_id).bind(2, to_string(origin)).bind(3, to_string(e.kind)).bind(4, key);
       ins.bind(5, shape_to_json(e.shape).dump()).bind(6, to_string(e.dtype)).bind(7, to_string(e.precision));
       ins.bind(8, to_string(e.mode));
       ins.bind(9, e.time_us).bind(10, e.spread).bind(11, e.method).bind(12, e.provenance);

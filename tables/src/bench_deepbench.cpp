@@ -164,7 +164,9 @@ BenchRows read_deepbench_rows(const CsvTable& t, BenchFormat format) {
     case BenchFormat::deepbench_conv: conv_rows(t, out); break;
     case BenchFormat::deepbench_rnn: rnn_rows(t, out); break;
     case BenchFormat::deepbench_allreduce: allreduce_rows(t, out); break;
-    case BenchFormat::csv: throw InputError(t.file(), "internal: the native CSV is not a DeepBench format");
+    case BenchFormat::csv:
+    case BenchFormat::neusight:
+      throw InputError(t.file(), "internal: " + std::string(to_string(format)) + " is not a DeepBench format");
   }
   return out;
 }

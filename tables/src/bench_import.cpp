@@ -6,6 +6,8 @@
 #include "bench_rows.hpp"
 #include "fomcast/bench_import.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/platform_match.hpp"
+#include "gunzip.hpp"
 
 namespace fomcast {
 namespace {
@@ -16,16 +18,19 @@ constexpr std::pair<BenchFormat, const char*> kFormats[] = {
     {BenchFormat::deepbench_rnn, "deepbench-rnn"},
     {BenchFormat::deepbench_allreduce, "deepbench-allreduce"},
     {BenchFormat::csv, "csv"},
+    {BenchFormat::neusight, "neusight"},
 };
 
-// Same platform, key, precision and mode: one entry, the mean time, the range as spread.
+}  // namespace
+
+// Same platform, kind, key, precision and mode: one entry, the mean time, the range as spread.
 std::vector<KernelEntry> merge_duplicates(std::vector<KernelEntry> entries, int64_t& merged) {
   std::unordered_map<std::string, std::size_t> slot;
   std::vector<KernelEntry> out;
   std::vector<std::vector<double>> times;
   for (auto& e : entries) {
-    const std::string key =
-        shape_key(e.shape) + "|" + std::string(to_string(e.precision)) + "|" + std::string(to_string(e.mode));
+    const std::string key = std::string(to_string(e.kind)) + "|" + shape_key(e.shape) + "|" +
+                            std::string(to_string(e.precision)) + "|" + std::string(to_string(e.mode));
     auto [it, fresh] = slot.emplace(key, out.size());
     if (fresh) {
       times.push_back({e.time_us});
@@ -50,8 +55,6 @@ std::vector<KernelEntry> merge_duplicates(std::vector<KernelEntry> entries, int6
   }
   return out;
 }
-
-}  // namespace
 
 std::string_view to_string(BenchFormat f) {
   for (const auto& [format, name] : kFormats)
@@ -79,14 +82,18 @@ int64_t BenchImport::entries() const {
 
 BenchImport read_bench_csv(std::string_view text, std::string_view file, BenchFormat format,
                            std::string_view platform) {
+  std::string inflated;
+  if (detail::is_gzip(text)) text = inflated = detail::gunzip(text, file);
   const CsvTable table(text, file);
-  detail::BenchRows rows = format == BenchFormat::csv ? detail::read_native_rows(table, platform)
-                                                      : detail::read_deepbench_rows(table, format);
+  detail::BenchRows rows = format == BenchFormat::csv        ? detail::read_native_rows(table, platform)
+                           : format == BenchFormat::neusight ? detail::read_neusight_rows(table, platform)
+                                                             : detail::read_deepbench_rows(table, format);
   BenchImport out;
   out.rows = static_cast<int64_t>(table.rows());
   std::map<std::string, std::vector<KernelEntry>> grouped;
   for (auto& r : rows.rows) {
-    if (format != BenchFormat::csv && !platform.empty() && r.platform != platform) continue;
+    if (format != BenchFormat::csv && format != BenchFormat::neusight && !platform.empty() && r.platform != platform)
+      continue;
     grouped[r.platform].push_back(std::move(r.entry));
   }
   if (grouped.empty()) {
@@ -101,6 +108,27 @@ BenchImport read_bench_csv(std::string_view text, std::string_view file, BenchFo
     if (auto it = rows.described.find(name); it != rows.described.end()) out.described[name] = it->second;
   }
   return out;
+}
+
+void resolve_devices(BenchImport& imported, const std::vector<Platform>& known, std::string_view file) {
+  std::map<std::string, std::vector<KernelEntry>> by_platform;
+  std::map<std::string, Platform> described;
+  for (auto& [device_name, entries] : imported.by_platform) {
+    const std::string& device = device_name;  // the lambda below uses it (clang 14: no captured bindings)
+    if (std::any_of(known.begin(), known.end(), [&](const Platform& p) { return p.name == device; })) {
+      by_platform[device] = std::move(entries);
+      continue;
+    }
+    const auto m = match_device(device, known);
+    if (!m)
+      throw InputError(std::string(file),
+                       "no platform's device_names match the device '" + device + "': name one with --platform", 0, -1,
+                       "Device");
+    auto& all = by_platform[m->platform];
+    all.insert(all.end(), std::make_move_iterator(entries.begin()), std::make_move_iterator(entries.end()));
+  }
+  imported.by_platform = std::move(by_platform);
+  imported.described.clear();
 }
 
 }  // namespace fomcast

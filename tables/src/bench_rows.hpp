@@ -27,5 +27,7 @@ BenchRows read_deepbench_rows(const CsvTable&, BenchFormat);
 // public (bench_import.hpp).
 RnnCell read_rnn_cell(const CsvTable&, std::size_t row);
 BenchRows read_native_rows(const CsvTable&, std::string_view default_platform);
+// NeuSight's per-op files (bench_neusight.cpp); `platform` overrides the Device column.
+BenchRows read_neusight_rows(const CsvTable&, std::string_view platform);
 
 }  // namespace fomcast::detail

@@ -60,6 +60,10 @@ struct OpEstimate {
   double uncertainty = 0;            // relative, about one standard deviation
   std::optional<double> baseline_s;  // as measured on the recording platform
   std::vector<std::string> notes;    // precision substituted, transposes differ, ...
+  // The method's time was below the op's roofline on the target (flops at the peak of its
+  // math precision, bytes at memory bandwidth) and was raised to it: `method` still says
+  // where the number came from, this says it was bounded (docs/estimation.md).
+  bool roofline_capped = false;
 };
 
 struct MethodShare {

@@ -70,6 +70,24 @@ struct PlatformTransfer {
 std::vector<PlatformTransfer> validate_platform_transfer(const Catalog&,
                                                          const std::vector<std::string>& platforms = {});
 
+// 2b. Issue 13: each GPU with NeuSight tables predicted from the other NeuSight GPUs'
+// tables plus its own spec (the target's table and those of the same chip, the other
+// A100 PCIe card, removed), per op kind, through predict_op: what `estimate` does on a GPU
+// with no table. Next to it, in the same run, the naive rules: the most alike source's
+// time for the same shape x the fp32 peak ratio, and x the bandwidth ratio. Held-out rows
+// are every k-th of the kind's entries, k = ceil(n / kLeavePlatformOutRows), in table order.
+constexpr int64_t kLeavePlatformOutRows = 150;
+struct LeavePlatformOut {
+  std::string held_out, kind;
+  int64_t n = 0;
+  double median_abs_error = 0;  // fomcast's transfer
+  ErrorStats stats;
+  std::string source;                      // the most alike source, which the naive rules carry from
+  ErrorStats peak_ratio, bandwidth_ratio;  // the naive rules on the same rows
+  int64_t capped = 0;                      // rows the roofline raised
+};
+std::vector<LeavePlatformOut> validate_leave_platform_out(const Catalog&);
+
 // 3. Workload `from` (recorded on one platform) estimated on the platform `to` was
 // recorded on, against `to`'s measured pass time.
 struct CrossHardware {

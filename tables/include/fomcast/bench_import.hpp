@@ -2,6 +2,7 @@
 // DeepBench result CSVs (data/deepbench/results_*.csv, columns in its README) hold many
 // platforms each; the native CSV is one row per kernel: kind, shape fields, dtype, time.
 //
+// A gzipped file (magic bytes 1f 8b) is inflated first.
 // Readers parse and check the whole text before anything is stored: a bad row is an
 // InputError naming the file, line and column, and the caller writes nothing.
 #pragma once
@@ -18,7 +19,9 @@
 
 namespace fomcast {
 
-enum class BenchFormat { deepbench_gemm, deepbench_conv, deepbench_rnn, deepbench_allreduce, csv };
+// neusight: NeuSight's per-op kernel tables (data/neusight/README.md), one row per call,
+// the platform from the Device column (see resolve_devices) unless --platform names one.
+enum class BenchFormat { deepbench_gemm, deepbench_conv, deepbench_rnn, deepbench_allreduce, csv, neusight };
 
 std::string_view to_string(BenchFormat);
 std::optional<BenchFormat> parse_bench_format(std::string_view);
@@ -42,6 +45,17 @@ struct BenchImport {
 // when neither is given).
 BenchImport read_bench_csv(std::string_view text, std::string_view file, BenchFormat format,
                            std::string_view platform = {});
+
+// Rows of one kind, shape, precision and mode merged into one entry: the mean time, the
+// relative range as spread (read_bench_csv does this within a file; seeding across
+// NeuSight's files, where add and mul, relu and gelu time the same shapes).
+std::vector<KernelEntry> merge_duplicates(std::vector<KernelEntry> entries, int64_t& merged);
+
+// A neusight import keyed by the devices its rows name ("Tesla V100-PCIE-32GB"): each key
+// that is not a platform's name becomes the platform whose device_names match it
+// (match_device: the most specific pattern wins). A device no platform matches is an
+// InputError naming the file and the device (exit 2, nothing stored).
+void resolve_devices(BenchImport&, const std::vector<Platform>& known, std::string_view file);
 
 // DeepBench's shape columns, shared by kernel-table files and microbench's shape lists
 // so a measured entry and a published one of the same problem share a key. Each checks

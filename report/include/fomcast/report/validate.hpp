@@ -12,8 +12,8 @@
 namespace fomcast {
 
 nlohmann::json validation_to_json(const LooReport&, const std::vector<PlatformTransfer>&,
-                                  const std::vector<CrossHardware>&);
+                                  const std::vector<CrossHardware>&, const std::vector<LeavePlatformOut>& = {});
 std::string validation_to_text(const LooReport&, const std::vector<PlatformTransfer>&,
-                               const std::vector<CrossHardware>&);
+                               const std::vector<CrossHardware>&, const std::vector<LeavePlatformOut>& = {});
 
 }  // namespace fomcast
