@@ -5,20 +5,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_json.hpp"
 #include "test_support.hpp"
 
 using json = nlohmann::json;
 using fomcast::test::run_fomcast;
+using fomcast::test::run_json;
 using fomcast::test::ScratchDir;
 using fomcast::test::shared_path;
 
 namespace {
-
-json run_json(const std::string& args, const std::string& db) {
-  const auto r = run_fomcast(args + " --json", db);
-  REQUIRE_MESSAGE(r.status == 0, r.err);
-  return json::parse(r.out);
-}
 
 std::string study(const json& problem) {
   return json{{"name", "epochs"},

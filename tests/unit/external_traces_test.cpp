@@ -10,28 +10,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_json.hpp"
 #include "test_support.hpp"
 
 using json = nlohmann::json;
+using fomcast::test::any_note_contains;
 using fomcast::test::run_fomcast;
+using fomcast::test::run_json;
 using fomcast::test::ScratchDir;
 using fomcast::test::shared_path;
 
 namespace {
 
 std::string external(const std::string& rel) { return shared_path("traces-external/" + rel); }
-
-json run_json(const std::string& args, const std::string& db) {
-  const auto r = run_fomcast(args + " --json", db);
-  REQUIRE_MESSAGE(r.status == 0, args << "\n" << r.err);
-  return json::parse(r.out);
-}
-
-bool any_note_contains(const json& notes, const std::string& text) {
-  for (const auto& n : notes)
-    if (n.get<std::string>().find(text) != std::string::npos) return true;
-  return false;
-}
 
 // Per-pass time of the ops whose name contains `part`, as `show --json` gives it.
 double op_time_per_pass(const json& show, const std::string& part) {

@@ -10,12 +10,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_json.hpp"
 #include "fomcast/ingest.hpp"
 #include "fomcast/microbench.hpp"
 #include "test_support.hpp"
 
 using json = nlohmann::json;
 using fomcast::test::run_fomcast;
+using fomcast::test::run_json;
 using fomcast::test::ScratchDir;
 using fomcast::test::shared_path;
 
@@ -55,12 +57,6 @@ std::string cpu_trace() {
   t += op("aten::linear", 900, 102, linear) + op("aten::addmm", 901, 100, addmm);
   t += R"({"ph": "i", "name": "end", "pid": 1, "tid": 1, "ts": 1999, "s": "t"}]})";
   return t;
-}
-
-json run_json(const std::string& args, const std::string& db) {
-  const auto r = run_fomcast(args + " --json", db);
-  REQUIRE_MESSAGE(r.status == 0, args << "\n" << r.err);
-  return json::parse(r.out);
 }
 
 const json* find_op(const json& ops, const std::string& name) {

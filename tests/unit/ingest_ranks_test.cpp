@@ -17,12 +17,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_json.hpp"
 #include "pytorch/execution_trace.hpp"
 #include "test_support.hpp"
 
 using json = nlohmann::json;
+using fomcast::test::any_note_contains;
 using fomcast::test::file_fingerprint;
 using fomcast::test::run_fomcast;
+using fomcast::test::run_json;
 using fomcast::test::ScratchDir;
 using fomcast::test::shared_path;
 
@@ -45,18 +48,6 @@ std::string joined(const std::vector<std::string>& files) {
   std::string s;
   for (const auto& f : files) s += " '" + f + "'";
   return s;
-}
-
-json run_json(const std::string& args, const std::string& db) {
-  const auto r = run_fomcast(args + " --json", db);
-  REQUIRE_MESSAGE(r.status == 0, args << "\n" << r.err);
-  return json::parse(r.out);
-}
-
-bool any_note_contains(const json& notes, const std::string& text) {
-  for (const auto& n : notes)
-    if (n.get<std::string>().find(text) != std::string::npos) return true;
-  return false;
 }
 
 // A collective of the job's workload with this kind and payload.

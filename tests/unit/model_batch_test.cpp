@@ -10,19 +10,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_json.hpp"
 #include "test_support.hpp"
 
 using json = nlohmann::json;
 using fomcast::test::run_fomcast;
+using fomcast::test::run_json;
 using fomcast::test::ScratchDir;
 
 namespace {
-
-json run_json(const std::string& args, const std::string& db) {
-  const auto r = run_fomcast(args + " --json", db);
-  REQUIRE_MESSAGE(r.status == 0, args << "\n" << r.err);
-  return json::parse(r.out);
-}
 
 // The batch dimension of every forward convolution and dense layer the estimate lists.
 std::set<int64_t> batch_dims(const json& est) {

@@ -6,23 +6,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_json.hpp"
 #include "test_support.hpp"
 
 using json = nlohmann::json;
 using fomcast::test::file_fingerprint;
 using fomcast::test::run_fomcast;
+using fomcast::test::run_json;
 using fomcast::test::ScratchDir;
 using fomcast::test::shared_path;
 
-namespace {
-
-json run_json(const std::string& args, const std::string& db) {
-  const auto r = run_fomcast(args + " --json", db);
-  REQUIRE_MESSAGE(r.status == 0, args << "\n" << r.err);
-  return json::parse(r.out);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("ingest over a shipped model refuses without --replace; workloads rm gives the name back") {
   ScratchDir dir;
