@@ -120,7 +120,7 @@ TEST_CASE("a study problem with a parallel layout is estimated as estimate --par
   ScratchDir dir;
   const auto db = dir.file("p.db");
   auto study = [&](const std::string& problem) {
-    const auto path = dir.file("study.json");
+    auto path = dir.file("study.json");
     std::ofstream(path) << R"({"name": "s", "baseline": {"platform": "A100", "nodes": 1},
       "target": {"platform": "H100", "nodes": 1}, "problems": [)" +
                                problem + "]}";
