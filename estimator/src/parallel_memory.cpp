@@ -21,8 +21,6 @@ double act_elem_bytes(const Workload& w) {
   return 4;
 }
 
-std::string gib(double bytes) { return format_significant(bytes / (1024.0 * 1024 * 1024)) + " GiB"; }
-
 }  // namespace
 
 DeviceMemory device_memory(const Workload& w, const std::vector<LayerCost>& layers, const Platform& platform,
@@ -60,11 +58,11 @@ DeviceMemory device_memory(const Workload& w, const std::vector<LayerCost>& laye
   m.total_bytes = m.weights_bytes + m.gradients_bytes + m.optimizer_bytes + m.activations_bytes;
   m.capacity_bytes = platform.mem_bytes ? platform.mem_bytes->value : 0;
   m.fits = !(m.capacity_bytes > 0) || m.total_bytes <= m.capacity_bytes;
-  m.detail = "weights " + gib(m.weights_bytes) + ", gradients " + gib(m.gradients_bytes) + ", optimizer state " +
-             gib(m.optimizer_bytes) + " (ZeRO-" + std::to_string(layout.zero_stage) + "), activations " +
-             gib(m.activations_bytes) + " (" + format_significant(in_flight) + " micro-batch" +
-             (in_flight == 1 ? "" : "es") + " in flight" + (layout.recompute ? ", recomputed: layer inputs kept" : "") +
-             ")";
+  m.detail = "weights " + format_gib(m.weights_bytes) + ", gradients " + format_gib(m.gradients_bytes) +
+             ", optimizer state " + format_gib(m.optimizer_bytes) + " (ZeRO-" + std::to_string(layout.zero_stage) +
+             "), activations " + format_gib(m.activations_bytes) + " (" + format_significant(in_flight) +
+             " micro-batch" + (in_flight == 1 ? "" : "es") + " in flight" +
+             (layout.recompute ? ", recomputed: layer inputs kept" : "") + ")";
   return m;
 }
 

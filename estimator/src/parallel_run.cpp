@@ -38,9 +38,8 @@ ParallelRun run_parallel(const Workload& stored, std::string_view platform, cons
     throw UsageError(f + ": workload '" + stored.name + "' does not fit on " + p->name +
                      " with dp=" + std::to_string(l.dp) + ",tp=" + std::to_string(l.tp) +
                      ",pp=" + std::to_string(l.pp) + " at a micro-batch of " + std::to_string(b) + ": " +
-                     format_significant(m.total_bytes / (1024.0 * 1024 * 1024)) + " GiB per device (" + m.detail +
-                     ") > " + format_significant(m.capacity_bytes / (1024.0 * 1024 * 1024)) +
-                     " GiB; use more tp/pp, --zero, --recompute or a smaller batch");
+                     format_gib(m.total_bytes) + " per device (" + m.detail + ") > " + format_gib(m.capacity_bytes) +
+                     "; use more tp/pp, --zero, --recompute or a smaller batch");
   Workload global = out.micro;
   global.batch_size = out.parallel.global_batch;
   PassEstimate step = pass;

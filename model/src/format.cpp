@@ -23,6 +23,8 @@ std::string format_number(double value, int decimals) {
   return (negative ? "-" : "") + grouped + fraction;
 }
 
+std::string format_gib(double bytes) { return format_significant(bytes / (1024.0 * 1024.0 * 1024.0)) + " GiB"; }
+
 std::string format_significant(double value, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*g", digits, value);

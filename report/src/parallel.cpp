@@ -34,8 +34,6 @@ std::string allreduce_loo_to_text(const std::vector<AllreduceLoo>& rows) {
 
 namespace {
 
-double gib(double bytes) { return bytes / (1024.0 * 1024 * 1024); }
-
 json memory_json(const DeviceMemory& m) {
   return json{{"weights_bytes", m.weights_bytes},
               {"gradients_bytes", m.gradients_bytes},
@@ -103,9 +101,9 @@ std::string parallel_to_text(const ParallelEstimate& p, bool verbose) {
   s += "scaling efficiency " + format_percent(p.scaling_efficiency, 1) +
        " (one device: " + format_duration(p.single_device_pass_s) + " per micro-batch); communication in all " +
        format_duration(p.comm_total_s) + ", " + format_duration(p.exposed_comm_s) + " of it exposed\n";
-  s += "memory per device: " + format_significant(gib(p.memory.total_bytes)) + " GiB" +
-       (p.memory.capacity_bytes > 0 ? " of " + format_significant(gib(p.memory.capacity_bytes)) + " GiB" : "") + " (" +
-       p.memory.detail + ")\n";
+  s += "memory per device: " + format_gib(p.memory.total_bytes) +
+       (p.memory.capacity_bytes > 0 ? " of " + format_gib(p.memory.capacity_bytes) : "") + " (" + p.memory.detail +
+       ")\n";
   if (verbose) {
     TextTable c;
     c.header = {"collective", "bytes", "ranks", "calls", "one call", "how"};

@@ -10,6 +10,8 @@ namespace fomcast {
 std::string format_number(double value, int decimals);
 // 0.000123 -> "0.000123", 1234.5 -> "1.23e+03": `digits` significant digits.
 std::string format_significant(double value, int digits = 3);
+// Bytes in GiB to 3 significant digits with the unit: "40 GiB".
+std::string format_gib(double bytes);
 // Seconds in the unit that reads best: "812 us", "4.21 ms", "3.50 s", "2.4 h".
 std::string format_duration(double seconds);
 // A fraction as a percentage: 0.123 -> "12.3%" with `decimals` places after the point.
