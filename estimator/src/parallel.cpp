@@ -34,10 +34,11 @@ double activation_bytes_per_elem(const Workload& w) {
   return 4;
 }
 
+// A trace has no model description: its weights taken in the GEMMs' element type.
 double param_bytes_per_param(const Workload& w) {
   return w.model && w.model->params > 0 && w.model->weights_bytes > 0
              ? w.model->weights_bytes / static_cast<double>(w.model->params)
-             : 4;
+             : activation_bytes_per_elem(w);
 }
 
 struct PhaseTimes {
@@ -138,18 +139,31 @@ double tp_block_volume_bytes(double activation_bytes, int64_t tp) {
 
 double bubble_fraction(int64_t pp, int64_t m) { return static_cast<double>(pp - 1) / static_cast<double>(m + pp - 1); }
 
-ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass, const std::vector<LayerCost>& layers,
-                                   const Platform& platform, const Catalog& catalog, const ParallelLayout& layout,
-                                   std::string_view flag) {
+ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
+                                   const std::vector<LayerCost>& model_layers, const Platform& platform,
+                                   const Catalog& catalog, const ParallelLayout& layout, std::string_view flag) {
   const std::string f(flag);
+  // A trace's layers come from its ops' weight shapes (parallel_trace.cpp).
+  const bool from_trace = model_layers.empty() && w.origin != "model";
+  DerivedLayers derived;
+  if (from_trace) {
+    derived = trace_layers(w, flag);
+    if (layout.tp > 1)
+      throw UsageError(f + ": tp=" + std::to_string(layout.tp) + " on the trace '" + w.name +
+                       "': its ops carry no module names to tell which GEMMs form a Megatron block's column- and "
+                       "row-parallel pair (where the all-reduces go); data and pipeline parallel work on a trace, "
+                       "tensor parallel needs a model description");
+  }
+  const std::vector<LayerCost>& layers = from_trace ? derived.layers : model_layers;
   if (layers.empty())
     throw UsageError(f + ": workload '" + w.name +
-                     "' has no layer list (a trace): the layout needs each layer's parameters and activations");
+                     "' has no layer list: the layout needs each layer's parameters and activations");
   if (static_cast<std::size_t>(layout.pp) > layers.size())
     throw UsageError(f + ": pp=" + std::to_string(layout.pp) + " stages but '" + w.name + "' has " +
                      std::to_string(layers.size()) + " layers");
   if (w.batch_size <= 0) throw UsageError(f + ": workload '" + w.name + "' has no batch size");
   ParallelEstimate out;
+  out.notes = derived.notes;
   out.layout = layout;
   const int64_t D = layout.dp, T = layout.tp, P = layout.pp, M = layout.micro();
   out.devices = layout.devices();

@@ -40,8 +40,11 @@ DeviceMemory device_memory(const Workload& w, const std::vector<LayerCost>& laye
     if (total_out > 0) largest_layer_share = std::max(largest_layer_share, l.output_elems / total_out);
   }
   params /= static_cast<double>(P);
-  m.weights_bytes = params * per(stats.weights_bytes);
-  m.gradients_bytes = params * per(stats.gradients_bytes);
+  // A trace has no model description: weights and gradients in the GEMMs' element type;
+  // its optimizer state and activations are not known and not counted (said in `detail`).
+  const bool trace = !w.model;
+  m.weights_bytes = trace ? params * act_elem_bytes(w) : params * per(stats.weights_bytes);
+  m.gradients_bytes = trace ? m.weights_bytes : params * per(stats.gradients_bytes);
   m.optimizer_bytes = params * per(stats.optimizer_bytes);
   if (layout.zero_stage >= 1) m.optimizer_bytes /= D;
   if (layout.zero_stage >= 2) m.gradients_bytes /= D;
@@ -62,7 +65,8 @@ DeviceMemory device_memory(const Workload& w, const std::vector<LayerCost>& laye
              ", optimizer state " + format_gib(m.optimizer_bytes) + " (ZeRO-" + std::to_string(layout.zero_stage) +
              "), activations " + format_gib(m.activations_bytes) + " (" + format_significant(in_flight) +
              " micro-batch" + (in_flight == 1 ? "" : "es") + " in flight" +
-             (layout.recompute ? ", recomputed: layer inputs kept" : "") + ")";
+             (layout.recompute ? ", recomputed: layer inputs kept" : "") + ")" +
+             (trace ? "; a trace: optimizer state and kept activations unknown, not counted (a lower bound)" : "");
   return m;
 }
 

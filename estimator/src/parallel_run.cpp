@@ -26,6 +26,12 @@ ParallelRun run_parallel(const Workload& stored, std::string_view platform, cons
     b = req.batch_per_gpu;
   }
   if (b <= 0) throw UsageError(f + ": workload '" + stored.name + "' has no batch size: give --batch-per-gpu");
+  // A trace's operations are its recorded micro-batch's: no layer list to expand at another.
+  if (stored.origin != "model" && stored.batch_size > 0 && b != stored.batch_size)
+    throw UsageError(f + ": workload '" + stored.name + "' is a trace recorded at a batch of " +
+                     std::to_string(stored.batch_size) + " per device: its operations cannot be re-sized to " +
+                     std::to_string(b) + " (--global-batch / --batch-per-gpu must give " +
+                     std::to_string(stored.batch_size) + " per device and micro-batch)");
   ParallelRun out;
   out.micro = b == stored.batch_size ? stored : with_epoch_size(stored, b, std::nullopt, expand);
   const std::vector<LayerCost> layers = layers_of ? layers_of(stored) : std::vector<LayerCost>{};

@@ -54,6 +54,18 @@ struct LayerCost {
   double output_elems = 0;  // per sample: what goes to the next layer (and back as a gradient)
 };
 
+// A trace's layer list (it has no model description), per sample of its batch: every call of
+// a forward GEMM (weight K x N, + N bias for addmm; a weight of an embedding table's shape is
+// tied to it and counted once), batched GEMM (attention: no weight), convolution (K x C/groups
+// x filter) and embedding (rows x dim), in the order the ops first ran; a run of consecutive
+// ops with the same call count c > 1 is a block repeated c times and interleaved. Throws
+// UsageError naming `flag` when the trace has no batch size or no such op with a shape.
+struct DerivedLayers {
+  std::vector<LayerCost> layers;
+  std::vector<std::string> notes;  // what was derived and what was left out
+};
+DerivedLayers trace_layers(const Workload& micro, std::string_view flag = "--parallel");
+
 // Bytes one device sends in the data-parallel gradient exchange of `param_bytes` over D
 // ranks: all-reduce 2(D-1)/D n; ZeRO-1/2 reduce-scatter + all-gather, the same;
 // ZeRO-3 reduce-scatter + two all-gathers, 3(D-1)/D n.

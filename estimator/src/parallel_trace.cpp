@@ -1,0 +1,137 @@
+// The layer list a parallel layout needs, derived from a trace's operations (parallel.hpp's
+// trace_layers): a trace has no model description, but its forward GEMMs, convolutions and
+// embeddings carry the weight shapes, so each call of one is a layer with the parameters of
+// its weight, its MACs and its output.
+#include <algorithm>
+#include <cmath>
+
+#include "fomcast/error.hpp"
+#include "fomcast/format.hpp"
+#include "fomcast/parallel.hpp"
+
+namespace fomcast {
+namespace {
+
+bool is_layer_op(const Op& op) {
+  if (op.phase != Phase::forward) return false;
+  switch (op.kind) {
+    case OpKind::gemm: return std::holds_alternative<GemmShape>(op.shape);
+    case OpKind::batched_gemm: return std::holds_alternative<GemmShape>(op.shape);
+    case OpKind::conv: return std::holds_alternative<ConvShape>(op.shape);
+    case OpKind::embedding: return std::holds_alternative<EmbeddingShape>(op.shape);
+    default: return false;
+  }
+}
+
+bool is_weight_kind(OpKind k) { return k == OpKind::gemm || k == OpKind::conv || k == OpKind::embedding; }
+
+// One call of a layer op, per sample of a micro-batch of b.
+LayerCost layer_of(const Op& op, double b, const std::vector<EmbeddingShape>& tables, bool* tied) {
+  LayerCost l;
+  l.name = op.name;
+  if (const auto* g = std::get_if<GemmShape>(&op.shape)) {
+    const double m = static_cast<double>(g->m), n = static_cast<double>(g->n), k = static_cast<double>(g->k);
+    const double batch = static_cast<double>(g->batch);
+    l.forward_macs = batch * m * n * k / b;
+    l.output_elems = batch * m * n / b;
+    if (op.kind == OpKind::batched_gemm) {
+      // Attention's two batched GEMMs multiply activations: no weight.
+      l.type = "attention";
+    } else {
+      l.type = "linear";
+      // The weight is K x N (the rows are the tokens or samples); addmm adds a bias of N.
+      l.params = k * n + (op.name.find("addmm") != std::string::npos ? n : 0);
+      // A GEMM whose weight has an embedding table's shape is the tied output projection
+      // (GPT-2, BERT): its parameters are the table's, counted once.
+      for (const auto& t : tables)
+        if ((t.rows == g->n && t.dim == g->k) || (t.rows == g->k && t.dim == g->n)) {
+          l.params = 0;
+          *tied = true;
+        }
+    }
+  } else if (const auto* c = std::get_if<ConvShape>(&op.shape)) {
+    l.type = "conv";
+    double filter = 1, out = 1;
+    const auto o = c->output();
+    for (int d = 0; d < 3; ++d) filter *= static_cast<double>(c->filter[d]), out *= static_cast<double>(o[d]);
+    const double groups = static_cast<double>(std::max<int64_t>(1, c->groups));
+    l.params = static_cast<double>(c->k) * static_cast<double>(c->c) / groups * filter;
+    l.output_elems = static_cast<double>(c->n) * static_cast<double>(c->k) * out / b;
+    l.forward_macs = l.output_elems * static_cast<double>(c->c) / groups * filter;
+  } else if (const auto* e = std::get_if<EmbeddingShape>(&op.shape)) {
+    l.type = "embedding";
+    l.params = static_cast<double>(e->rows) * static_cast<double>(e->dim);
+    l.output_elems = static_cast<double>(e->lookups) * static_cast<double>(e->dim) / b;
+  }
+  return l;
+}
+
+}  // namespace
+
+DerivedLayers trace_layers(const Workload& w, std::string_view flag) {
+  const std::string f(flag);
+  if (w.batch_size <= 0) throw UsageError(f + ": workload '" + w.name + "' has no batch size: give --batch-per-gpu");
+  const auto b = static_cast<double>(w.batch_size);
+  DerivedLayers out;
+  std::vector<EmbeddingShape> tables;
+  std::size_t unshaped = 0;
+  for (const auto& op : w.ops) {
+    if (const auto* e = std::get_if<EmbeddingShape>(&op.shape); e && op.phase == Phase::forward) tables.push_back(*e);
+    if (op.phase == Phase::forward && is_weight_kind(op.kind) && !is_layer_op(op)) ++unshaped;
+  }
+  // The layer ops in the order they first ran, each with its calls per pass.
+  struct Entry {
+    const Op* op;
+    int64_t calls;
+  };
+  std::vector<Entry> entries;
+  bool fractional = false;
+  for (const auto& op : w.ops) {
+    if (!is_layer_op(op)) continue;
+    const auto calls = std::max<int64_t>(1, std::llround(op.count));
+    if (std::abs(op.count - static_cast<double>(calls)) > 1e-6) fractional = true;
+    entries.push_back({&op, calls});
+  }
+  if (entries.empty())
+    throw UsageError(
+        f + ": workload '" + w.name + "' is a trace with no forward GEMM, convolution or embedding whose shape it " +
+        (unshaped > 0 ? "records (" + std::to_string(unshaped) +
+                            " such ops without shapes: record the trace with shapes, or give its execution trace)"
+                      : "records") +
+        ": the layout needs each layer's parameters, MACs and output");
+  // The trace's order is aggregated away: the calls of one distinct op are merged. A run of
+  // consecutive ops (in first-run order) with the same call count c > 1 is taken as a block
+  // repeated c times (a transformer's or a ResNet stage's), so its ops are interleaved.
+  bool tied = false;
+  for (std::size_t i = 0; i < entries.size();) {
+    std::size_t j = i + 1;
+    while (j < entries.size() && entries[j].calls == entries[i].calls) ++j;
+    for (int64_t r = 0; r < entries[i].calls; ++r)
+      for (std::size_t k = i; k < j; ++k) {
+        LayerCost l = layer_of(*entries[k].op, b, tables, &tied);
+        if (entries[i].calls > 1) l.name += " #" + std::to_string(r);
+        out.layers.push_back(std::move(l));
+      }
+    i = j;
+  }
+  double params = 0;
+  for (const auto& l : out.layers) params += l.params;
+  out.notes.push_back(
+      "layers derived from the trace: " + std::to_string(out.layers.size()) +
+      " forward GEMM, convolution and embedding calls in the order their ops first ran (runs of ops with the same "
+      "call count interleaved as a repeated block), " +
+      format_significant(params) +
+      " parameters from their weight shapes (biases of addmm counted; normalization and other small "
+      "parameters left out)");
+  if (tied)
+    out.notes.push_back(
+        "a GEMM whose weight has an embedding table's shape is taken as tied to it (its parameters counted once)");
+  if (fractional) out.notes.push_back("some layer ops have a fractional count per pass: rounded to whole calls");
+  if (unshaped > 0)
+    out.notes.push_back(std::to_string(unshaped) +
+                        " forward GEMM/convolution/embedding ops without a shape are not layers (their time is "
+                        "spread over the others)");
+  return out;
+}
+
+}  // namespace fomcast

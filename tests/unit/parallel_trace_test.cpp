@@ -1,0 +1,148 @@
+// Parallel layouts on traces (issue 15): the layer list derived from a trace's forward GEMMs,
+// convolutions and embeddings (parallel.hpp's trace_layers). Expectations by hand from the
+// shapes the shared traces record (show --json; see each case):
+//   param_hf_GPT2_et (HF GPT-2 large, 36 blocks, hidden 1280, seq 512): wte 50257 x 1280 =
+//   64,328,960; wpe 1024 x 1280 = 1,310,720; per block addmm qkv 1280 x 3840 + 3840 =
+//   4,919,040, proj 1280 x 1280 + 1280 = 1,639,680, fc 1280 x 5120 + 5120 = 6,558,720, proj2
+//   5120 x 1280 + 1280 = 6,554,880 (19,672,320 a block, 708,203,520 for 36); lm_head mm
+//   K=1280 N=50257 is wte's shape, tied: 0. Total 773,843,200 (GPT-2 large's published
+//   774,030,080 less its 186,880 layer-norm parameters). fp32: 3,095,372,800 gradient bytes.
+//   DDP buckets of 25 MiB = 26,214,400 B in backward order: proj2 26,219,520 B closes one
+//   alone, fc 26,234,880 B alone, proj + qkv 6,558,720 + 19,676,160 = 26,234,880 B one, so 3
+//   buckets a block (108) and a last one of wpe + wte = 262,558,720 B: 109 buckets.
+//   param_resnet_1gpu_et_1.0.3 (ResNet-50, batch 32): 53 forward convs with 23,454,912 weights
+//   (K x C/groups x filter, summed over the counts) and the fc addmm 2048 x 1000 + 1000 =
+//   2,049,000: 25,503,912 (ResNet-50's 25,557,032 less 53,120 batch-norm parameters).
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_json.hpp"
+#include "fomcast/error.hpp"
+#include "fomcast/parallel.hpp"
+#include "test_support.hpp"
+
+using json = nlohmann::json;
+using fomcast::test::any_note_contains;
+using fomcast::test::run_fomcast;
+using fomcast::test::run_json;
+using fomcast::test::ScratchDir;
+using fomcast::test::shared_path;
+
+namespace fomcast {
+namespace {
+
+double bucket_bytes(const json& est, int* buckets) {
+  double sum = 0;
+  *buckets = 0;
+  for (const auto& c : est["parallel"]["collectives"])
+    if (c["what"].get<std::string>().rfind("dp all-reduce bucket", 0) == 0) sum += c["bytes"].get<double>(), ++*buckets;
+  return sum;
+}
+
+Op op(const std::string& name, OpKind kind, OpShape shape, double count) {
+  Op o;
+  o.name = name;
+  o.kind = kind;
+  o.shape = std::move(shape);
+  o.count = count;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("trace_layers: weight shapes, tied output projection, repeated blocks interleaved") {
+  Workload w;
+  w.name = "t";
+  w.origin = "pytorch-et";
+  w.batch_size = 2;
+  w.ops = {op("aten::embedding", OpKind::embedding, EmbeddingShape{100, 8, 6}, 1),
+           op("aten::addmm", OpKind::gemm, GemmShape{6, 24, 8}, 2),
+           op("aten::bmm", OpKind::batched_gemm, GemmShape{3, 3, 4, 2}, 2),
+           op("aten::gelu", OpKind::elementwise, TensorShape{{{6, 24}}}, 2),
+           op("aten::mm", OpKind::gemm, GemmShape{6, 100, 8}, 1),
+           op("aten::mm", OpKind::gemm, GemmShape{8, 24, 6}, 2)};
+  w.ops.back().phase = Phase::backward;
+  const DerivedLayers d = trace_layers(w);
+  REQUIRE(d.layers.size() == 6);  // embedding, (addmm, bmm) x 2, lm_head; the backward mm is none
+  const char* names[] = {"aten::embedding", "aten::addmm #0", "aten::bmm #0",
+                         "aten::addmm #1",  "aten::bmm #1",   "aten::mm"};
+  for (std::size_t i = 0; i < 6; ++i) CHECK(d.layers[i].name == names[i]);
+  CHECK(d.layers[0].params == 800);                // 100 x 8
+  CHECK(d.layers[0].output_elems == 6 * 8 / 2.0);  // per sample of 2
+  CHECK(d.layers[1].params == 8 * 24 + 24);        // K x N + bias
+  CHECK(d.layers[1].forward_macs == 6 * 24 * 8 / 2.0);
+  CHECK(d.layers[2].params == 0);  // attention: no weight
+  CHECK(d.layers[2].forward_macs == 2 * 3 * 3 * 4 / 2.0);
+  CHECK(d.layers[5].params == 0);  // K=8 N=100: the embedding's table, tied
+  CHECK(any_note_contains(json(d.notes), "tied"));
+
+  w.batch_size = 0;
+  CHECK_THROWS_AS(trace_layers(w), UsageError);
+  w.batch_size = 2;
+  w.ops = {op("aten::addmm", OpKind::gemm, std::monostate{}, 1)};
+  try {
+    (void)trace_layers(w);
+    FAIL("a trace without shapes was accepted");
+  } catch (const UsageError& e) {
+    CHECK(std::string(e.what()).find("1 such ops without shapes") != std::string::npos);
+  }
+}
+
+TEST_CASE("estimate --parallel on the GPT-2 large execution trace: DDP buckets from its weight shapes") {
+  ScratchDir dir;
+  const std::string db = (dir.path / "t.db").string();
+  const std::string et = shared_path("traces-external/param_hf_GPT2_et.json.gz");
+  REQUIRE(run_fomcast("ingest '" + et + "' --workload gpt2et", db).status == 0);
+
+  const json est = run_json("estimate --workload gpt2et --platform A100 --parallel dp=4 --batch-per-gpu 1", db);
+  int buckets = 0;
+  CHECK(bucket_bytes(est, &buckets) == 3'095'372'800.0);
+  CHECK(buckets == 109);
+  const auto& coll = est["parallel"]["collectives"];
+  CHECK(coll[0]["bytes"].get<double>() == 26'219'520.0);
+  CHECK(coll[1]["bytes"].get<double>() == 26'234'880.0);
+  CHECK(coll[2]["bytes"].get<double>() == 26'234'880.0);
+  CHECK(coll[108]["bytes"].get<double>() == 262'558'720.0);
+  CHECK(est["memory"]["weights_bytes"].get<double>() == 3'095'372'800.0);
+  CHECK(any_note_contains(est["parallel"]["notes"], "219 forward GEMM"));
+  CHECK(est["exposed_comm_s"].get<double>() > 0);
+  CHECK(est["compute_s"].get<double>() > 0);
+
+  // What a trace cannot give: its batch, and Megatron's block structure.
+  auto r = run_fomcast("estimate --workload gpt2et --platform A100 --parallel dp=4", db);
+  CHECK(r.status == 2);
+  CHECK(r.err.find("--batch-per-gpu") != std::string::npos);
+  r = run_fomcast("estimate --workload gpt2et --platform A100 --parallel tp=2 --batch-per-gpu 1", db);
+  CHECK(r.status == 2);
+  CHECK(r.err.find("tensor parallel needs a model description") != std::string::npos);
+}
+
+TEST_CASE("estimate --parallel on the ResNet-50 execution trace and the Kineto trace without shapes") {
+  ScratchDir dir;
+  const std::string db = (dir.path / "t.db").string();
+  REQUIRE(run_fomcast(
+              "ingest '" + shared_path("traces-external/param_resnet_1gpu_et_1.0.3.json.gz") + "' --workload rn", db)
+              .status == 0);
+  const json est = run_json("estimate --workload rn --platform A100 --parallel dp=2 --batch-per-gpu 32", db);
+  int buckets = 0;
+  CHECK(bucket_bytes(est, &buckets) == 25'503'912.0 * 4);
+  // Every bucket but the last (which takes what is left) holds at least 25 MiB.
+  const auto& coll = est["parallel"]["collectives"];
+  for (int i = 0; i + 1 < buckets; ++i) CHECK(coll[static_cast<std::size_t>(i)]["bytes"].get<double>() >= 26'214'400.0);
+  // Two stages: each holds a share of the parameters, together all of them.
+  const json pp =
+      run_json("estimate --workload rn --platform A100 --parallel pp=2 --micro-batches 4 --batch-per-gpu 32", db);
+  CHECK(pp["bubble_s"].get<double>() > 0);
+  CHECK(pp["memory"]["weights_bytes"].get<double>() == doctest::Approx(25'503'912.0 * 4 / 2));
+
+  REQUIRE(run_fomcast("ingest '" + shared_path("traces-external/param_resnet_kineto.json.gz") + "' --workload rk", db)
+              .status == 0);
+  const auto r = run_fomcast("estimate --workload rk --platform A100 --parallel dp=2 --batch-per-gpu 32", db);
+  CHECK(r.status == 2);
+  CHECK(r.err.find("without shapes") != std::string::npos);
+}
+
+}  // namespace fomcast
