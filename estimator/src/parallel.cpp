@@ -43,31 +43,45 @@ double param_bytes_per_param(const Workload& w) {
 
 struct PhaseTimes {
   double forward = 0, backward = 0, optimizer = 0;
-  double forward_gemm_share = 0, backward_gemm_share = 0;
+  double forward_tp_share = 0, backward_tp_share = 0;  // of the phase's time, in Megatron's TP region
 };
 
-PhaseTimes phase_times(const Workload& w, const PassEstimate& pass) {
+// Megatron's tensor-parallel region, split T ways: the GEMMs (column- and row-parallel weights,
+// attention's per-head batched GEMMs) and the memory-bound ops between a column- and a
+// row-parallel GEMM, which carry more elements than the block's b x s x h activation:
+// attention's per-head scores (softmax, mask, dropout of the probabilities) and the MLP's 4h
+// intermediate and the QKV output (bias, GeLU). Layer norms and the ops on b x s x h (residual
+// adds, dropout after the row-parallel GEMM) stay replicated on every rank.
+bool in_tp_region(const Op& op, double block_elems) {
+  if (op.kind == OpKind::gemm || op.kind == OpKind::batched_gemm) return true;
+  if (block_elems <= 0 || (op.kind != OpKind::elementwise && op.kind != OpKind::reduction)) return false;
+  const auto* t = std::get_if<TensorShape>(&op.shape);
+  return t && static_cast<double>(t->elements()) > block_elems;
+}
+
+// `block_elems`: a transformer block's output activation (b x s x h); 0 without blocks.
+PhaseTimes phase_times(const Workload& w, const PassEstimate& pass, double block_elems) {
   PhaseTimes t;
-  double fg = 0, bg = 0;
+  double fs = 0, bs = 0;
   const double scale = pass.ops_s > 0 ? pass.modelled_s / pass.ops_s : 1;
   for (const auto& e : pass.ops) {
     const Op& op = w.ops[e.op_index];
     const double s = op.count * e.predicted_s * scale;
-    const bool gemm = op.kind == OpKind::gemm || op.kind == OpKind::batched_gemm;
+    const bool split = in_tp_region(op, block_elems);
     switch (op.phase) {
       case Phase::backward:
         t.backward += s;
-        if (gemm) bg += s;
+        if (split) bs += s;
         break;
       case Phase::optimizer: t.optimizer += s; break;
       default:
         t.forward += s;
-        if (gemm) fg += s;
+        if (split) fs += s;
         break;
     }
   }
-  t.forward_gemm_share = t.forward > 0 ? fg / t.forward : 0;
-  t.backward_gemm_share = t.backward > 0 ? bg / t.backward : 0;
+  t.forward_tp_share = t.forward > 0 ? fs / t.forward : 0;
+  t.backward_tp_share = t.backward > 0 ? bs / t.backward : 0;
   return t;
 }
 
@@ -181,17 +195,19 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
   const double act_bytes = activation_bytes_per_elem(w), par_bytes = param_bytes_per_param(w);
 
   // Each layer's forward and backward time on one device of its tensor group.
-  const PhaseTimes ph = phase_times(w, pass);
+  double block_elems = 0;
+  for (const auto& l : layers)
+    if (is_block(l)) block_elems = std::max(block_elems, b * l.output_elems);
+  const PhaseTimes ph = phase_times(w, pass, block_elems);
   double macs = 0;
   for (const auto& l : layers) macs += l.forward_macs;
   std::vector<double> fwd(layers.size()), bwd(layers.size());
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const double share = macs > 0 ? layers[i].forward_macs / macs : 1.0 / static_cast<double>(layers.size());
-    const double tf = T > 1 && split_by_tp(layers[i])
-                          ? ph.forward_gemm_share / static_cast<double>(T) + (1 - ph.forward_gemm_share)
-                          : 1;
+    const double tf =
+        T > 1 && split_by_tp(layers[i]) ? ph.forward_tp_share / static_cast<double>(T) + (1 - ph.forward_tp_share) : 1;
     const double tb = T > 1 && split_by_tp(layers[i])
-                          ? ph.backward_gemm_share / static_cast<double>(T) + (1 - ph.backward_gemm_share)
+                          ? ph.backward_tp_share / static_cast<double>(T) + (1 - ph.backward_tp_share)
                           : 1;
     fwd[i] = ph.forward * share * tf;
     bwd[i] = ph.backward * share * tb + (layout.recompute ? fwd[i] : 0);

@@ -146,6 +146,34 @@ TEST_CASE("tensor parallel: two all-reduces of b x s x h per block each way, GEM
   CHECK(4 * 2 * 0.5 * bytes == doctest::Approx(tp_block_volume_bytes(bytes, 2)));
 }
 
+TEST_CASE("tensor parallel: attention and the per-head / 4h elementwise ops split, layer norm and b x s x h ops not") {
+  // One block of b x s x h = 1 x 4 x 2 = 8 elements. Forward ops of 1 ms each: a GEMM, a
+  // batched GEMM (attention scores), a softmax on 1 x 2 heads x 4 x 4 = 32 elements, a GeLU
+  // on the 4h intermediate (1 x 4 x 8 = 32), a layer norm and a dropout on b x s x h (8).
+  Toy t = toy(1e-3, 0, 0);
+  Op bmm = t.w.ops[0], soft, gelu, norm, drop;
+  bmm.kind = OpKind::batched_gemm;
+  soft.kind = gelu.kind = drop.kind = OpKind::elementwise;
+  norm.kind = OpKind::normalization;
+  soft.shape = TensorShape{{{1, 2, 4, 4}}};
+  gelu.shape = TensorShape{{{1, 4, 8}}};
+  norm.shape = drop.shape = TensorShape{{{1, 4, 2}}};
+  for (const Op& o : {bmm, soft, gelu, norm, drop}) {
+    t.w.ops.push_back(o);
+    OpEstimate e = t.pass.ops[0];
+    e.op_index = t.w.ops.size() - 1;
+    t.pass.ops.push_back(e);
+  }
+  t.pass.ops_s = t.pass.modelled_s = t.pass.pass_s = 6e-3;
+  const std::vector<LayerCost> layers{layer("h.0", 1e6, 1, 8, "transformer_block")};
+  ParallelLayout l;
+  l.tp = 4;
+  const auto e = estimate_parallel(t.w, t.pass, layers, toy_platform(100e9), catalog(), l);
+  // Split 4 ways: GEMM, batched GEMM, softmax, GeLU (4 ms -> 1 ms); replicated: layer norm
+  // and dropout (2 ms). GEMMs alone split would give 2 x 0.25 + 4 = 4.5 ms.
+  CHECK(e.compute_s == doctest::Approx(1e-3 + 2e-3));
+}
+
 TEST_CASE("data parallel across nodes with tensor parallel: the TP ranks share the node's NICs") {
   const Toy t = toy(4e-3, 8e-3, 0);
   const std::vector<LayerCost> layers{layer("a", 1e6, 1), layer("b", 1e6, 1)};

@@ -4,8 +4,9 @@
 // The step is built as an op graph (op_graph.hpp) from the single-device estimate of one
 // micro-batch, spread over the model's layers by their forward MACs:
 //   tensor parallel (Megatron): transformer blocks' and embeddings' time split T ways in
-//     their GEMM share; per block two all-reduces of the activations (b x seq x hidden)
-//     forward and two backward, on the critical path.
+//     the share Megatron splits (GEMMs, attention's per-head ops, the MLP's 4h intermediate:
+//     ops with more elements than b x s x h); layer norms and b x s x h ops replicated; per block two all-reduces of
+//     the activations (b x seq x hidden) forward and two backward, on the critical path.
 //   pipeline parallel: layers cut into P stages of about equal time; each stage runs the
 //     1F1B schedule (P - s - 1 warm-up forwards, then one forward one backward) over M
 //     micro-batches; a stage's output activations go to the next one (send/recv) and their
