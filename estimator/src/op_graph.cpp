@@ -6,6 +6,7 @@
 #include <iterator>
 #include <map>
 #include <stdexcept>
+#include <string>
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/exception.hpp>
@@ -73,6 +74,22 @@ CriticalPath critical_path(const OpGraph& g) {
   for (std::size_t v = last; v < g.ops.size(); v = pred[v]) out.path.push_back(v);
   std::reverse(out.path.begin(), out.path.end());
   return out;
+}
+
+OpGraph pass_graph(const Workload& w, const std::vector<double>& op_seconds) {
+  OpGraph g;
+  constexpr int kCompute = 0, kComm = 1;
+  for (std::size_t i = 0; i < w.calls.size(); ++i) {
+    const OpCall& c = w.calls[i];
+    if (c.op >= w.ops.size() || c.op >= op_seconds.size())
+      throw std::logic_error("op graph: call " + std::to_string(i) + " names no op");
+    const Op& op = w.ops[c.op];
+    const bool comm = op.kind == OpKind::collective;
+    g.add({op.name, comm ? kComm : kCompute, comm, op_seconds[c.op]});
+    for (const std::size_t a : c.after)
+      if (a < i) g.depend(a, i);
+  }
+  return g;
 }
 
 }  // namespace fomcast

@@ -99,11 +99,19 @@ DerivedLayers trace_layers(const Workload& w, std::string_view flag) {
                             " such ops without shapes: record the trace with shapes, or give its execution trace)"
                       : "records") +
         ": the layout needs each layer's parameters, MACs and output");
-  // The trace's order is aggregated away: the calls of one distinct op are merged. A run of
-  // consecutive ops (in first-run order) with the same call count c > 1 is taken as a block
-  // repeated c times (a transformer's or a ResNet stage's), so its ops are interleaved.
   bool tied = false;
-  for (std::size_t i = 0; i < entries.size();) {
+  if (!w.calls.empty()) {
+    // The trace kept its pass's calls in the order they ran (an execution trace): one layer
+    // per forward call of a layer op, in that order.
+    for (const auto& c : w.calls)
+      if (c.op < w.ops.size() && is_layer_op(w.ops[c.op]))
+        out.layers.push_back(layer_of(w.ops[c.op], b, tables, &tied));
+  }
+  // Otherwise the trace's order is aggregated away: the calls of one distinct op are merged.
+  // A run of consecutive ops (in first-run order) with the same call count c > 1 is taken as
+  // a block repeated c times (a transformer's or a ResNet stage's), so its ops are interleaved.
+  const bool in_run_order = !out.layers.empty();
+  for (std::size_t i = 0; !in_run_order && i < entries.size();) {
     std::size_t j = i + 1;
     while (j < entries.size() && entries[j].calls == entries[i].calls) ++j;
     for (int64_t r = 0; r < entries[i].calls; ++r)
@@ -116,13 +124,15 @@ DerivedLayers trace_layers(const Workload& w, std::string_view flag) {
   }
   double params = 0;
   for (const auto& l : out.layers) params += l.params;
-  out.notes.push_back(
-      "layers derived from the trace: " + std::to_string(out.layers.size()) +
-      " forward GEMM, convolution and embedding calls in the order their ops first ran (runs of ops with the same "
-      "call count interleaved as a repeated block), " +
-      format_significant(params) +
-      " parameters from their weight shapes (biases of addmm counted; normalization and other small "
-      "parameters left out)");
+  out.notes.push_back("layers derived from the trace: " + std::to_string(out.layers.size()) +
+                      " forward GEMM, convolution and embedding calls " +
+                      (w.calls.empty()
+                           ? std::string("in the order their ops first ran (runs of ops with the same call count "
+                                         "interleaved as a repeated block), ")
+                           : std::string("in the order the trace ran them, ")) +
+                      format_significant(params) +
+                      " parameters from their weight shapes (biases of addmm counted; normalization and other small "
+                      "parameters left out)");
   if (tied)
     out.notes.push_back(
         "a GEMM whose weight has an embedding table's shape is taken as tied to it (its parameters counted once)");

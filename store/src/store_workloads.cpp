@@ -1,5 +1,8 @@
 // Workloads and their operations in the store. A workload is written whole: the old row
 // and its ops go, the new ones come, inside the caller's transaction.
+#include <stdexcept>
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "fomcast/error.hpp"
@@ -27,6 +30,16 @@ json workload_meta(const Workload& w) {
          {"notes", w.notes}};
   j["pass_s"] = w.pass_s ? json(*w.pass_s) : json(nullptr);
   j["model"] = w.model ? model_stats_to_json(*w.model) : json(nullptr);
+  // The calls of one pass (execution traces): [op, after...] each, in execution order.
+  if (!w.calls.empty()) {
+    json calls = json::array();
+    for (const auto& c : w.calls) {
+      json row = json::array({c.op});
+      for (auto a : c.after) row.push_back(a);
+      calls.push_back(std::move(row));
+    }
+    j["calls"] = std::move(calls);
+  }
   return j;
 }
 
@@ -44,6 +57,25 @@ void apply_meta(Workload& w, const json& j) {
   w.notes = j.value("notes", std::vector<std::string>{});
   if (j.contains("pass_s") && !j.at("pass_s").is_null()) w.pass_s = j.at("pass_s").get<double>();
   if (j.contains("model") && !j.at("model").is_null()) w.model = model_stats_from_json(j.at("model"));
+  if (j.contains("calls"))
+    for (const auto& row : j.at("calls")) {
+      OpCall c;
+      c.op = row.at(0).get<std::size_t>();
+      for (std::size_t i = 1; i < row.size(); ++i) c.after.push_back(row.at(i).get<std::size_t>());
+      w.calls.push_back(std::move(c));
+    }
+}
+
+// Calls naming an op or an earlier call that is not there: a corrupt row.
+void check_calls(const Workload& w) {
+  for (std::size_t i = 0; i < w.calls.size(); ++i) {
+    if (w.calls[i].op >= w.ops.size())
+      throw std::runtime_error("call " + std::to_string(i) + " names op " + std::to_string(w.calls[i].op) + " of " +
+                               std::to_string(w.ops.size()));
+    for (auto a : w.calls[i].after)
+      if (a >= i)
+        throw std::runtime_error("call " + std::to_string(i) + " waits for a later call " + std::to_string(a));
+  }
 }
 
 }  // namespace
@@ -103,6 +135,7 @@ std::optional<Workload> Store::workload(std::string_view name) const {
       op.implementation = parse_implementation(ops.text_at(9)).value_or(Implementation::unknown);
       w.ops.push_back(std::move(op));
     }
+    check_calls(w);
   } catch (const StoreError&) {
     throw;  // SQLite failing is not the stored workload's fault
   } catch (const std::exception& e) {
@@ -114,6 +147,11 @@ std::optional<Workload> Store::workload(std::string_view name) const {
 
 void Store::put_workload(const Workload& w, bool shipped) {
   if (w.name.empty()) throw InputError(path_, "a workload needs a name");
+  try {
+    check_calls(w);
+  } catch (const std::runtime_error& e) {
+    throw InputError(path_, "workload '" + w.name + "': " + e.what());
+  }
   transaction([&] {
     Statement del(db_, "DELETE FROM workloads WHERE name = ?1", path_);
     del.bind(1, w.name).run();

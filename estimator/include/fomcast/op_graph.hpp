@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "fomcast/workload.hpp"
+
 namespace fomcast {
 
 struct GraphOp {
@@ -44,5 +46,11 @@ struct CriticalPath {
 
 // Throws std::logic_error when the dependencies make a cycle (a bug of the graph's builder).
 CriticalPath critical_path(const OpGraph&);
+
+// A trace's pass as its calls ran (Workload::calls, from an execution trace's tensor data
+// dependencies): computation on the compute stream in the recorded order, collectives on the
+// communication stream (NCCL's own), each call also after the calls whose outputs it reads.
+// `op_seconds[i]` is one call of ops[i]. Empty when the workload has no calls.
+OpGraph pass_graph(const Workload&, const std::vector<double>& op_seconds);
 
 }  // namespace fomcast

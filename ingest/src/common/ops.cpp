@@ -201,7 +201,7 @@ bool is_step_name(std::string_view raw) {
   return false;
 }
 
-void OpAggregator::add(const Op& op, double calls, std::optional<double> total_time_s) {
+std::string op_identity(const Op& op) {
   std::string key = std::string(to_string(op.kind));
   key += '|';
   key += shape_key(op.shape);
@@ -211,7 +211,11 @@ void OpAggregator::add(const Op& op, double calls, std::optional<double> total_t
   key += to_string(op.phase);
   key += '|';
   key += op.name;
-  auto [it, inserted] = index_.try_emplace(std::move(key), slots_.size());
+  return key;
+}
+
+void OpAggregator::add(const Op& op, double calls, std::optional<double> total_time_s) {
+  auto [it, inserted] = index_.try_emplace(op_identity(op), slots_.size());
   if (inserted) {
     Slot slot;
     slot.op = op;

@@ -49,6 +49,9 @@ KernelDirection kernel_direction(std::string_view name);
 // "_HHS_", "_SB_"); DType::unknown otherwise.
 DType dtype_from_kernel_name(std::string_view name);
 
+// An operation's identity for aggregation: kind, shape, dtype, phase and name.
+std::string op_identity(const Op&);
+
 // Folds events into distinct operations by identity (kind, shape, dtype, phase, name).
 class OpAggregator {
  public:

@@ -10,10 +10,12 @@
 #include "pytorch/execution_trace.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
 #include "common/ops.hpp"
@@ -66,6 +68,36 @@ std::vector<std::string_view> split_array(std::string_view raw) {
 
 bool is_tensor_type(std::string_view t) { return contains(t, "Tensor"); }
 
+bool is_integer_text(std::string_view t) {
+  if (!t.empty() && t.front() == '-') t.remove_prefix(1);
+  return !t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// The storage ids of one tensor value ([id, storage, offset, numel, itemsize, device]) or of
+// a list of them (GenericList[Tensor]).
+void storages_of(std::string_view value, std::vector<int64_t>& out, int depth = 0) {
+  const auto parts = split_array(value);
+  if (parts.size() >= 2 && is_integer_text(parts[0]) && is_integer_text(parts[1])) {
+    try {
+      out.push_back(std::stoll(std::string(parts[1])));
+    } catch (const std::exception&) {}
+    return;
+  }
+  if (depth < 4)
+    for (auto p : parts)
+      if (!p.empty() && p.front() == '[') storages_of(p, out, depth + 1);
+}
+
+// The storages of the tensor-typed values of an inputs or outputs list.
+std::vector<int64_t> tensor_storages(std::string_view values, std::string_view types) {
+  std::vector<int64_t> out;
+  const auto v = split_array(values);
+  const auto t = split_array(types);
+  for (std::size_t i = 0; i < v.size() && i < t.size(); ++i)
+    if (is_tensor_type(t[i])) storages_of(v[i], out);
+  return out;
+}
+
 bool is_annotation(std::string_view n) { return is_et_annotation(n); }
 
 using RawNode = EtRawNode;
@@ -100,6 +132,8 @@ class NodeParser {
         outputs(v);
       else if (key_is(k, "output_shapes"))
         n_.output_shapes = r_.array_text(v, "output_shapes");
+      else if (key_is(k, "output_types"))
+        n_.output_types = r_.array_text(v, "output_types");
       else if (key_is(k, "attrs"))
         attrs(v);
     }
@@ -134,10 +168,20 @@ class NodeParser {
     }
   }
   void outputs(od::value v) {
-    if (r_.type_of(v, "outputs") != od::json_type::object) return;  // 1.0.1: values; shapes in output_shapes
+    if (r_.type_of(v, "outputs") == od::json_type::array) {  // 1.0.1: the values; shapes and types beside
+      n_.output_values = r_.array_text(v, "outputs");
+      return;
+    }
+    if (r_.type_of(v, "outputs") != od::json_type::object) return;
     for (auto result : object_of(v, "outputs")) {
       od::field f = r_.field(std::move(result), "outputs");
-      if (key_is(f.key().raw(), "shapes")) n_.output_shapes = r_.array_text(f.value(), "outputs.shapes");
+      const char* k = f.key().raw();
+      if (key_is(k, "shapes"))
+        n_.output_shapes = r_.array_text(f.value(), "outputs.shapes");
+      else if (key_is(k, "values"))
+        n_.output_values = r_.array_text(f.value(), "outputs.values");
+      else if (key_is(k, "types"))
+        n_.output_types = r_.array_text(f.value(), "outputs.types");
     }
   }
   void attrs(od::value v) {
@@ -218,6 +262,8 @@ void EtIndex::add(const EtRawNode& n) {
   node.rf_id = n.rf_id;
   node.tid = n.tid;
   node.proto = it->second;
+  node.reads = tensor_storages(n.values, n.types);
+  node.writes = tensor_storages(n.output_values, n.output_types);
   if (n.rf_id >= 0 && !is_annotation(n.name)) by_rf_.emplace(n.rf_id, nodes_.size());
   nodes_.push_back(node);
 }
@@ -361,6 +407,61 @@ std::optional<uint32_t> EtIndex::unique_shaped_proto(const std::string& name) co
 
 bool is_et_json_head(std::string_view head) { return contains(head, "\"schema\"") && contains(head, "\"nodes\""); }
 
+namespace {
+
+// The calls of the first pass in execution order (node ids grow as ops start), each waiting
+// for the last earlier call that wrote a storage it reads: the ET's data dependencies. The
+// first pass: the nodes under the first ProfilerStep, and those of other threads (the
+// autograd thread, which has no step nodes) that started between it and the next step.
+template <class Key>
+std::vector<OpCall> first_pass_calls(const std::vector<EtIndex::Node>& nodes,
+                                     const std::vector<std::pair<std::size_t, Key>>& counted,
+                                     const std::map<Key, std::vector<std::string>>& identities,
+                                     const std::vector<Op>& ops, const std::map<int64_t, int64_t>& steps,
+                                     const std::map<int64_t, int64_t>& step_node_id, const std::vector<int64_t>& step) {
+  std::unordered_map<std::string, std::size_t> op_at;
+  for (std::size_t i = 0; i < ops.size(); ++i) op_at.emplace(op_identity(ops[i]), i);
+  int64_t first = -1, lo = INT64_MIN, hi = INT64_MAX;
+  if (!steps.empty()) {
+    first = steps.begin()->first;
+    if (auto it = step_node_id.find(first); it != step_node_id.end()) lo = it->second;
+    if (auto next = step_node_id.upper_bound(first); next != step_node_id.end()) hi = next->second;
+  }
+  std::vector<std::pair<std::size_t, const Key*>> in_pass;
+  for (const auto& [i, key] : counted) {
+    const bool ours = steps.empty() || step[i] == first || (step[i] < 0 && nodes[i].id > lo && nodes[i].id < hi);
+    if (ours) in_pass.emplace_back(i, &key);
+  }
+  std::sort(in_pass.begin(), in_pass.end(),
+            [&](const auto& a, const auto& b) { return nodes[a.first].id < nodes[b.first].id; });
+  std::vector<OpCall> calls;
+  std::unordered_map<int64_t, std::size_t> writer;  // storage -> the last call that wrote it
+  for (const auto& [i, key] : in_pass) {
+    auto ids = identities.find(*key);
+    if (ids == identities.end()) continue;
+    std::vector<std::size_t> after;
+    for (int64_t s : nodes[i].reads)
+      if (auto w = writer.find(s); w != writer.end() && std::find(after.begin(), after.end(), w->second) == after.end())
+        after.push_back(w->second);
+    std::sort(after.begin(), after.end());
+    std::size_t last = calls.size();
+    for (const auto& id : ids->second) {
+      auto at = op_at.find(id);
+      if (at == op_at.end()) continue;
+      OpCall c;
+      c.op = at->second;
+      c.after = last < calls.size() ? std::vector<std::size_t>{last} : after;  // a call's ops one after another
+      last = calls.size();
+      calls.push_back(std::move(c));
+    }
+    if (last < calls.size())
+      for (int64_t s : nodes[i].writes) writer[s] = last;
+  }
+  return calls;
+}
+
+}  // namespace
+
 Workload read_execution_trace(const InputFile& file, const IngestOptions& options, std::string_view format) {
   const EtIndex et = EtIndex::read(file, options.progress);
   const auto& nodes = et.nodes();
@@ -383,7 +484,8 @@ Workload read_execution_trace(const InputFile& file, const IngestOptions& option
   std::vector<int64_t> step(nodes.size(), -1);
   std::map<int64_t, int64_t> steps;  // ProfilerStep number -> op nodes counted under it
   int64_t optimizer_steps = 0;
-  std::set<int64_t> step_threads;  // threads whose nodes sit under ProfilerStep nodes
+  std::set<int64_t> step_threads;           // threads whose nodes sit under ProfilerStep nodes
+  std::map<int64_t, int64_t> step_node_id;  // ProfilerStep number -> its node's id
   for (std::size_t i : order) {
     const std::string& name = et.name(nodes[i].proto);
     work[i] = !is_annotation(name) && !is_free_op_name(name) && !name.starts_with("autograd::engine") ? 1 : 0;
@@ -399,6 +501,7 @@ Workload read_execution_trace(const InputFile& file, const IngestOptions& option
       try {
         st = std::stoll(name.substr(13));
         steps.try_emplace(st, 0);
+        step_node_id.try_emplace(st, nodes[i].id);
         step_threads.insert(nodes[i].tid);
       } catch (const std::exception&) {}
     }
@@ -416,7 +519,9 @@ Workload read_execution_trace(const InputFile& file, const IngestOptions& option
 
   // Count leaves of work per (prototype, phase); a collective without metadata borrows its
   // parent's (nccl:all_gather under record_param_comms).
-  std::map<std::tuple<uint32_t, Phase, int64_t>, double> counts;
+  using CallKey = std::tuple<uint32_t, Phase, int64_t>;
+  std::map<CallKey, double> counts;
+  std::vector<std::pair<std::size_t, CallKey>> counted;  // node, its key
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     // A collective is the innermost collective of its chain (c10d::allgather_ >
     // record_param_comms > nccl:all_gather), a GEMM/conv the innermost of its (conv2d >
@@ -432,6 +537,7 @@ Workload read_execution_trace(const InputFile& file, const IngestOptions& option
     if (name.starts_with("nccl:") || name.starts_with("gloo:"))
       if (auto p = parent_of(i)) qualifier = nodes[*p].proto;
     counts[{nodes[i].proto, phase[i], qualifier}] += 1;
+    counted.emplace_back(i, CallKey{nodes[i].proto, phase[i], qualifier});
     if (step[i] >= 0) ++steps[step[i]];
   }
   // A ProfilerStep with no op in it (the profiler's last, empty step) is not a pass.
@@ -446,13 +552,17 @@ Workload read_execution_trace(const InputFile& file, const IngestOptions& option
   for (uint32_t p = 0; p < et.protos(); ++p) hints.learn(et.call(p));
   OpAggregator agg;
   ConvNotes conv_notes;
+  std::map<CallKey, std::vector<std::string>> identities;  // the ops one call becomes
   for (const auto& [key, n] : counts) {
     const auto& [proto, ph, qualifier] = key;
     TorchCall call = et.call(proto);
     if (qualifier >= 0) call.comm.fill_from(et.call(static_cast<uint32_t>(qualifier)).comm);
     const ShapedCall sc = shape_torch_call(call, hints);
     conv_notes.count(sc);
-    for (const auto& share : ops_of_call(call.name, sc, ph, std::nullopt)) agg.add(share.op, n, std::nullopt);
+    for (const auto& share : ops_of_call(call.name, sc, ph, std::nullopt)) {
+      agg.add(share.op, n, std::nullopt);
+      identities[key].push_back(op_identity(share.op));
+    }
   }
   Workload w;
   w.origin = std::string(format);
@@ -463,6 +573,7 @@ Workload read_execution_trace(const InputFile& file, const IngestOptions& option
   w.ops = agg.finish(static_cast<double>(w.passes));
   std::stable_sort(w.ops.begin(), w.ops.end(),
                    [](const Op& a, const Op& b) { return a.count * a.flops > b.count * b.flops; });
+  if (!by_optimizer) w.calls = first_pass_calls(nodes, counted, identities, w.ops, steps, step_node_id, step);
   w.notes.push_back("execution trace (schema " + et.schema() + "): shapes and counts, no times (self_time_s empty)");
   if (by_optimizer)
     w.notes.push_back("no ProfilerStep#N nodes: its " + std::to_string(optimizer_steps) +

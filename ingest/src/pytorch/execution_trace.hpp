@@ -26,6 +26,7 @@ namespace fomcast::ingest {
 // prototype: the JSON readers here, the Chakra protobuf reader (pytorch/chakra_et.cpp).
 struct EtRawNode {
   std::string_view name, values, shapes, types, output_shapes;  // JSON array texts
+  std::string_view output_values, output_types;                 // JSON array texts
   CommMetaView comm;
   int64_t id = -1, parent = -1, rf_id = -1, tid = 0;
 };
@@ -45,6 +46,9 @@ class EtIndex {
   struct Node {
     int64_t id = 0, parent = -1, rf_id = -1, tid = 0;
     uint32_t proto = 0;
+    // The storages of its tensor inputs and outputs (the second of a tensor value's
+    // [id, storage, offset, numel, itemsize, device]): who reads what another wrote.
+    std::vector<int64_t> reads, writes;
   };
   const std::string& schema() const { return schema_; }
   const std::vector<Node>& nodes() const { return nodes_; }

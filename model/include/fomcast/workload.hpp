@@ -11,6 +11,13 @@
 
 namespace fomcast {
 
+// One call of an operation in one pass, in the order the source ran them, with the earlier
+// calls whose outputs it reads (a PyTorch execution trace's tensor data dependencies).
+struct OpCall {
+  std::size_t op = 0;              // into Workload::ops
+  std::vector<std::size_t> after;  // into Workload::calls, each smaller than this call's own index
+};
+
 // What a model description tells us (null in `show` for traces).
 struct ModelStats {
   int64_t params = 0;
@@ -40,6 +47,9 @@ struct Workload {
   std::optional<ModelStats> model;
   std::vector<std::string> notes;  // what the reader assumed ("no step markers: one pass")
   std::vector<Op> ops;
+  // One pass's calls in execution order with their data dependencies, where the source
+  // records them (execution traces); empty otherwise. The op graph builds on them.
+  std::vector<OpCall> calls;
 
   double measured_op_time_s() const;  // sum of count x self time over ops with a time
 };
