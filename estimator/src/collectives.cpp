@@ -86,8 +86,28 @@ NetworkLevels network_levels(const Platform& p) {
   return l;
 }
 
+namespace {
+
+// The alpha-beta time of one call, without and then with the library's fixed cost per call.
+std::optional<CollectiveTime> modelled(const Platform& p, CollectiveKind kind, double bytes, int64_t ranks,
+                                       int64_t per_node, bool same_node, std::string* why);
+
+}  // namespace
+
 std::optional<CollectiveTime> collective_model(const Platform& p, CollectiveKind kind, double bytes, int64_t ranks,
                                                int64_t per_node, bool same_node, std::string* why) {
+  auto t = modelled(p, kind, bytes, ranks, per_node, same_node, why);
+  if (t && p.collective_base_latency_s && kind != CollectiveKind::send_recv && t->algorithm != "none") {
+    t->seconds += p.collective_base_latency_s->value;
+    t->detail += ", + " + format_significant(p.collective_base_latency_s->value * 1e6) + " us per call";
+  }
+  return t;
+}
+
+namespace {
+
+std::optional<CollectiveTime> modelled(const Platform& p, CollectiveKind kind, double bytes, int64_t ranks,
+                                       int64_t per_node, bool same_node, std::string* why) {
   const NetworkLevels l = network_levels(p);
   CollectiveTime t;
   t.method = Method::network;
@@ -168,6 +188,8 @@ std::optional<CollectiveTime> collective_model(const Platform& p, CollectiveKind
   if (why) *why = p.name + " has no network figure (" + missing_note() + ", net_bw_gb_per_s)";
   return std::nullopt;
 }
+
+}  // namespace
 
 std::optional<CollectiveTime> collective_time(const Catalog& catalog, const Platform& p, CollectiveKind kind,
                                               double bytes, int64_t ranks, int64_t per_node, bool same_node,

@@ -38,6 +38,7 @@ const Field kFields[] = {
     {"nics_per_node", 1.0, &Platform::nics_per_node},
     {"nic_bw_gb_per_s", 1e9, &Platform::nic_bw_bytes_per_s},
     {"inter_node_latency_us", 1e-6, &Platform::inter_node_latency_s},
+    {"collective_base_latency_us", 1e-6, &Platform::collective_base_latency_s},
     {"power_w", 1.0, &Platform::power_w},
     {"host_speed", 1.0, &Platform::host_speed},
     {"overhead_factor", 1.0, &Platform::overhead_factor},

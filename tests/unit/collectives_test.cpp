@@ -73,6 +73,25 @@ TEST_CASE("collective_model picks the level and the fastest algorithm the figure
   CHECK(why.find("NONE") != std::string::npos);
 }
 
+TEST_CASE("the library's base latency: once per collective call, not per step, not on a send") {
+  Platform p = node_of_8();
+  p.collective_base_latency_s = fig(20e-6);
+  // 1 KB over 8 ranks in a node: 2*7/8 * 1e3/300e9 + 14 x 2 us (ring) against 2*3 x 2 us + 2e3/300e9
+  // (tree): the tree, 12.0067 us, plus 20 us once: 32.0067 us.
+  auto small = collective_model(p, CollectiveKind::allreduce, 1e3, 8, 0);
+  REQUIRE(small);
+  CHECK(small->algorithm == "tree");
+  CHECK(small->seconds == doctest::Approx(6 * 2e-6 + 2e3 / 300e9 + 20e-6));
+  CHECK(small->detail.find("20 us per call") != std::string::npos);
+  auto gather = collective_model(p, CollectiveKind::allgather, 1e8, 8, 0);
+  REQUIRE(gather);
+  CHECK(gather->seconds == doctest::Approx(ring_reduce_scatter_s(1e8, 8, 300e9, 2e-6) + 20e-6));
+  // A pipeline send is point to point: no collective call cost.
+  auto send = collective_model(p, CollectiveKind::send_recv, 1e6, 2, 1, true);
+  REQUIRE(send);
+  CHECK(send->seconds == doctest::Approx(1e6 / 300e9 + 2e-6));
+}
+
 TEST_CASE("collective_time: the measured all-reduce table inside its sizes and ranks, the model outside") {
   const Platform& p100 = spec("NV_P100");
   // DeepBench NV_P100 measures 2..16 GPUs from 100000 floats up.

@@ -58,6 +58,9 @@ struct Platform {
   std::optional<Sourced> nics_per_node;
   std::optional<Sourced> nic_bw_bytes_per_s;  // per NIC, one direction
   std::optional<Sourced> inter_node_latency_s;
+  // The collective library's fixed cost of one call (NCCL's / RCCL's baseLat), on top of
+  // the per-step latencies above; not for point-to-point sends.
+  std::optional<Sourced> collective_base_latency_s;
   std::string host_cpu;  // the host processor's model name, "" when unknown
   std::optional<Sourced> power_w;
   std::optional<Sourced> host_speed;         // relative CPU-side speed; 1 = reference host
