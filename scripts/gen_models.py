@@ -378,9 +378,12 @@ def bert_base():
                {"type": "add", "name": "embeddings",
                 "inputs": ["word_embeddings", "position_embeddings", "token_type_embeddings"]},
                {"type": "layernorm", "epsilon": 1e-12}, {"type": "dropout", "rate": 0.1}]
+    # BERT's reference PyTorch code (Hugging Face's and NVIDIA DeepLearningExamples'
+    # BertSelfAttention) divides the scores, adds the mask and merges the heads with
+    # .contiguous(), each its own kernel: attention_kernels "eager".
     for i in range(12):
         layers.append({"type": "transformer_block", "name": "encoder.%d" % i, "heads": 12, "ff_units": 3072,
-                       "activation": "gelu", "norm": "post", "dropout": 0.1})
+                       "activation": "gelu", "norm": "post", "dropout": 0.1, "attention_kernels": "eager"})
     layers += [
         # Masked-LM head on every position (as Hugging Face computes it), decoder tied to the
         # word embeddings with its own bias.
