@@ -21,14 +21,16 @@ namespace {
 // end_to_end's workloads come from the shipped layer lists (data/models/, else
 // data/e2e/models/ for a published configuration no shipped model has), never from the
 // database, so the check is of what fomcast ships whatever a user stored under the name.
-Workload shipped_model_at(const std::string& name, int64_t batch) {
-  for (const auto& path : {"models/" + name + ".json", "e2e/models/" + name + ".json"})
+Workload shipped_model_at(const E2eRow& row) {
+  for (const auto& path : {"models/" + row.workload + ".json", "e2e/models/" + row.workload + ".json"})
     if (const auto text = embedded_file(path)) {
       nlohmann::json doc = nlohmann::json::parse(*text);
-      doc["batch_size"] = batch;
+      doc["batch_size"] = row.batch;
+      if (!row.memory_format.empty()) doc["memory_format"] = row.memory_format;
       return expand_model_document(doc, "data/" + path).workload;
     }
-  throw InputError("data/e2e/published.csv", "workload '" + name + "' is in neither data/models nor data/e2e/models");
+  throw InputError("data/e2e/published.csv",
+                   "workload '" + row.workload + "' is in neither data/models nor data/e2e/models", row.line);
 }
 
 E2eReport end_to_end(const Catalog& catalog) {

@@ -37,6 +37,9 @@ std::vector<E2eRow> parse_e2e_rows(std::string_view csv_text, std::string_view f
     r.batch = t.integer(i, "batch", 1);
     r.gpus = t.integer(i, "gpus", 1);
     r.samples_per_s = t.positive(i, "samples_per_s");
+    r.memory_format = t.text(i, "memory_format");
+    if (!r.memory_format.empty() && r.memory_format != "channels_first" && r.memory_format != "channels_last")
+      t.fail(i, "memory_format", "'" + r.memory_format + "' is not channels_first or channels_last (or empty)");
     const auto mode = parse_precision_mode(t.text(i, "precision"));
     if (!mode) t.fail(i, "precision", "'" + t.text(i, "precision") + "' is not one of " + kPrecisionModeNames);
     r.precision = *mode;
@@ -53,8 +56,9 @@ E2eReport validate_end_to_end(const std::vector<E2eRow>& rows, const Catalog& ca
   std::vector<double> step_err, speed_err;
   for (const auto& row : rows) {
     if (row.gpus != 1) continue;  // one device's step: what a pass predicts
-    const Workload w = workload_at(row.workload, row.batch);
-    const PassEstimate p = estimate_pass(w, row.platform, catalog, {}, row.precision);
+    const Workload recorded = workload_at(row);
+    const PassEstimate p = estimate_pass(recorded, row.platform, catalog, {}, row.precision);
+    const Workload w = apply_precision(recorded, row.precision).workload;  // the ops as estimated
     E2eResult r;
     r.row = row;
     r.published_step_s = static_cast<double>(row.batch) / row.samples_per_s;

@@ -23,6 +23,9 @@ struct E2eRow {
   PrecisionMode precision = PrecisionMode::fp32;
   int64_t gpus = 1;
   double samples_per_s = 0;
+  // The run's activation layout where it differs from the model's (optional column):
+  // "channels_last" for a run with memory_format=torch.channels_last, "" for the model's.
+  std::string memory_format;
   int64_t line = 0;  // in the CSV, for errors
 };
 // Parses data/e2e/published.csv's form; every bad field is an InputError naming the file,
@@ -52,7 +55,7 @@ struct E2eReport {
 };
 
 // The workload a row names, expanded at a batch (the CLI reads the layer lists).
-using E2eWorkloadSource = std::function<Workload(const std::string& workload, int64_t batch)>;
+using E2eWorkloadSource = std::function<Workload(const E2eRow&)>;
 E2eReport validate_end_to_end(const std::vector<E2eRow>&, const Catalog&, const E2eWorkloadSource&);
 
 }  // namespace fomcast
