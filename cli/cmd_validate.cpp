@@ -53,12 +53,15 @@ void add_validate_command(CLI::App& app, Globals& g) {
       cross.push_back(validate_cross_hardware(*a, *b, catalog));
     }
     const auto allreduce = o->no_tables ? std::vector<AllreduceLoo>{} : validate_allreduce_loo(catalog);
+    const auto shared = o->no_tables ? std::vector<SharedOpError>{} : shared_op_error(catalog, loo);
     if (o->json) {
       auto j = validation_to_json(loo, transfers, cross, held);
       j["allreduce_loo"] = allreduce_loo_to_json(allreduce);
+      j["shared_op_error"] = shared_op_error_to_json(shared);
       print_json(j);
     } else {
-      std::cout << validation_to_text(loo, transfers, cross, held) << allreduce_loo_to_text(allreduce);
+      std::cout << validation_to_text(loo, transfers, cross, held) << allreduce_loo_to_text(allreduce)
+                << shared_op_error_to_text(shared);
     }
   });
 }

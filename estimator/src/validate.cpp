@@ -99,7 +99,8 @@ LooReport validate_leave_one_out(const Catalog& catalog, const std::vector<std::
                   Method::interpolated,
                   std::string(est::to_string(g.interpolator)),
                   {},
-                  0};
+                  0,
+                  {}};
       Pairs pairs, through;
       // NeuSight's groups hold up to 17,000 shapes: every k-th entry is left out in turn,
       // k = ceil(n / kLooRows), so the check stays linear in the table (DeepBench's
@@ -111,6 +112,10 @@ LooReport validate_leave_one_out(const Catalog& catalog, const std::vector<std::
         if (!q) continue;
         if (q->method == Method::table) ++lg.exact_other_transposes;
         pairs.add(q->seconds, e->time_us * 1e-6, q->uncertainty);
+        if (q->seconds > 0 && e->time_us > 0)
+          lg.log_errors.push_back(
+              {lg.kind + "|" + lg.precision + "|" + lg.mode + "|" + lg.variant + "|" + shape_key(e->shape),
+               std::log(q->seconds / (e->time_us * 1e-6))});
         if (g.kind != OpKind::gemm)
           if (const auto v = est::quote_through_gemm(*t, *p, e->shape, g.precision, g.mode))
             through.add(v->seconds, e->time_us * 1e-6, v->uncertainty);
@@ -301,6 +306,8 @@ std::vector<LeavePlatformOut> validate_leave_platform_out(const Catalog& catalog
         const OpEstimate est = est::predict_op(ctx, as_op(e), 0);
         if (est.method == Method::unestimated || !(est.predicted_s > 0)) continue;
         ours.add(est.predicted_s, measured);
+        if (measured > 0)
+          r.log_errors.push_back({r.kind + "|" + shape_key(e.shape), std::log(est.predicted_s / measured)});
         if (est.roofline_capped) ++r.capped;
         if (auto it = src_by_key.find(shape_key(e.shape)); it != src_by_key.end()) {
           const double t = it->second->time_us * 1e-6;

@@ -213,4 +213,30 @@ std::string validation_to_text(const LooReport& loo, const std::vector<PlatformT
   return out;
 }
 
+json shared_op_error_to_json(const std::vector<SharedOpError>& shared) {
+  json out = json::array();
+  for (const auto& e : shared)
+    out.push_back({{"check", e.check},
+                   {"rows", e.rows},
+                   {"platform_pairs", e.platform_pairs},
+                   {"rho", e.rho},
+                   {"correlation", e.correlation}});
+  return out;
+}
+
+std::string shared_op_error_to_text(const std::vector<SharedOpError>& shared) {
+  if (shared.empty() || shared.back().rows == 0) return "";
+  std::string out =
+      "\nShared op-model error: the slope rho of one platform's held-out log error on another's, same rows, "
+      "predicted independently (calibration carries ops_scale^rho)\n";
+  TextTable t;
+  t.header = {"check", "rows", "platform pairs", "rho", "correlation"};
+  t.right_align = {false, true, true, true, true};
+  for (const auto& e : shared)
+    if (e.rows > 0)
+      t.rows.push_back({e.check, std::to_string(e.rows), std::to_string(e.platform_pairs), format_number(e.rho, 3),
+                        format_number(e.correlation, 3)});
+  return out + t.render();
+}
+
 }  // namespace fomcast

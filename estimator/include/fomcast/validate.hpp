@@ -34,6 +34,13 @@ ErrorStats error_stats(const std::vector<double>& predicted, const std::vector<d
                        const std::vector<double>& bands = {});
 bool within_band(double predicted, double measured, double band);
 
+// One held-out row's log error, log(predicted / measured), under a key that names the same
+// row on every platform (its group and shape): shared_op_error (below) joins them.
+struct KeyedLogError {
+  std::string key;
+  double log_error = 0;
+};
+
 // 1. One group of one platform's tables: kind, precision, mode, direction.
 struct LooGroup {
   std::string platform, kind, precision, mode, variant;
@@ -42,7 +49,8 @@ struct LooGroup {
   // which go through the group's precision's GEMM table.
   std::string interpolator;
   ErrorStats stats;
-  int64_t exact_other_transposes = 0;  // entries answered by the same M,N,K with other transposes
+  int64_t exact_other_transposes = 0;     // entries answered by the same M,N,K with other transposes
+  std::vector<KeyedLogError> log_errors;  // the interpolated rows, for shared_op_error
 };
 struct LooPlatform {
   std::string platform;
@@ -85,6 +93,7 @@ struct LeavePlatformOut {
   std::string source;                      // the most alike source, which the naive rules carry from
   ErrorStats peak_ratio, bandwidth_ratio;  // the naive rules on the same rows
   int64_t capped = 0;                      // rows the roofline raised
+  std::vector<KeyedLogError> log_errors;   // per held-out row, for shared_op_error
 };
 std::vector<LeavePlatformOut> validate_leave_platform_out(const Catalog&);
 
@@ -119,6 +128,26 @@ struct BandCoverage {
   int64_t within = 0;
   double share = 0;  // within / n; 0 when n is 0
 };
+// How much of the op model's error one platform shares with another (issue 14: the part of a
+// calibrated baseline's op-model error that carries to the target). Over every pair of
+// platforms that both have a held-out prediction of the same row (the same group and shape),
+// made independently (neither platform's measurement among the other's sources), the
+// symmetric through-origin slope of one's log error on the other's:
+//   rho = sum 2 e_a e_b / sum (e_a^2 + e_b^2),
+// the least-squares slope of e_b on e_a and of e_a on e_b when the two spread alike; it lies
+// in [-1, 1] and is 1 only when the errors are identical. Calibration carries ops_scale^rho.
+// Two checks: leave_one_out (every platform's tables, each row from the rest of its own
+// table) and leave_pair_out (the NeuSight GPUs: each row predicted as leave_platform_out
+// does, with the other platform of the pair also left out of the sources); "all" pools them.
+struct SharedOpError {
+  std::string check;  // leave_one_out, leave_pair_out, all
+  int64_t rows = 0;   // (row, platform pair) terms
+  int64_t platform_pairs = 0;
+  double rho = 0;          // the slope above; 0 when rows is 0
+  double correlation = 0;  // the centred correlation of the same terms, for comparison
+};
+std::vector<SharedOpError> shared_op_error(const Catalog&, const LooReport&);
+
 std::vector<BandCoverage> band_coverage(const LooReport&, const std::vector<PlatformTransfer>&,
                                         const std::vector<CrossHardware>&);
 
