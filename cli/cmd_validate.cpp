@@ -58,10 +58,11 @@ void add_validate_command(CLI::App& app, Globals& g) {
       auto j = validation_to_json(loo, transfers, cross, held);
       j["allreduce_loo"] = allreduce_loo_to_json(allreduce);
       j["shared_op_error"] = shared_op_error_to_json(shared);
+      j["band_refit"] = band_refit_to_json(band_refit(loo, transfers));
       print_json(j);
     } else {
       std::cout << validation_to_text(loo, transfers, cross, held) << allreduce_loo_to_text(allreduce)
-                << shared_op_error_to_text(shared);
+                << shared_op_error_to_text(shared) << band_refit_to_text(band_refit(loo, transfers));
     }
   });
 }

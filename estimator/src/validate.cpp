@@ -35,6 +35,13 @@ struct Pairs {
     bands.insert(bands.end(), o.bands.begin(), o.bands.end());
   }
   ErrorStats stats() const { return error_stats(predicted, measured, bands); }
+  std::vector<BandRatio> band_ratios() const {  // for band_refit
+    std::vector<BandRatio> out;
+    for (std::size_t i = 0; i < predicted.size(); ++i)
+      if (bands[i] > 0 && predicted[i] > 0 && measured[i] > 0)
+        out.push_back({bands[i], std::fabs(predicted[i] - measured[i]) / (bands[i] * predicted[i])});
+    return out;
+  }
 };
 
 std::string variant_name(const TableGroup& g) {
@@ -100,6 +107,7 @@ LooReport validate_leave_one_out(const Catalog& catalog, const std::vector<std::
                   std::string(est::to_string(g.interpolator)),
                   {},
                   0,
+                  {},
                   {}};
       Pairs pairs, through;
       // NeuSight's groups hold up to 17,000 shapes: every k-th entry is left out in turn,
@@ -121,6 +129,7 @@ LooReport validate_leave_one_out(const Catalog& catalog, const std::vector<std::
             through.add(v->seconds, e->time_us * 1e-6, v->uncertainty);
       }
       lg.stats = pairs.stats();
+      lg.band_ratios = pairs.band_ratios();
       (g.kind == OpKind::gemm ? gemm : g.kind == OpKind::conv ? conv : rnn).add(pairs);
       report.groups.push_back(lg);
       if (!through.measured.empty()) {
@@ -129,6 +138,7 @@ LooReport validate_leave_one_out(const Catalog& catalog, const std::vector<std::
         tg.interpolator.clear();
         tg.exact_other_transposes = 0;
         tg.stats = through.stats();
+        tg.band_ratios = through.band_ratios();
         report.groups.push_back(tg);
       }
     }
@@ -197,6 +207,7 @@ std::vector<PlatformTransfer> validate_platform_transfer(const Catalog& catalog,
         medians.push_back(s.median);
         if (proxy.platform->name == r.chosen) {
           r.chosen_stats = s;
+          r.chosen_band_ratios = roof.band_ratios();
           r.chosen_peak_ratio = peak.stats();
           r.chosen_bw_ratio = bw.stats();
         }

@@ -239,4 +239,30 @@ std::string shared_op_error_to_text(const std::vector<SharedOpError>& shared) {
   return out + t.render();
 }
 
+json band_refit_to_json(const std::vector<BandRefit>& refits) {
+  json out = json::array();
+  for (const auto& r : refits)
+    out.push_back({{"check", r.check},
+                   {"band", r.band >= 0 ? json(r.band) : json(nullptr)},
+                   {"n", r.n},
+                   {"coverage", r.coverage},
+                   {"scale_for_two_thirds", r.scale_for_68}});
+  return out;
+}
+
+std::string band_refit_to_text(const std::vector<BandRefit>& refits) {
+  if (refits.empty() || refits.back().n == 0) return "";
+  std::string out =
+      "\nBand refit (measured, not applied): the factor the bands would need for 68.3% of the truths within "
+      "+-1 band\n";
+  TextTable t;
+  t.header = {"check", "band", "n", "within +-1 band", "bands x this for two thirds"};
+  t.right_align = {false, true, true, true, true};
+  for (const auto& r : refits)
+    if (r.n > 0)
+      t.rows.push_back({r.check, r.band >= 0 ? format_percent(r.band, 0) : std::string("all"), std::to_string(r.n),
+                        format_percent(r.coverage, 1), format_number(r.scale_for_68, 2)});
+  return out + t.render();
+}
+
 }  // namespace fomcast

@@ -20,4 +20,8 @@ std::string validation_to_text(const LooReport&, const std::vector<PlatformTrans
 nlohmann::json shared_op_error_to_json(const std::vector<SharedOpError>&);
 std::string shared_op_error_to_text(const std::vector<SharedOpError>&);
 
+// validate's band_refit: the band scale for two thirds, per check.
+nlohmann::json band_refit_to_json(const std::vector<BandRefit>&);
+std::string band_refit_to_text(const std::vector<BandRefit>&);
+
 }  // namespace fomcast
