@@ -12,10 +12,11 @@ using namespace fomcast;
 
 TEST_CASE("every spec naming its host CPU gives its host_speed with a source or names it left out") {
   int hosts = 0;
-  for (const auto& [name, p] : test::catalog().platforms) {
+  for (const auto& entry : test::catalog().platforms) {
+    const Platform& p = entry.second;
     if (p.host_cpu.empty()) continue;
     ++hosts;
-    CAPTURE(name);
+    CAPTURE(p.name);
     if (p.host_speed) {
       CHECK(p.host_speed->value > 0);
       CHECK(!p.host_speed->source.empty());
