@@ -49,8 +49,18 @@ TEST_CASE("validate's band coverage adds up its checks' pairs, and is printed an
   CHECK(j["band_coverage"][0]["check"] == "leave_one_out");
   CHECK(j["band_coverage"][0]["n"] == coverage[0].n);
   CHECK(j["band_coverage"][0]["within"] == coverage[0].within);
+  // The refit and the shared op-model error are printed and in the JSON, from the same rows.
+  REQUIRE(j["band_refit"].size() >= 3);
+  CHECK(j["band_refit"][0]["check"] == "leave_one_out");
+  CHECK(j["band_refit"][0]["n"] == coverage[0].n);
+  CHECK(j["band_refit"][0]["coverage"].get<double>() == doctest::Approx(coverage[0].share));
+  REQUIRE(j["shared_op_error"].size() == 3);
+  CHECK(j["shared_op_error"][2]["check"] == "all");
+  CHECK(j["shared_op_error"][2]["rows"].get<int64_t>() > 0);
   const auto text = test::run_fomcast("validate --platform NV_V100 --platform NV_P100", db);
   CHECK(text.out.find("Band coverage: the share of held-out truths within +-1 band") != std::string::npos);
+  CHECK(text.out.find("Band refit (measured, not applied)") != std::string::npos);
+  CHECK(text.out.find("Shared op-model error") != std::string::npos);
 }
 
 TEST_CASE("band_refit: the band scale for two thirds, by hand, and it agrees with band_coverage") {
