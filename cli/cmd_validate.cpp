@@ -82,13 +82,17 @@ void add_validate_command(CLI::App& app, Globals& g) {
     }
     const auto allreduce = o->no_tables ? std::vector<AllreduceLoo>{} : validate_allreduce_loo(catalog);
     const E2eReport e2e = o->no_tables ? E2eReport{} : end_to_end(catalog);
+    const auto shared = o->no_tables ? std::vector<SharedOpError>{} : shared_op_error(catalog, loo);
     if (o->json) {
       auto j = validation_to_json(loo, transfers, cross, held);
       j["allreduce_loo"] = allreduce_loo_to_json(allreduce);
+      j["shared_op_error"] = shared_op_error_to_json(shared);
+      j["band_refit"] = band_refit_to_json(band_refit(loo, transfers));
       j["end_to_end"] = end_to_end_to_json(e2e);
       print_json(j);
     } else {
       std::cout << validation_to_text(loo, transfers, cross, held) << allreduce_loo_to_text(allreduce)
+                << shared_op_error_to_text(shared) << band_refit_to_text(band_refit(loo, transfers))
                 << end_to_end_to_text(e2e);
     }
   });
