@@ -22,7 +22,8 @@ void add_scaling_command(CLI::App& app, Globals& g) {
     ParallelFlags parallel;
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("--workload", o->workload, "Workload name (a model, or a trace with shapes: its layers are needed)")->required();
+  cmd->add_option("--workload", o->workload, "Workload name (a model, or a trace with shapes: its layers are needed)")
+      ->required();
   cmd->add_option("--platform", o->platform, "Target platform")->required();
   cmd->add_option("--parallel", o->sweep,
                   "The layouts: one key with several values, e.g. dp=1,2,4,...,1024 (... doubles) or dp=8,tp=1,2,4")
