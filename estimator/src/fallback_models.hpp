@@ -21,20 +21,30 @@ struct Source {
 };
 Source best_source(const Context&, const Op&, DType);
 
+// The launch gap a target with no table of its own is given for an op of `kind`: the
+// median over every other tabulated platform of its launch floor for the kind (else its
+// GEMMs'; tables.hpp's launch_floor_s), 0 when none has one. The gap a table holds is the
+// measuring host's and driver's (CUDA events around one PyTorch call), which no GPU spec
+// predicts: NeuSight's five machines measure 25-41 us for an empty-sized add, unrelated
+// to their chips' rank. The held-out GPU's own gap is never used (leave-platform-out).
+double sources_launch_floor(const Context&, OpKind);
+
 // scaled-table: the source's time for the op (its table's, or the op's own measurement)
 // x the roofline ratio source -> target.
 std::optional<Quote> scaled_from(const Context&, const Source&, const Op&, DType, double flops, double bytes);
 // A memory-bound op (elementwise, layer norm, softmax) on a target without a table of its
-// kind: the most alike tabulated platform's time for the shape, its launch floor kept and
-// the rest carried by the ratio of achievable bandwidths (peak bandwidth x the fraction
-// the architecture's memory-bound tables reach: their 90th percentile, the sustained best
-// rather than the launch-bound median; the source's fraction where the target's
-// architecture has no table). nullopt when no platform has a table of the kind.
+// kind: the most alike tabulated platforms' times for the shape, each source's launch floor
+// replaced by the sources' median (sources_launch_floor) and the rest carried by the ratio
+// of achievable bandwidths (peak bandwidth x the fraction memory-bound tables of the kind
+// reach: their 90th percentile, the sustained best rather than the launch-bound median; the
+// target's fraction is the median over all sources, any architecture). nullopt when no
+// platform has a table of the kind.
 std::optional<Quote> memory_from_tables(const Context&, const Op&, DType);
 // The fraction of peak bandwidth memory-bound kernels of `kind` reach on platforms of this
-// vendor and architecture (the median over their groups of each group's 90th percentile);
-// 0 when none is tabulated.
-double architecture_bandwidth_fraction(const Catalog&, const Platform&, OpKind, const std::string& exclude = {});
+// vendor and architecture (any_architecture: on every tabulated platform but `exclude`; the
+// median over their groups of each group's 90th percentile); 0 when none is tabulated.
+double architecture_bandwidth_fraction(const Catalog&, const Platform&, OpKind, const std::string& exclude = {},
+                                       bool any_architecture = false);
 
 // The sources a transfer combines: the most alike platform and those within kEnsembleReach
 // of its distance (at most kEnsembleSize), weighted exp(-kEnsembleDecay x extra distance);

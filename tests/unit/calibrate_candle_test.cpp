@@ -52,8 +52,10 @@ TEST_CASE("NT3-perf and TC1-perf calibrated on one machine predict the other wit
     CAPTURE(v100);
     CAPTURE(titan);
     CHECK(std::abs(titan / r.titan_epoch_s - 1) < 0.5);
-    // NT3 from Titan to V100 is the known gap below; no worse than it is now.
-    CHECK(std::abs(v100 / r.v100_epoch_s - 1) < (std::string(r.workload) == "NT3-perf" ? 0.6 : 0.5));
+    // NT3 from Titan to V100 is the known gap below; no worse than it is now (+62%: NV_V100's
+    // memory-bound ops take the NeuSight sources' median achievable bandwidth since issue 13's
+    // leave-platform-out measured it better than one architecture's own).
+    CHECK(std::abs(v100 / r.v100_epoch_s - 1) < (std::string(r.workload) == "NT3-perf" ? 0.65 : 0.5));
     // The measured side gives back its measurement.
     CHECK(projected_epoch_s(w, "NV_K20X", r.titan_epoch_s, "NV_K20X") == doctest::Approx(r.titan_epoch_s));
   }
