@@ -158,13 +158,15 @@ std::optional<Quote> scaled_from(const Context& ctx, const Source& src, const Op
   if (!(f_to > 0)) f_to = f_from;
   const auto r = transfer_ratio(op.kind, op.shape, flops, bytes, *src.platform, dtype, f_from, ctx.target, dtype, f_to);
   if (!r) return std::nullopt;
-  const bool waves = src.platform->compute_units && ctx.target.compute_units;
-  const std::string why = "the efficiency-transfer ratio " + src.platform->name + " -> " + ctx.target.name + " (" +
-                          std::string(to_string(kin)) +
-                          (waves ? "; waves " + format_significant(wave_factor(*src.platform, op.kind, op.shape)) +
-                                       " -> " + format_significant(wave_factor(ctx.target, op.kind, op.shape))
-                                 : std::string("; no wave quantization: compute units unknown")) +
-                          ")";
+  const bool waves = src.platform->compute_units && ctx.target.compute_units && wave_quantized(op.kind);
+  const std::string why =
+      "the efficiency-transfer ratio " + src.platform->name + " -> " + ctx.target.name + " (" +
+      std::string(to_string(kin)) +
+      (waves ? "; waves " + format_significant(wave_factor(*src.platform, op.kind, op.shape)) + " -> " +
+                   format_significant(wave_factor(ctx.target, op.kind, op.shape))
+             : std::string(wave_quantized(op.kind) ? "; no wave quantization: compute units unknown"
+                                                   : "; no wave quantization for this kind (docs/estimation.md)")) +
+      ")";
   if (!src.tables) {
     Quote q;
     q.seconds = *op.self_time_s * *r;

@@ -107,9 +107,11 @@ double output_tiles(OpKind kind, const OpShape& shape, int64_t edge) {
   return 0;
 }
 
+bool wave_quantized(OpKind kind) { return kind == OpKind::gemm || kind == OpKind::batched_gemm; }
+
 double wave_factor(const Platform& p, OpKind kind, const OpShape& shape) {
   const double units = p.compute_units ? p.compute_units->value : 0;
-  if (!(units > 0)) return 1;
+  if (!(units > 0) || !wave_quantized(kind)) return 1;
   // The library's heuristics pick smaller tiles until the grid fills the machine: the
   // largest edge whose tiles cover every unit, else the smallest.
   double tiles = 0;

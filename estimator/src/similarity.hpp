@@ -53,7 +53,14 @@ Roofline op_roofline(const Platform&, OpKind, const OpShape&, DType math, double
 // tiles than units): how much longer than a perfectly balanced run. 1 without
 // compute_units or tiles. (With a fixed 128 x 128 tile the leave-platform-out GEMM errors
 // were 5-10 points worse: docs/accuracy.md.)
+//
+// GEMMs and batched GEMMs only (wave_quantized). cuDNN's fp32 convs run as Winograd, FFT
+// or implicit-GEMM kernels whose tiling is not this one: on NeuSight's leave-platform-out
+// every held-out GPU's conv row was worse with it (A100 19.4% -> 18.0% without, T4 18.7 ->
+// 17.1, P100 16.6 -> 9.3, P4 14.7 -> 13.8, V100 14.2 -> 10.6), while bmm was better with it
+// on four of five. So a conv keeps its source's efficiency, waves aside.
 constexpr int64_t kTileEdges[] = {128, 64, 32};
+bool wave_quantized(OpKind);
 double output_tiles(OpKind, const OpShape&, int64_t edge);
 double wave_factor(const Platform&, OpKind, const OpShape&);
 
