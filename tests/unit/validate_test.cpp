@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include <nlohmann/json.hpp>
 
@@ -141,4 +142,18 @@ TEST_CASE("leave-platform-out: each NeuSight GPU predicted from the others and i
   CHECK(held ==
         std::set<std::string>{"A100_PCIe_40GB", "A100_PCIe_80GB", "NV_T4", "P100_PCIe_16GB", "P4", "V100_PCIe_32GB"});
   CHECK(rows.size() == bound.size());
+
+  // docs/accuracy.md's section 5 table prints these rows: "| held out | kind | n | before |
+  // fomcast |", its fomcast column validate's median to 0.1%.
+  const std::string doc = test::slurp(test::source_path("docs/accuracy.md"));
+  for (const auto& r : rows) {
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%.1f%%", r.median_abs_error * 100);
+    const std::string head = "| " + r.held_out + " | " + r.kind + " | " + std::to_string(r.n) + " | ";
+    const auto at = doc.find(head);
+    INFO(head << pct);
+    REQUIRE(at != std::string::npos);
+    const auto before_end = doc.find(" | ", at + head.size());
+    CHECK(doc.compare(before_end + 3, std::string(pct).size() + 2, std::string(pct) + " |") == 0);
+  }
 }
