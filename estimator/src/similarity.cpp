@@ -107,7 +107,7 @@ double output_tiles(OpKind kind, const OpShape& shape, int64_t edge) {
   return 0;
 }
 
-bool wave_quantized(OpKind kind) { return kind == OpKind::gemm || kind == OpKind::batched_gemm; }
+bool wave_quantized(OpKind kind) { return kind == OpKind::batched_gemm; }
 
 double wave_factor(const Platform& p, OpKind kind, const OpShape& shape) {
   const double units = p.compute_units ? p.compute_units->value : 0;
