@@ -156,9 +156,12 @@ std::optional<Quote> scaled_from(const Context& ctx, const Source& src, const Op
   // The target's achievable fraction is every source's median, as for memory-bound ops
   // (memory_from_tables): measured on leave-platform-out, bmm P4 25.4% -> 20.5%, T4 27.3 ->
   // 26.7, P100 24.2 -> 23.9 against the same architecture's or the source's own.
-  const double f_from = achievable_fraction(ctx.catalog, *src.platform);
-  double f_to = architecture_bandwidth_fraction(ctx.catalog, ctx.target, OpKind::elementwise, ctx.target.name, true);
-  if (!(f_to > 0)) f_to = f_from;
+  // A source whose architecture has no memory-bound table takes the same pooled fraction,
+  // so that the ratio is of bandwidths alone, not of one measured and one assumed fraction.
+  const double f_to =
+      architecture_bandwidth_fraction(ctx.catalog, ctx.target, OpKind::elementwise, ctx.target.name, true);
+  double f_from = achievable_fraction(ctx.catalog, *src.platform);
+  if (!(f_from > 0)) f_from = f_to;
   const auto r = transfer_ratio(op.kind, op.shape, flops, bytes, *src.platform, dtype, f_from, ctx.target, dtype, f_to);
   if (!r) return std::nullopt;
   const bool waves = src.platform->compute_units && ctx.target.compute_units && wave_quantized(op.kind);
