@@ -3,7 +3,8 @@
 // host and framework time (a trace's time outside its measured ops, else the framework's
 // dispatch cost x op calls) and the op model's error there; on the target the first is its
 // own residual line, carried by the ratio of the platforms' host speeds (and overhead
-// factors), and the second moves with the ops. Faster- and slower-than-modelled baselines
+// factors), and the second moves with the ops, as much of it as recurs on another platform
+// for the same ops (kSharedOpErrorShare of its log). Faster- and slower-than-modelled baselines
 // go through the same rule. The pass under the rule's two bounds (the whole gap carried
 // unscaled, or scaled with the ops) is kept beside it (docs/calibration.md).
 #include <algorithm>
@@ -201,9 +202,12 @@ void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog,
   c.split_basis = h.basis;
   c.model_error_there_s = m->pass_s - modelled_there - h.seconds;
   c.ops_scale = modelled_there > 0 ? (m->pass_s - h.seconds) / modelled_there : 1.0;
+  // On the measured platform the whole error is there; elsewhere only its shared part
+  // (kSharedOpErrorShare of its log) recurs, and the rest widens the band below.
+  c.ops_carry = on_target || !(c.ops_scale > 0) ? c.ops_scale : std::pow(c.ops_scale, kSharedOpErrorShare);
 
   pe.calibration = c;
-  pe.modelled_s = pe.ops_s * c.ops_scale;
+  pe.modelled_s = pe.ops_s * c.ops_carry;
   pe.residual_s = c.residual_there_s * c.carry;
   pe.pass_s = pe.modelled_s + pe.residual_s;
   pe.residual_share = pe.pass_s > 0 ? pe.residual_s / pe.pass_s : 0;
@@ -223,7 +227,14 @@ void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog,
     pe.pass_low_s = std::min({unscaled, scaled, pe.pass_s});
     pe.pass_high_s = std::max({unscaled, scaled, pe.pass_s});
     const double band = c.host_scaled || c.overhead_scaled ? kScaledResidualBand : kUnscaledResidualBand;
-    const double var = std::pow(pe.ops_sigma_s * c.ops_scale, 2) + std::pow(pe.residual_s * band, 2);
+    // The part of the baseline's op-model error not carried: if the log errors of two
+    // platforms share the slope rho and spread alike, what the baseline's error leaves
+    // unexplained on the target has a standard deviation of sqrt(1 - rho^2) times it.
+    const double log_error = c.ops_scale > 0 ? std::abs(std::log(c.ops_scale)) : 0;
+    const double unshared =
+        std::expm1(std::sqrt(std::max(0.0, 1 - kSharedOpErrorShare * kSharedOpErrorShare)) * log_error);
+    const double var = std::pow(pe.ops_sigma_s * c.ops_carry, 2) + std::pow(pe.modelled_s * unshared, 2) +
+                       std::pow(pe.residual_s * band, 2);
     const double sigma = pe.pass_s > 0 ? std::sqrt(var) / pe.pass_s : 0;
     // The band includes the bounds: how far the answer depends on the split is part of how
     // sure it is.
@@ -240,11 +251,19 @@ void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog,
       " (" + format_percent_significant(m->pass_s > 0 ? c.residual_there_s / m->pass_s : 0, 3) + "; " + c.split_basis +
       ")");
   for (const auto& n : m->notes) pe.notes.push_back("calibration: " + n);
-  if (c.ops_scale != 1)
+  if (c.ops_scale != 1 && on_target)
     pe.notes.push_back("the modelled operations are scaled by " + format_significant(c.ops_scale, 3) +
                        " = (measured - residual) / modelled on " + where + ": the model is " +
-                       (c.ops_scale > 1 ? "faster" : "slower") + " than " + where +
-                       " ran, and that error moves with the operations");
+                       (c.ops_scale > 1 ? "faster" : "slower") + " than " + where + " ran");
+  else if (c.ops_scale != 1)
+    pe.notes.push_back("the modelled operations are scaled by " + format_significant(c.ops_carry, 3) + " = " +
+                       format_significant(c.ops_scale, 3) + "^" + format_significant(kSharedOpErrorShare, 3) +
+                       ": (measured - residual) / modelled on " + where + " is " + format_significant(c.ops_scale, 3) +
+                       " (the model is " + (c.ops_scale > 1 ? "faster" : "slower") + " than " + where +
+                       " ran), and the share of the op model's error that recurs on another platform for the same "
+                       "ops is " +
+                       format_significant(kSharedOpErrorShare, 3) +
+                       " (`fomcast validate`, shared_op_error); the rest widens the band");
   if (!on_target)
     pe.notes.push_back("bounds of the residual rule on " + pe.platform + ": " + seconds(pe.pass_low_s) + " to " +
                        seconds(pe.pass_high_s) + " per pass (the whole gap carried unscaled, or scaled with the " +

@@ -35,6 +35,13 @@ struct Pairs {
     bands.insert(bands.end(), o.bands.begin(), o.bands.end());
   }
   ErrorStats stats() const { return error_stats(predicted, measured, bands); }
+  std::vector<BandRatio> band_ratios() const {  // for band_refit
+    std::vector<BandRatio> out;
+    for (std::size_t i = 0; i < predicted.size(); ++i)
+      if (bands[i] > 0 && predicted[i] > 0 && measured[i] > 0)
+        out.push_back({bands[i], std::fabs(predicted[i] - measured[i]) / (bands[i] * predicted[i])});
+    return out;
+  }
 };
 
 std::string variant_name(const TableGroup& g) {
@@ -99,7 +106,9 @@ LooReport validate_leave_one_out(const Catalog& catalog, const std::vector<std::
                   Method::interpolated,
                   std::string(est::to_string(g.interpolator)),
                   {},
-                  0};
+                  0,
+                  {},
+                  {}};
       Pairs pairs, through;
       // NeuSight's groups hold up to 17,000 shapes: every k-th entry is left out in turn,
       // k = ceil(n / kLooRows), so the check stays linear in the table (DeepBench's
@@ -111,11 +120,16 @@ LooReport validate_leave_one_out(const Catalog& catalog, const std::vector<std::
         if (!q) continue;
         if (q->method == Method::table) ++lg.exact_other_transposes;
         pairs.add(q->seconds, e->time_us * 1e-6, q->uncertainty);
+        if (q->seconds > 0 && e->time_us > 0)
+          lg.log_errors.push_back(
+              {lg.kind + "|" + lg.precision + "|" + lg.mode + "|" + lg.variant + "|" + shape_key(e->shape),
+               std::log(q->seconds / (e->time_us * 1e-6))});
         if (g.kind != OpKind::gemm)
           if (const auto v = est::quote_through_gemm(*t, *p, e->shape, g.precision, g.mode))
             through.add(v->seconds, e->time_us * 1e-6, v->uncertainty);
       }
       lg.stats = pairs.stats();
+      lg.band_ratios = pairs.band_ratios();
       (g.kind == OpKind::gemm ? gemm : g.kind == OpKind::conv ? conv : rnn).add(pairs);
       report.groups.push_back(lg);
       if (!through.measured.empty()) {
@@ -124,6 +138,8 @@ LooReport validate_leave_one_out(const Catalog& catalog, const std::vector<std::
         tg.interpolator.clear();
         tg.exact_other_transposes = 0;
         tg.stats = through.stats();
+        tg.band_ratios = through.band_ratios();
+        tg.log_errors.clear();  // shared_op_error joins the interpolated rows
         report.groups.push_back(tg);
       }
     }
@@ -192,6 +208,7 @@ std::vector<PlatformTransfer> validate_platform_transfer(const Catalog& catalog,
         medians.push_back(s.median);
         if (proxy.platform->name == r.chosen) {
           r.chosen_stats = s;
+          r.chosen_band_ratios = roof.band_ratios();
           r.chosen_peak_ratio = peak.stats();
           r.chosen_bw_ratio = bw.stats();
         }
@@ -301,6 +318,8 @@ std::vector<LeavePlatformOut> validate_leave_platform_out(const Catalog& catalog
         const OpEstimate est = est::predict_op(ctx, as_op(e), 0);
         if (est.method == Method::unestimated || !(est.predicted_s > 0)) continue;
         ours.add(est.predicted_s, measured);
+        if (measured > 0)
+          r.log_errors.push_back({r.kind + "|" + shape_key(e.shape), std::log(est.predicted_s / measured)});
         if (est.roofline_capped) ++r.capped;
         if (auto it = src_by_key.find(shape_key(e.shape)); it != src_by_key.end()) {
           const double t = it->second->time_us * 1e-6;

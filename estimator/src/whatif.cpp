@@ -121,7 +121,7 @@ WhatIf what_if(const Workload& recorded, std::string_view platform, const Catalo
   int64_t costless = 0, blas_convs = 0;
   for (const auto& e : ref.ops) {
     const Op& op = w.ops[e.op_index];
-    const double before = op.count * e.predicted_s * ref.calibration.ops_scale;
+    const double before = op.count * e.predicted_s * ref.calibration.ops_carry;
     bool no_costs = false;
     double factor = resource_scale(op, p, scale, no_costs);
     if (auto it = scale.kinds.find(op.kind); it != scale.kinds.end()) {

@@ -52,9 +52,11 @@ std::string calibration_to_text(const CalibrationResult& r) {
   out += "modelled   " + format_duration(k.modelled_there_s) + ": the workload's operations as estimated on " +
          c.platform + "\n";
   out += "op error   " + std::string(k.model_error_there_s < 0 ? "-" : "+") +
-         format_duration(std::abs(k.model_error_there_s)) +
-         ": the op model's error there; it moves with the operations (estimates elsewhere scale them by " +
-         format_significant(k.ops_scale, 3) + ")\n";
+         format_duration(std::abs(k.model_error_there_s)) + ": the op model's error there (x " +
+         format_significant(k.ops_scale, 3) +
+         "); the part that recurs on other platforms moves with the operations (estimates elsewhere scale them by " +
+         format_significant(k.ops_scale, 3) + "^" + format_significant(kSharedOpErrorShare, 3) + " = " +
+         format_significant(std::pow(k.ops_scale, kSharedOpErrorShare), 3) + ")\n";
   out += "residual   " + format_duration(p.residual_s) + " (" + format_percent(p.residual_share, 1) +
          "): host and framework time, carried to other platforms by their host speeds (" + k.split_basis + ")\n";
   if (p.host_bound)

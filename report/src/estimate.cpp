@@ -37,6 +37,7 @@ json calibration_json(const CalibrationLine& c) {
               {"modelled_there_s", c.modelled_there_s},
               {"residual_there_s", c.residual_there_s},
               {"ops_scale", c.ops_scale},
+              {"ops_carry", c.ops_carry},
               {"model_error_there_s", c.model_error_there_s},
               {"split_basis", c.split_basis},
               {"carry", c.carry},
@@ -142,7 +143,7 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
            " + residual " + format_duration(c.residual_there_s) + "\n";
     if (c.measured.platform != p.platform) {
       out += "       " +
-             (c.ops_scale == 1 ? std::string() : "modelled ops x " + format_significant(c.ops_scale, 3) + ", ") +
+             (c.ops_carry == 1 ? std::string() : "modelled ops x " + format_significant(c.ops_carry, 3) + ", ") +
              "residual " + c.carry_detail + "\n";
       out += "       bounds of the residual rule: " + format_duration(p.pass_low_s) + " to " +
              format_duration(p.pass_high_s) + " (gap carried unscaled " + format_duration(p.pass_unscaled_s) +

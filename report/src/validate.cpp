@@ -213,4 +213,56 @@ std::string validation_to_text(const LooReport& loo, const std::vector<PlatformT
   return out;
 }
 
+json shared_op_error_to_json(const std::vector<SharedOpError>& shared) {
+  json out = json::array();
+  for (const auto& e : shared)
+    out.push_back({{"check", e.check},
+                   {"rows", e.rows},
+                   {"platform_pairs", e.platform_pairs},
+                   {"rho", e.rho},
+                   {"correlation", e.correlation}});
+  return out;
+}
+
+std::string shared_op_error_to_text(const std::vector<SharedOpError>& shared) {
+  if (shared.empty() || shared.back().rows == 0) return "";
+  std::string out =
+      "\nShared op-model error: the slope rho of one platform's held-out log error on another's, same rows, "
+      "predicted independently (calibration carries ops_scale^rho)\n";
+  TextTable t;
+  t.header = {"check", "rows", "platform pairs", "rho", "correlation"};
+  t.right_align = {false, true, true, true, true};
+  for (const auto& e : shared)
+    if (e.rows > 0)
+      t.rows.push_back({e.check, std::to_string(e.rows), std::to_string(e.platform_pairs), format_number(e.rho, 3),
+                        format_number(e.correlation, 3)});
+  return out + t.render();
+}
+
+json band_refit_to_json(const std::vector<BandRefit>& refits) {
+  json out = json::array();
+  for (const auto& r : refits)
+    out.push_back({{"check", r.check},
+                   {"band", r.band >= 0 ? json(r.band) : json(nullptr)},
+                   {"n", r.n},
+                   {"coverage", r.coverage},
+                   {"scale_for_two_thirds", r.scale_for_68}});
+  return out;
+}
+
+std::string band_refit_to_text(const std::vector<BandRefit>& refits) {
+  if (refits.empty() || refits.back().n == 0) return "";
+  std::string out =
+      "\nBand refit (measured, not applied): the factor the bands would need for 68.3% of the truths within "
+      "+-1 band\n";
+  TextTable t;
+  t.header = {"check", "band", "n", "within +-1 band", "bands x this for two thirds"};
+  t.right_align = {false, true, true, true, true};
+  for (const auto& r : refits)
+    if (r.n > 0)
+      t.rows.push_back({r.check, r.band >= 0 ? format_percent(r.band, 0) : std::string("all"), std::to_string(r.n),
+                        format_percent(r.coverage, 1), format_number(r.scale_for_68, 2)});
+  return out + t.render();
+}
+
 }  // namespace fomcast

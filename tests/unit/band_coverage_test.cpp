@@ -49,8 +49,56 @@ TEST_CASE("validate's band coverage adds up its checks' pairs, and is printed an
   CHECK(j["band_coverage"][0]["check"] == "leave_one_out");
   CHECK(j["band_coverage"][0]["n"] == coverage[0].n);
   CHECK(j["band_coverage"][0]["within"] == coverage[0].within);
+  // The refit and the shared op-model error are printed and in the JSON, from the same rows.
+  REQUIRE(j["band_refit"].size() >= 3);
+  CHECK(j["band_refit"][0]["check"] == "leave_one_out");
+  CHECK(j["band_refit"][0]["n"] == coverage[0].n);
+  CHECK(j["band_refit"][0]["coverage"].get<double>() == doctest::Approx(coverage[0].share));
+  REQUIRE(j["shared_op_error"].size() == 3);
+  CHECK(j["shared_op_error"][2]["check"] == "all");
+  CHECK(j["shared_op_error"][2]["rows"].get<int64_t>() > 0);
   const auto text = test::run_fomcast("validate --platform NV_V100 --platform NV_P100", db);
   CHECK(text.out.find("Band coverage: the share of held-out truths within +-1 band") != std::string::npos);
+  CHECK(text.out.find("Band refit (measured, not applied)") != std::string::npos);
+  CHECK(text.out.find("Shared op-model error") != std::string::npos);
+}
+
+TEST_CASE("band_refit: the band scale for two thirds, by hand, and it agrees with band_coverage") {
+  // Three scaled-table rows at a 20% band, predicted 100: errors 4, 10, 30 -> ratios 0.2,
+  // 0.5, 1.5; one at 50%, error 25 -> 0.5; one leave-one-out row at 10%, error 5 -> 0.5.
+  PlatformTransfer t;
+  t.chosen_band_ratios = {{0.2, 0.2}, {0.2, 0.5}, {0.2, 1.5}, {0.5, 0.5}};
+  LooReport loo;
+  LooGroup g;
+  g.band_ratios = {{0.1, 0.5}};
+  loo.groups.push_back(g);
+  const auto r = band_refit(loo, {t});
+  REQUIRE(r.size() == 5);  // leave-one-out, scaled-table all, at 20%, at 50%, all
+  CHECK(r[0].check == "leave_one_out");
+  CHECK(r[0].n == 1);
+  CHECK(r[0].coverage == 1);
+  CHECK(r[0].scale_for_68 == doctest::Approx(0.5));
+  CHECK(r[2].band == 0.2);
+  CHECK(r[2].n == 3);
+  CHECK(r[2].coverage == doctest::Approx(2.0 / 3));
+  // floor(0.6827 x 3) = 2: the third smallest ratio, 1.5, is the scale that covers 68.3%.
+  CHECK(r[2].scale_for_68 == doctest::Approx(1.5));
+  CHECK(r[3].band == 0.5);
+  CHECK(r[4].check == "all");
+  CHECK(r[4].n == 5);
+  CHECK(r[4].coverage == doctest::Approx(4.0 / 5));
+  // floor(0.6827 x 5) = 3: sorted 0.2 0.5 0.5 0.5 1.5 -> 0.5.
+  CHECK(r[4].scale_for_68 == doctest::Approx(0.5));
+
+  // On real checks the refit's coverage is band_coverage's.
+  const LooReport real = validate_leave_one_out(test::catalog(), {"NV_V100", "NV_P100"});
+  const auto transfers = validate_platform_transfer(test::catalog(), {"NV_V100", "NV_P100"});
+  const auto coverage = band_coverage(real, transfers, {});
+  const auto refits = band_refit(real, transfers);
+  CHECK(refits.front().n == coverage[0].n);
+  CHECK(refits.front().coverage == doctest::Approx(coverage[0].share));
+  CHECK(refits[1].n == coverage[1].n);
+  CHECK(refits[1].coverage == doctest::Approx(coverage[1].share));
 }
 
 TEST_CASE("validate's cross-hardware pairs give the calibrated pass's bounds and count in the coverage") {

@@ -4,7 +4,8 @@
 // projection calibrated by one machine's time must land within 50% of the other's, both
 // ways. Under the old rule (the whole gap carried unscaled) Titan -> V100 gave 75.7 and
 // 305 s, 6.9x and 4.1x too slow. Nothing here is tuned to these numbers: the rule is the
-// general one of docs/calibration.md.
+// general one of docs/calibration.md, and the share of the op-model error it carries is
+// measured on the kernel tables (validate's shared_op_error), not on these two machines.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -12,6 +13,7 @@
 
 #include "fomcast/calibrate.hpp"
 #include "fomcast/estimate.hpp"
+#include "fomcast/validate.hpp"
 #include "shipped_catalog.hpp"
 #include "test_support.hpp"
 
@@ -51,25 +53,44 @@ TEST_CASE("NT3-perf and TC1-perf calibrated on one machine predict the other wit
     const double titan = projected_epoch_s(w, "NV_V100", r.v100_epoch_s, "NV_K20X");
     CAPTURE(v100);
     CAPTURE(titan);
-    CHECK(std::abs(titan / r.titan_epoch_s - 1) < 0.5);
-    // NT3 from Titan to V100 is the known gap below; no worse than it is now (+62%: NV_V100's
-    // memory-bound ops take the NeuSight sources' median achievable bandwidth since issue 13's
-    // leave-platform-out measured it better than one architecture's own).
-    CHECK(std::abs(v100 / r.v100_epoch_s - 1) < (std::string(r.workload) == "NT3-perf" ? 0.65 : 0.5));
+    CHECK(std::abs(v100 / r.v100_epoch_s - 1) < 0.5);
+    // NT3 from V100 to Titan is the known gap below; no worse than it is now.
+    CHECK(std::abs(titan / r.titan_epoch_s - 1) < (std::string(r.workload) == "NT3-perf" ? 0.55 : 0.5));
     // The measured side gives back its measurement.
     CHECK(projected_epoch_s(w, "NV_K20X", r.titan_epoch_s, "NV_K20X") == doctest::Approx(r.titan_epoch_s));
   }
 }
 
-// Issue 14 is open on this: with NeuSight's P4 tables among Titan's sources the model's
-// K20X/V100 op ratio for NT3's convs is about 6x against the recorded 9x, so the Titan-
-// calibrated V100 epoch comes out about 59% slow. should_fail: when the op model improves
-// and this passes, the run says so and the check moves up into the test above.
-TEST_CASE("known gap: NT3-perf calibrated on Titan predicts V100 within 50%" * doctest::should_fail()) {
+// Issue 14 is open on this: both machines run NT3 slower than modelled (Titan 2.4x, V100
+// 1.5x), more alike than the shared part of the op model's held-out error says
+// (kSharedOpErrorShare), so the V100-calibrated Titan epoch comes out about 51% fast.
+// should_fail: when the op model or the measured share moves and this passes, the run says
+// so and the check moves up into the test above.
+TEST_CASE("known gap: NT3-perf calibrated on V100 predicts Titan within 50%" * doctest::should_fail()) {
   const Workload w = shipped("NT3-perf");
-  const double v100 = projected_epoch_s(w, "NV_K20X", 99, "NV_V100");
-  CAPTURE(v100);
-  CHECK(std::abs(v100 / 11.0 - 1) < 0.5);
+  const double titan = projected_epoch_s(w, "NV_V100", 11, "NV_K20X");
+  CAPTURE(titan);
+  CHECK(std::abs(titan / 99.0 - 1) < 0.5);
+}
+
+// The share of a baseline's op-model error that calibration carries is the measurement
+// `validate` prints, not a choice: held to it within 0.05 (re-measure and update
+// kSharedOpErrorShare and docs/calibration.md when the op model moves it further).
+TEST_CASE("the carried share of the op-model error is validate's shared_op_error measurement") {
+  const Catalog& cat = test::catalog();
+  const auto shared = shared_op_error(cat, validate_leave_one_out(cat));
+  REQUIRE(shared.size() == 3);
+  CHECK(shared[0].check == "leave_one_out");
+  CHECK(shared[1].check == "leave_pair_out");
+  CHECK(shared[2].check == "all");
+  for (const auto& s : shared) {
+    CAPTURE(s.check);
+    CHECK(s.rows > 1000);
+    CHECK(s.rho > -1);
+    CHECK(s.rho < 1);
+  }
+  CAPTURE(shared[2].rho);
+  CHECK(std::abs(kSharedOpErrorShare - shared[2].rho) < 0.05);
 }
 
 TEST_CASE("the bounds of the residual rule bracket the projection and the band covers them") {

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fomcast/estimate.hpp"
 #include "test_support.hpp"
 
 using json = nlohmann::json;
@@ -151,13 +152,16 @@ TEST_CASE("fomcast calibrate stores a measured time that later estimates project
   const json k = run_json("estimate --workload P1B2 --platform NV_K20X --json", db);
   CHECK(k["pass_s"].get<double>() == doctest::Approx(0.1));
   CHECK(k["calibration"]["platform"] == "NV_K20X");
-  // Elsewhere: its own modelled ops plus the residual, carried unscaled (no host figures).
+  // Elsewhere: its own modelled ops x the shared part of the op-model error
+  // (ops_scale^kSharedOpErrorShare), plus the residual, carried unscaled (no host figures).
+  const double carried = std::pow(ops_scale, fomcast::kSharedOpErrorShare);
   const json m = run_json("estimate --workload P1B2 --platform MI250X --json", db);
   CHECK(m["calibration"]["calibrated"] == true);
   CHECK(m["calibration"]["platform"] == "NV_K20X");
+  CHECK(m["calibration"]["ops_carry"].get<double>() == doctest::Approx(carried));
   CHECK(m["residual_s"].get<double>() == doctest::Approx(residual));
-  CHECK(m["modelled_s"].get<double>() == doctest::Approx(before["modelled_s"].get<double>() * ops_scale));
-  CHECK(m["pass_s"].get<double>() == doctest::Approx(before["pass_s"].get<double>() * ops_scale + residual));
+  CHECK(m["modelled_s"].get<double>() == doctest::Approx(before["modelled_s"].get<double>() * carried));
+  CHECK(m["pass_s"].get<double>() == doctest::Approx(before["pass_s"].get<double>() * carried + residual));
   CHECK(m["host_bound"] == false);
   // The bounds: the whole gap carried unscaled, or scaled with the ops.
   const double gap = 0.1 - c["modelled_ops_s"].get<double>();

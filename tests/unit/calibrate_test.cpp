@@ -154,23 +154,33 @@ TEST_CASE("a measurement shorter than the model scales the modelled operations, 
   // 0.75 ms measured on B against 1.5 ms modelled there. Without a trace step there is no
   // evidence of host time: the framework's dispatch cost x op calls stands for it (origin
   // "" is an unknown framework: the larger known figure, 13 us, x 4 calls = 52 us); the
-  // rest, 0.698 ms, is the modelled ops' share, so C's modelled ops (also 1.5 ms) count
-  // 0.698 / 1.5, and C carries the 52 us unscaled (no host figure for C).
+  // rest, 0.698 ms, is the modelled ops' share: the model is 0.698 / 1.5 = 0.4653 of B's
+  // time. Only the shared part of that error recurs on C: C's modelled ops (also 1.5 ms) count
+  // 0.4653^kSharedOpErrorShare, and C carries the 52 us unscaled (no host figure for C).
   const auto m = measured_passes(w, {make_calibration(w, "B", 0.75e-3, std::nullopt, std::nullopt)});
   const PassEstimate c = estimate_pass(w, "C", cat, m);
+  const double scale = (0.75e-3 - 52e-6) / 1.5e-3;
   CHECK(c.calibration.residual_there_s == doctest::Approx(52e-6));
-  CHECK(c.calibration.ops_scale == doctest::Approx((0.75e-3 - 52e-6) / 1.5e-3));
+  CHECK(c.calibration.ops_scale == doctest::Approx(scale));
+  CHECK(c.calibration.ops_carry == doctest::Approx(std::pow(scale, kSharedOpErrorShare)));
   CHECK(c.calibration.model_error_there_s == doctest::Approx(0.75e-3 - 1.5e-3 - 52e-6));
   CHECK(c.residual_s == doctest::Approx(52e-6));
-  CHECK(c.pass_s == doctest::Approx(0.75e-3));
-  CHECK(c.modelled_s == doctest::Approx(0.75e-3 - 52e-6));
+  CHECK(c.modelled_s == doctest::Approx(1.5e-3 * std::pow(scale, kSharedOpErrorShare)));
+  CHECK(c.pass_s == doctest::Approx(1.5e-3 * std::pow(scale, kSharedOpErrorShare) + 52e-6));
+  // The part not carried widens the band: sqrt(1 - rho^2) of the log error, on the modelled ops.
+  const double unshared = std::expm1(std::sqrt(1 - kSharedOpErrorShare * kSharedOpErrorShare) * -std::log(scale));
+  CHECK(c.uncertainty >= unshared * c.modelled_s / c.pass_s * (1 - 1e-12));
+  // On B itself the pass is the measurement: the whole error is there.
+  CHECK(estimate_pass(w, "B", cat, m).pass_s == doctest::Approx(0.75e-3));
 }
 
 TEST_CASE("slower- and faster-than-modelled baselines go through the same rule") {
   // B and E: E has twice B's peak, bandwidth and host speed. A layer-list workload (origin
   // "model": TF1/Keras, 5.5 us per op call) measured on B at twice and at 0.8 of its modelled
   // ops: both times the host part is 5.5 us x 4 calls, carried x host(B)/host(E) = 0.5, and
-  // the rest of the measurement scales E's modelled ops, up in one case and down in the other.
+  // the rest of the measurement, over B's modelled ops, is the op model's error there, whose
+  // shared part (^kSharedOpErrorShare) scales E's modelled ops, up in one case and down in
+  // the other.
   const Catalog cat = make_catalog(
       {platform("B", 20, 2000, 2.0), platform("E", 40, 4000, 4.0), platform("C", 20, 2000, std::nullopt)}, {});
   Workload w = workload();
@@ -192,7 +202,10 @@ TEST_CASE("slower- and faster-than-modelled baselines go through the same rule")
     CHECK(e.calibration.residual_there_s == doctest::Approx(host));
     CHECK(e.calibration.ops_scale == doctest::Approx((measured - host) / ops_b));
     CHECK(e.residual_s == doctest::Approx(host * 0.5));
-    CHECK(e.pass_s == doctest::Approx(ops_e * (measured - host) / ops_b + host * 0.5));
+    const double carried = std::pow((measured - host) / ops_b, kSharedOpErrorShare);
+    CHECK(e.calibration.ops_carry == doctest::Approx(carried));
+    CHECK((ratio > 1 ? carried > 1 : carried < 1));
+    CHECK(e.pass_s == doctest::Approx(ops_e * carried + host * 0.5));
     // The bounds: the whole gap carried like host time (never below E's roofline), or scaled
     // with the ops.
     CHECK(e.pass_unscaled_s ==

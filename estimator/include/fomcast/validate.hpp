@@ -34,6 +34,20 @@ ErrorStats error_stats(const std::vector<double>& predicted, const std::vector<d
                        const std::vector<double>& bands = {});
 bool within_band(double predicted, double measured, double band);
 
+// One banded held-out row: its band and |predicted - measured| / (band x predicted), which is
+// <= 1 when the truth is within +-1 band (band_refit, below).
+struct BandRatio {
+  double band = 0;
+  double ratio = 0;
+};
+
+// One held-out row's log error, log(predicted / measured), under a key that names the same
+// row on every platform (its group and shape): shared_op_error (below) joins them.
+struct KeyedLogError {
+  std::string key;
+  double log_error = 0;
+};
+
 // 1. One group of one platform's tables: kind, precision, mode, direction.
 struct LooGroup {
   std::string platform, kind, precision, mode, variant;
@@ -42,7 +56,9 @@ struct LooGroup {
   // which go through the group's precision's GEMM table.
   std::string interpolator;
   ErrorStats stats;
-  int64_t exact_other_transposes = 0;  // entries answered by the same M,N,K with other transposes
+  int64_t exact_other_transposes = 0;     // entries answered by the same M,N,K with other transposes
+  std::vector<KeyedLogError> log_errors;  // the interpolated rows, for shared_op_error
+  std::vector<BandRatio> band_ratios;     // the banded rows, for band_refit
 };
 struct LooPlatform {
   std::string platform;
@@ -58,11 +74,12 @@ LooReport validate_leave_one_out(const Catalog&, const std::vector<std::string>&
 // 2. One platform's training tables predicted from another's.
 struct PlatformTransfer {
   std::string target, precision;
-  std::string chosen;            // the proxy the estimator picks (most alike)
-  ErrorStats chosen_stats;       // roofline-ratio scaling, the estimator's rule
-  ErrorStats chosen_peak_ratio;  // the same source scaled by the peak ratio alone
-  ErrorStats chosen_bw_ratio;    // ... and by the bandwidth ratio alone
-  std::string best;              // the source that would have done best
+  std::string chosen;                         // the proxy the estimator picks (most alike)
+  ErrorStats chosen_stats;                    // roofline-ratio scaling, the estimator's rule
+  ErrorStats chosen_peak_ratio;               // the same source scaled by the peak ratio alone
+  ErrorStats chosen_bw_ratio;                 // ... and by the bandwidth ratio alone
+  std::vector<BandRatio> chosen_band_ratios;  // the chosen proxy's banded rows, for band_refit
+  std::string best;                           // the source that would have done best
   ErrorStats best_stats;
   double median_over_sources = 0;  // median of the per-source medians
   int64_t sources = 0;
@@ -85,6 +102,7 @@ struct LeavePlatformOut {
   std::string source;                      // the most alike source, which the naive rules carry from
   ErrorStats peak_ratio, bandwidth_ratio;  // the naive rules on the same rows
   int64_t capped = 0;                      // rows the roofline raised
+  std::vector<KeyedLogError> log_errors;   // per held-out row, for shared_op_error
 };
 std::vector<LeavePlatformOut> validate_leave_platform_out(const Catalog&);
 
@@ -119,6 +137,39 @@ struct BandCoverage {
   int64_t within = 0;
   double share = 0;  // within / n; 0 when n is 0
 };
+// How much of the op model's error one platform shares with another (issue 14: the part of a
+// calibrated baseline's op-model error that carries to the target). Over every pair of
+// platforms that both have a held-out prediction of the same row (the same group and shape),
+// made independently (neither platform's measurement among the other's sources), the
+// symmetric through-origin slope of one's log error on the other's:
+//   rho = sum 2 e_a e_b / sum (e_a^2 + e_b^2),
+// the least-squares slope of e_b on e_a and of e_a on e_b when the two spread alike; it lies
+// in [-1, 1] and is 1 only when the errors are identical. Calibration carries ops_scale^rho.
+// Two checks: leave_one_out (every platform's tables, each row from the rest of its own
+// table) and leave_pair_out (the NeuSight GPUs: each row predicted as leave_platform_out
+// does, with the other platform of the pair also left out of the sources); "all" pools them.
+struct SharedOpError {
+  std::string check;  // leave_one_out, leave_pair_out, all
+  int64_t rows = 0;   // (row, platform pair) terms
+  int64_t platform_pairs = 0;
+  double rho = 0;          // the slope above; 0 when rows is 0
+  double correlation = 0;  // the centred correlation of the same terms, for comparison
+};
+std::vector<SharedOpError> shared_op_error(const Catalog&, const LooReport&);
+
+// What a refit of the band rule to two thirds would be: per held-out check (and per band
+// value of the scaled-table check, one per kinship), the factor the bands would need for
+// 68.3% of the truths to fall within +-1 band, the 68.3th percentile of
+// |predicted - measured| / (band x predicted). Measured, not applied (docs/accuracy.md).
+struct BandRefit {
+  std::string check;  // leave_one_out, leave_one_platform_out, all
+  double band = -1;   // the band value of these rows; -1: the check's rows of every band
+  int64_t n = 0;
+  double coverage = 0;      // share within +-1 band as the bands are
+  double scale_for_68 = 0;  // x the bands for 68.3%
+};
+std::vector<BandRefit> band_refit(const LooReport&, const std::vector<PlatformTransfer>&);
+
 std::vector<BandCoverage> band_coverage(const LooReport&, const std::vector<PlatformTransfer>&,
                                         const std::vector<CrossHardware>&);
 
