@@ -141,7 +141,12 @@ double sources_launch_floor(const Context& ctx, OpKind kind) {
     if (name == ctx.target.name) continue;
     const PlatformTables* t = ctx.tables(name);
     if (!t) continue;
-    if (const double f = launch_floor(*t, kind); f > 0) floors.push_back(f);
+    // Only tables of the op's own kind: another kind's floor (DeepBench's GEMMs, timed on the
+    // device without a framework call) is another quantity.
+    double f = INFINITY;
+    for (const auto& g : t->groups)
+      if (g.kind == kind && g.launch_floor_s > 0) f = std::min(f, g.launch_floor_s);
+    if (std::isfinite(f)) floors.push_back(f);
   }
   return percentile(floors, 0.5);
 }
@@ -158,8 +163,7 @@ std::optional<Quote> scaled_from(const Context& ctx, const Source& src, const Op
   // 26.7, P100 24.2 -> 23.9 against the same architecture's or the source's own.
   // A source whose architecture has no memory-bound table takes the same pooled fraction,
   // so that the ratio is of bandwidths alone, not of one measured and one assumed fraction.
-  const double f_to =
-      architecture_bandwidth_fraction(ctx.catalog, ctx.target, OpKind::elementwise, ctx.target.name, true);
+  const double f_to = target_bandwidth_fraction(ctx.catalog, ctx.target, OpKind::elementwise);
   double f_from = achievable_fraction(ctx.catalog, *src.platform);
   if (!(f_from > 0)) f_from = f_to;
   const auto r = transfer_ratio(op.kind, op.shape, flops, bytes, *src.platform, dtype, f_from, ctx.target, dtype, f_to);
@@ -243,18 +247,25 @@ std::optional<Quote> transferred(const Context& ctx, const Op& op, DType dtype, 
 }
 
 double architecture_bandwidth_fraction(const Catalog& catalog, const Platform& target, OpKind kind,
-                                       const std::string& exclude, bool any_architecture) {
+                                       const std::string& exclude, FractionScope scope) {
   std::vector<double> fractions;
   for (const auto& [name, table] : catalog.tables) {
     if (name == exclude) continue;
     const Platform* q = catalog.platform(name);
-    if (!q || (!any_architecture && kinship(*q, target) != Kinship::same_architecture)) continue;
+    if (!q) continue;
+    if (scope == FractionScope::same_architecture && kinship(*q, target) != Kinship::same_architecture) continue;
+    if (scope == FractionScope::same_chip && !same_chip(*q, target)) continue;
     const PlatformTables* t = tables_of(catalog, name);
     if (!t) continue;
     for (const auto& g : t->groups)
       if (g.kind == kind && g.top_bandwidth_fraction > 0) fractions.push_back(g.top_bandwidth_fraction);
   }
   return percentile(fractions, 0.5);
+}
+
+double target_bandwidth_fraction(const Catalog& catalog, const Platform& target, OpKind kind) {
+  const double chip = architecture_bandwidth_fraction(catalog, target, kind, target.name, FractionScope::same_chip);
+  return chip > 0 ? chip : architecture_bandwidth_fraction(catalog, target, kind, target.name, FractionScope::any);
 }
 
 std::optional<Quote> memory_from_tables(const Context& ctx, const Op& op, DType dtype) {
@@ -278,11 +289,12 @@ std::optional<Quote> memory_from_tables(const Context& ctx, const Op& op, DType 
   }
   std::stable_sort(candidates.begin(), candidates.end(),
                    [](const Candidate& a, const Candidate& b) { return a.distance < b.distance; });
-  // The target's achievable fraction: the median over every source of the kind, of any
-  // architecture. Measured on leave-platform-out, this beats the same architecture's alone
-  // (GP100's HBM2 is no guide to GP104's GDDR5: P4 softmax 31.7% -> 12.6%) and the
-  // source's own fraction (V100 layer norm 18.0% -> 14.0%).
-  double frac_t = architecture_bandwidth_fraction(ctx.catalog, ctx.target, op.kind, ctx.target.name, true);
+  // The target's achievable fraction (target_bandwidth_fraction): its own chip's tables,
+  // else the median over every source of the kind, of any architecture. Measured on
+  // leave-platform-out, this beats the same architecture's alone (GP100's HBM2 is no guide
+  // to GP104's GDDR5: P4 softmax 31.7% -> 12.6%) and the source's own fraction (V100 layer
+  // norm 18.0% -> 14.0%).
+  double frac_t = target_bandwidth_fraction(ctx.catalog, ctx.target, op.kind);
   const bool own_arch = frac_t > 0;
   // The target's launch gap: the median of every source's (sources_launch_floor).
   const double launch_to = sources_launch_floor(ctx, op.kind);

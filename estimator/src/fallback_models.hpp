@@ -22,8 +22,8 @@ struct Source {
 Source best_source(const Context&, const Op&, DType);
 
 // The launch gap a target with no table of its own is given for an op of `kind`: the
-// median over every other tabulated platform of its launch floor for the kind (else its
-// GEMMs'; tables.hpp's launch_floor_s), 0 when none has one. The gap a table holds is the
+// median over every other tabulated platform with a table of the kind of its launch floor
+// for it (tables.hpp's launch_floor_s; never another kind's), 0 when none has one. The gap a table holds is the
 // measuring host's and driver's (CUDA events around one PyTorch call), which no GPU spec
 // predicts: NeuSight's five machines measure 25-41 us for an empty-sized add, unrelated
 // to their chips' rank. The held-out GPU's own gap is never used (leave-platform-out).
@@ -40,11 +40,18 @@ std::optional<Quote> scaled_from(const Context&, const Source&, const Op&, DType
 // target's fraction is the median over all sources, any architecture). nullopt when no
 // platform has a table of the kind.
 std::optional<Quote> memory_from_tables(const Context&, const Op&, DType);
-// The fraction of peak bandwidth memory-bound kernels of `kind` reach on platforms of this
-// vendor and architecture (any_architecture: on every tabulated platform but `exclude`; the
-// median over their groups of each group's 90th percentile); 0 when none is tabulated.
+// The fraction of peak bandwidth memory-bound kernels of `kind` reach (the median over the
+// groups of each group's 90th percentile) on the tabulated platforms but `exclude` of this
+// vendor and architecture, of the same chip (same_chip), or of any; 0 when none.
+enum class FractionScope { same_architecture, same_chip, any };
 double architecture_bandwidth_fraction(const Catalog&, const Platform&, OpKind, const std::string& exclude = {},
-                                       bool any_architecture = false);
+                                       FractionScope = FractionScope::same_architecture);
+// The fraction a transfer assumes for a target: another card of its own chip's, which
+// knows its memory system (V100 PCIe for V100 SXM2), else the median over every other
+// tabulated platform (an architecture's name alone is no guide: GP100's HBM2 against
+// GP104's GDDR5). Leave-platform-out removes the held-out chip's cards, so it measures the
+// pooled case.
+double target_bandwidth_fraction(const Catalog&, const Platform&, OpKind);
 
 // The sources a transfer combines: the most alike platform and those within kEnsembleReach
 // of its distance (at most kEnsembleSize), weighted exp(-kEnsembleDecay x extra distance);

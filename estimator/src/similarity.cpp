@@ -152,6 +152,12 @@ Kinship kinship(const Platform& a, const Platform& b) {
   return Kinship::other;
 }
 
+bool same_chip(const Platform& a, const Platform& b) {
+  if (a.name == b.name) return true;
+  return kinship(a, b) == Kinship::same_architecture && a.compute_units && b.compute_units &&
+         a.compute_units->value == b.compute_units->value;
+}
+
 std::string_view to_string(Kinship k) {
   switch (k) {
     case Kinship::same_architecture: return "same architecture";

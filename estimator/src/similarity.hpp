@@ -80,6 +80,9 @@ std::optional<double> transfer_ratio(OpKind, const OpShape&, double flops, doubl
 enum class Kinship { same_architecture, same_vendor, other };
 Kinship kinship(const Platform&, const Platform&);
 std::string_view to_string(Kinship);
+// The same chip in another card: the same architecture and compute-unit count (A100 PCIe 40
+// and 80 GB, V100 PCIe and SXM2).
+bool same_chip(const Platform&, const Platform&);
 // Relative uncertainty added when a time is carried between platforms of this kinship:
 // near the 68th percentiles of the leave-one-platform-out errors in docs/accuracy.md
 // (same architecture 0.10-0.27, same vendor 0.20-0.36, other vendor 0.53).

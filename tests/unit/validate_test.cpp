@@ -101,25 +101,25 @@ TEST_CASE("leave-platform-out: each NeuSight GPU predicted from the others and i
       {{"A100_PCIe_80GB", "conv"}, 0.20},           // 18.0%
       {{"NV_T4", "gemm"}, 0.18},                    // 16.9%
       {{"NV_T4", "batched_gemm"}, 0.28},            // 26.7%
-      {{"NV_T4", "conv"}, 0.19},                    // 17.1%
+      {{"NV_T4", "conv"}, 0.19},                    // 17.0%
       {{"NV_T4", "elementwise"}, 0.12},             // 10.3%
       {{"NV_T4", "reduction"}, 0.18},               // 16.3%
       {{"NV_T4", "normalization"}, 0.09},           // 7.5%
       {{"P100_PCIe_16GB", "gemm"}, 0.23},           // 21.9%
       {{"P100_PCIe_16GB", "batched_gemm"}, 0.25},   // 23.9%
-      {{"P100_PCIe_16GB", "conv"}, 0.11},           // 9.3%
+      {{"P100_PCIe_16GB", "conv"}, 0.11},           // 9.2%
       {{"P100_PCIe_16GB", "elementwise"}, 0.29},    // 27.3%
       {{"P100_PCIe_16GB", "reduction"}, 0.43},      // 41.4%
       {{"P100_PCIe_16GB", "normalization"}, 0.20},  // 18.3%
       {{"P4", "gemm"}, 0.35},                       // 33.0%
       {{"P4", "batched_gemm"}, 0.22},               // 20.5%
-      {{"P4", "conv"}, 0.15},                       // 13.6%
+      {{"P4", "conv"}, 0.15},                       // 13.9%
       {{"P4", "elementwise"}, 0.14},                // 12.4%
       {{"P4", "reduction"}, 0.14},                  // 12.6%
       {{"P4", "normalization"}, 0.12},              // 10.2%
       {{"V100_PCIe_32GB", "gemm"}, 0.23},           // 21.5%
       {{"V100_PCIe_32GB", "batched_gemm"}, 0.25},   // 23.7%
-      {{"V100_PCIe_32GB", "conv"}, 0.12},           // 10.6%
+      {{"V100_PCIe_32GB", "conv"}, 0.12},           // 10.8%
       {{"V100_PCIe_32GB", "elementwise"}, 0.17},    // 15.3%
       {{"V100_PCIe_32GB", "reduction"}, 0.14},      // 13.0%
       {{"V100_PCIe_32GB", "normalization"}, 0.15},  // 14.0%
