@@ -6,12 +6,40 @@
 
 #include "context.hpp"
 #include "fomcast/collectives.hpp"
+#include "fomcast/embedded.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/layers.hpp"
 #include "fomcast/report/parallel.hpp"
 #include "fomcast/report/validate.hpp"
+#include "fomcast/report/validate_e2e.hpp"
 #include "fomcast/validate.hpp"
+#include "fomcast/validate_e2e.hpp"
 
 namespace fomcast::cli {
+namespace {
+
+// end_to_end's workloads come from the shipped layer lists (data/models/, else
+// data/e2e/models/ for a published configuration no shipped model has), never from the
+// database, so the check is of what fomcast ships whatever a user stored under the name.
+Workload shipped_model_at(const E2eRow& row) {
+  for (const auto& path : {"models/" + row.workload + ".json", "e2e/models/" + row.workload + ".json"})
+    if (const auto text = embedded_file(path)) {
+      nlohmann::json doc = nlohmann::json::parse(*text);
+      doc["batch_size"] = row.batch;
+      if (!row.memory_format.empty()) doc["memory_format"] = row.memory_format;
+      return expand_model_document(doc, "data/" + path).workload;
+    }
+  throw InputError("data/e2e/published.csv",
+                   "workload '" + row.workload + "' is in neither data/models nor data/e2e/models", row.line);
+}
+
+E2eReport end_to_end(const Catalog& catalog) {
+  const auto text = embedded_file("e2e/published.csv");
+  if (!text) return {};
+  return validate_end_to_end(parse_e2e_rows(*text, "data/e2e/published.csv"), catalog, shipped_model_at);
+}
+
+}  // namespace
 
 void add_validate_command(CLI::App& app, Globals& g) {
   auto* cmd = app.add_subcommand(
@@ -53,16 +81,19 @@ void add_validate_command(CLI::App& app, Globals& g) {
       cross.push_back(validate_cross_hardware(*a, *b, catalog));
     }
     const auto allreduce = o->no_tables ? std::vector<AllreduceLoo>{} : validate_allreduce_loo(catalog);
+    const E2eReport e2e = o->no_tables ? E2eReport{} : end_to_end(catalog);
     const auto shared = o->no_tables ? std::vector<SharedOpError>{} : shared_op_error(catalog, loo);
     if (o->json) {
       auto j = validation_to_json(loo, transfers, cross, held);
       j["allreduce_loo"] = allreduce_loo_to_json(allreduce);
       j["shared_op_error"] = shared_op_error_to_json(shared);
       j["band_refit"] = band_refit_to_json(band_refit(loo, transfers));
+      j["end_to_end"] = end_to_end_to_json(e2e);
       print_json(j);
     } else {
       std::cout << validation_to_text(loo, transfers, cross, held) << allreduce_loo_to_text(allreduce)
-                << shared_op_error_to_text(shared) << band_refit_to_text(band_refit(loo, transfers));
+                << shared_op_error_to_text(shared) << band_refit_to_text(band_refit(loo, transfers))
+                << end_to_end_to_text(e2e);
     }
   });
 }

@@ -312,11 +312,15 @@ def resnet50():
             prev = p + "out"
     layers += [{"type": "global_avgpool2d", "output_shape": [2048]},
                {"type": "dense", "units": 1000, "activation": "softmax"}]
-    return imagenet("resnet50", "ResNet-50 (He et al. 2015), stride on the 3x3 convolutions (torchvision v1.5)", 256,
-                    90, {"type": "sgd", "momentum": 0.9}, layers,
-                    ["batch 256, SGD with momentum 0.9 and 90 epochs over ILSVRC-2012's 1,281,167 training images "
-                     "(the paper's batch; the common 90-epoch schedule)",
-                     "parameters include batch norm's moving statistics (Keras counts them: 53,120 of them here)"])
+    model = imagenet("resnet50", "ResNet-50 (He et al. 2015), stride on the 3x3 convolutions (torchvision v1.5)", 256,
+                     90, {"type": "sgd", "momentum": 0.9}, layers,
+                     ["batch 256, SGD with momentum 0.9 and 90 epochs over ILSVRC-2012's 1,281,167 training images "
+                      "(the paper's batch; the common 90-epoch schedule)",
+                      "parameters include batch norm's moving statistics (Keras counts them: 53,120 of them here)",
+                      "torchvision's model in PyTorch's default memory format, channels first (NCHW); give "
+                      "channels_last for a run with memory_format=torch.channels_last"])
+    model["memory_format"] = "channels_first"
+    return model
 
 
 def googlenet():
@@ -378,9 +382,12 @@ def bert_base():
                {"type": "add", "name": "embeddings",
                 "inputs": ["word_embeddings", "position_embeddings", "token_type_embeddings"]},
                {"type": "layernorm", "epsilon": 1e-12}, {"type": "dropout", "rate": 0.1}]
+    # BERT's reference PyTorch code (Hugging Face's and NVIDIA DeepLearningExamples'
+    # BertSelfAttention) divides the scores, adds the mask and merges the heads with
+    # .contiguous(), each its own kernel: attention_kernels "eager".
     for i in range(12):
         layers.append({"type": "transformer_block", "name": "encoder.%d" % i, "heads": 12, "ff_units": 3072,
-                       "activation": "gelu", "norm": "post", "dropout": 0.1})
+                       "activation": "gelu", "norm": "post", "dropout": 0.1, "attention_kernels": "eager"})
     layers += [
         # Masked-LM head on every position (as Hugging Face computes it), decoder tied to the
         # word embeddings with its own bias.

@@ -11,6 +11,8 @@
 #include "catalog.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/fom.hpp"
+#include "fomcast/format.hpp"
+#include "layout_transform.hpp"
 #include "predict.hpp"
 #include "residual.hpp"
 
@@ -62,7 +64,22 @@ PassEstimate model_pass(const Workload& w, std::string_view platform, const Cata
   if (!w.recorded_on.empty() && !baseline)
     pe.notes.push_back("recorded on '" + w.recorded_on + "', which has no platform spec: its times cannot be carried");
   pe.ops.reserve(w.ops.size());
-  for (std::size_t i = 0; i < w.ops.size(); ++i) pe.ops.push_back(est::predict_op(ctx, w.ops[i], i));
+  for (std::size_t i = 0; i < w.ops.size(); ++i) {
+    OpEstimate e = est::predict_op(ctx, w.ops[i], i);
+    // A tensor-core conv on NCHW activations also pays cuDNN's layout transforms: timed as
+    // the elementwise traffic they are and carried in the conv's own time, so the op list
+    // stays the workload's (layout_transform.hpp).
+    if (e.method != Method::measured)
+      if (const auto t = est::layout_transform_op(w, w.ops[i])) {
+        const OpEstimate te = est::predict_op(ctx, *t, i);
+        e.predicted_s += te.predicted_s;
+        e.notes.push_back("includes " + format_significant(te.predicted_s * 1e6, 3) +
+                          " us of NCHW<->NHWC layout transforms of its activations (tensor-core math on a "
+                          "channels-first workload; " +
+                          std::string(to_string(te.method)) + ")");
+      }
+    pe.ops.push_back(std::move(e));
+  }
 
   int64_t unestimated = 0;
   for (const auto& e : pe.ops)

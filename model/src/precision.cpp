@@ -37,6 +37,15 @@ bool fp32_by_name(std::string_view name) {
   return contains(n, "softmax") || contains(n, "loss") || contains(n, "entropy");
 }
 
+// Autocast's float32 list names layer_norm and group_norm but not batch_norm (PyTorch's
+// "Autocast Op Reference", CUDA ops that can autocast to float32): a batch norm runs in its
+// input's type, so after a half conv it reads and writes half (cuDNN's batch norm keeps its
+// statistics and parameters in fp32, its math fp32).
+bool batch_norm_by_name(std::string_view name) {
+  const std::string n = lowercase(name);
+  return contains(n, "batchnorm") || contains(n, "batch_norm");
+}
+
 bool can_recost(const Op& op) {
   return op.flops > 0 || op.bytes > 0 || !std::holds_alternative<std::monostate>(op.shape);
 }
@@ -75,8 +84,8 @@ OpPrecision op_precision(OpKind kind, std::string_view name, DType recorded, Pre
         case OpKind::rnn:
         case OpKind::pooling: return {half, half};
         case OpKind::elementwise: return fp32_by_name(name) ? OpPrecision{} : OpPrecision{half, half};
+        case OpKind::normalization: return batch_norm_by_name(name) ? OpPrecision{DType::fp32, half} : OpPrecision{};
         case OpKind::reduction:
-        case OpKind::normalization:
         case OpKind::embedding:
         case OpKind::optimizer:
         case OpKind::collective: return {};
@@ -103,11 +112,14 @@ PrecisionApplied apply_precision(const Workload& w, PrecisionMode mode) {
       ++kept;
       continue;
     }
+    // The recorded traffic scaled by the element widths keeps what the recording or the
+    // model expansion knew beyond the shape (a batch norm's three passes over its input, a
+    // dropout's mask); the shape's own bytes only where none was recorded.
     const double shaped = op_bytes(op.kind, op.shape, p.storage);
-    if (shaped > 0)
-      op.bytes = shaped;
-    else if (op.bytes > 0)
+    if (op.bytes > 0)
       op.bytes *= width / recorded_width;
+    else if (shaped > 0)
+      op.bytes = shaped;
     if (op.flops <= 0) op.flops = op_flops(op.kind, op.shape);
     op.dtype = p.math;
     op.self_time_s.reset();

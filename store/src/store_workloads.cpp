@@ -24,7 +24,8 @@ json workload_meta(const Workload& w) {
          {"events", w.events},
          {"ranks", w.ranks},
          {"rank_pass_s", w.rank_pass_s},
-         {"notes", w.notes}};
+         {"notes", w.notes},
+         {"memory_format", w.memory_format}};
   j["pass_s"] = w.pass_s ? json(*w.pass_s) : json(nullptr);
   j["model"] = w.model ? model_stats_to_json(*w.model) : json(nullptr);
   return j;
@@ -42,6 +43,7 @@ void apply_meta(Workload& w, const json& j) {
   w.ranks = j.value("ranks", int64_t{1});  // written before multi-rank ingest: one process
   w.rank_pass_s = j.value("rank_pass_s", std::vector<double>{});
   w.notes = j.value("notes", std::vector<std::string>{});
+  w.memory_format = j.value("memory_format", std::string());
   if (j.contains("pass_s") && !j.at("pass_s").is_null()) w.pass_s = j.at("pass_s").get<double>();
   if (j.contains("model") && !j.at("model").is_null()) w.model = model_stats_from_json(j.at("model"));
 }

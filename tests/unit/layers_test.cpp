@@ -345,6 +345,32 @@ TEST_CASE("transformer block: post-norm and pre-norm, parameters and op counts")
   }
 }
 
+TEST_CASE("transformer block: eager attention kernels add the scale, the mask and the heads' merge") {
+  auto block = [](const std::string& kernels, bool causal) {
+    return expand(R"({"batch_size": 2, "inputs": [{"name": "ids", "shape": [6]}], "layers": [
+        {"type": "embedding", "input_dim": 50, "output_dim": 8},
+        {"type": "transformer_block", "heads": 2, "ff_units": 32, "causal": )" +
+                  std::string(causal ? "true" : "false") + R"(, "attention_kernels": ")" + kernels + R"("}]})")
+        .workload;
+  };
+  const Workload fused = block("fused", false), eager = block("eager", false), causal = block("eager", true);
+  // Fused (the default): none of them.
+  for (const char* name : {"attention.scale", "attention.mask", "attention.merge_heads"})
+    CHECK(find(fused, name, Phase::forward).empty());
+  // Eager: each reads and writes the scores [2 x 2 heads x 6 x 6] in fp32, by hand 2 x 144 x 4 bytes.
+  CHECK(one(eager, "attention.scale", Phase::forward).bytes == 2 * 144 * 4);
+  CHECK(one(eager, "attention.scale.grad", Phase::backward).bytes == 2 * 144 * 4);
+  CHECK(one(eager, "attention.mask", Phase::forward).bytes == 2 * 144 * 4);
+  CHECK(find(eager, "attention.mask.grad", Phase::backward).empty());  // an added mask passes the gradient on
+  CHECK(one(causal, "attention.mask.grad", Phase::backward).bytes == 2 * 144 * 4);  // a selected one zeroes part
+  // The merged context [2 x 6 x 8], copied forward and back.
+  CHECK(one(eager, "attention.merge_heads", Phase::forward).bytes == 2 * 96 * 4);
+  CHECK(one(eager, "attention.merge_heads.grad", Phase::backward).bytes == 2 * 96 * 4);
+  // The same GEMMs either way.
+  CHECK(gemm(one(eager, "attention.scores", Phase::forward)) == gemm(one(fused, "attention.scores", Phase::forward)));
+  CHECK_THROWS_WITH_AS(block("flash", false), doctest::Contains("attention_kernels"), InputError);
+}
+
 TEST_CASE("graphs: several inputs, concatenate, add, slice, shared weights, tied embeddings") {
   const auto m = expand(R"({"batch_size": 4, "inputs": [{"name": "a", "shape": [10]}, {"name": "b", "shape": [10]},
       {"name": "c", "shape": [3]}], "layers": [

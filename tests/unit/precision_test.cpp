@@ -256,3 +256,27 @@ TEST_CASE("precision: names, the flag and the study field") {
                        "amp-bf16)",
                        InputError);
 }
+
+TEST_CASE("apply_precision: under amp a batch norm reads and writes half (autocast leaves it to its input's type)") {
+  // A batch norm over [256, 64, 56, 56] as the model expansion costs it: 3 passes forward.
+  Op bn;
+  bn.name = "batchnorm";
+  bn.kind = OpKind::normalization;
+  bn.shape = TensorShape{{{256, 64, 56, 56}}};
+  bn.dtype = DType::fp32;
+  bn.bytes = 3.0 * 256 * 64 * 56 * 56 * 4;
+  Op ln = layer_norm_op();
+  Workload w;
+  w.ops = {bn, ln};
+  const auto a = apply_precision(w, PrecisionMode::amp_fp16);
+  CHECK(a.retyped == std::vector<bool>{true, false});
+  CHECK(a.workload.ops[0].dtype == DType::fp32);  // its math stays fp32
+  CHECK(a.workload.ops[0].bytes == doctest::Approx(3.0 * 256 * 64 * 56 * 56 * 2));
+  CHECK(a.workload.ops[1].bytes == ln.bytes);  // layer norm: autocast's float32 list
+  // The backward too, and a trace's cuDNN kernel by its name.
+  for (const char* name : {"batchnorm.grad", "aten::cudnn_batch_norm"}) {
+    Op o = bn;
+    o.name = name;
+    CHECK(op_precision(o.kind, o.name, DType::fp32, PrecisionMode::amp_bf16).storage == DType::bf16);
+  }
+}

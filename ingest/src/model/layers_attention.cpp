@@ -56,6 +56,11 @@ AttentionCfg read_attention(Fields& f, int64_t query_dim) {
   f.check_elements("heads", double(a.heads) * double(2 * a.key_dim + a.value_dim), "the projections");
   a.causal = f.boolean_or("causal", false);
   a.bias = f.boolean_or("use_bias", true);
+  const std::string kernels = f.string_or("attention_kernels", "fused");
+  if (kernels != "fused" && kernels != "eager")
+    f.fail("attention_kernels",
+           "expected \"fused\" (scale, mask and softmax in one kernel) or \"eager\" (each its own)");
+  a.eager = kernels == "eager";
   return a;
 }
 

@@ -278,6 +278,9 @@ ModelSettings read_top_level(Fields& top, Workload& w, std::string_view file) {
   if (w.batch_size > kMaxBatch)
     top.fail("batch_size", "a batch of more than " + std::to_string(kMaxBatch) + " samples");
   w.samples_per_epoch = top.non_negative_or("samples_per_epoch", 0);
+  w.memory_format = top.string_or("memory_format", "");
+  if (!w.memory_format.empty() && w.memory_format != "channels_first" && w.memory_format != "channels_last")
+    top.fail("memory_format", "expected \"channels_first\" (NCHW) or \"channels_last\" (NHWC)");
   w.epochs = top.non_negative_or("epochs", 0);
   ModelSettings settings;
   settings.optimizer = optimizer_spec(top);

@@ -76,6 +76,11 @@ struct AttentionCfg {
   int64_t heads = 0, key_dim = 0, value_dim = 0, output_dim = 0;
   double dropout = 0;
   bool fused_qkv = false, causal = false, bias = true;
+  // "eager" (attention_kernels): the scale, the mask and the head merge run as kernels of
+  // their own, as in PyTorch code written op by op (Hugging Face's and NVIDIA
+  // DeepLearningExamples' BertSelfAttention); "fused" (the default): one elementwise op
+  // with the softmax, as fused attention implementations without flash kernels run it.
+  bool eager = false;
 };
 
 struct BlockCfg {

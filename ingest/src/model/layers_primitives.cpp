@@ -157,7 +157,8 @@ void emit_add(Emitter& e, const std::vector<Shape>& per_sample) {
 
 // Multi-head attention over query [Sq, Dq] and key/value [Sk, Dkv] per sample. Scores and
 // context are batched GEMMs with batch = batch x heads; the scale, mask and softmax are one
-// fused elementwise op, as in fused attention implementations without flash kernels.
+// fused elementwise op, as in fused attention implementations without flash kernels, unless
+// the layer says its kernels are eager (AttentionCfg::eager).
 void emit_attention(Emitter& e, const AttentionCfg& a, const Shape& q, const Shape& kv) {
   const int64_t sq = q[0], sk = kv[0], h = a.heads, dk = a.key_dim, dv = a.value_dim;
   const int64_t bh = e.batch * h;
@@ -184,6 +185,17 @@ void emit_attention(Emitter& e, const AttentionCfg& a, const Shape& q, const Sha
   }
   const Shape probs{h, sq, sk};
   const Shape pt = batched(e, probs);
+  if (a.eager) {
+    // scores / sqrt(d), then + mask (a padding mask added, or a causal one selected with
+    // torch.where): each reads and writes the scores. The scale's gradient is another pass;
+    // an added mask passes the gradient on unchanged, a selected one zeroes part of it.
+    e.begin_group();
+    e.fwd(e.make("attention.scale", OpKind::elementwise, TensorShape{{pt}}, Phase::forward), 0);
+    if (grad) e.bwd(e.make("attention.scale.grad", OpKind::elementwise, TensorShape{{pt}}, Phase::backward));
+    e.begin_group();
+    e.fwd(e.make("attention.mask", OpKind::elementwise, TensorShape{{pt}}, Phase::forward), 0);
+    if (grad && a.causal) e.bwd(e.make("attention.mask.grad", OpKind::elementwise, TensorShape{{pt}}, Phase::backward));
+  }
   e.begin_group();
   e.fwd(e.make("attention.softmax", OpKind::elementwise, TensorShape{{pt}}, Phase::forward), double(product(pt)));
   if (grad) e.bwd(e.make("attention.softmax.grad", OpKind::elementwise, TensorShape{{pt, pt}}, Phase::backward));
@@ -198,6 +210,14 @@ void emit_attention(Emitter& e, const AttentionCfg& a, const Shape& q, const Sha
                   Phase::backward));
     e.bwd(gemm_op(e, "attention.context.grad_value", OpKind::batched_gemm, GemmShape{sk, dv, sq, bh, true, false},
                   Phase::backward));
+  }
+  if (a.eager) {
+    // The heads merged back: context.permute(0, 2, 1, 3).contiguous() copies the context,
+    // and its gradient is copied back into the heads' layout.
+    const Shape merged = batched(e, Shape{sq, h * dv});
+    e.begin_group();
+    e.fwd(e.make("attention.merge_heads", OpKind::elementwise, TensorShape{{merged}}, Phase::forward), 0);
+    if (grad) e.bwd(e.make("attention.merge_heads.grad", OpKind::elementwise, TensorShape{{merged}}, Phase::backward));
   }
   emit_dense(e, "attention.output", {sq, h * dv}, a.output_dim, a.bias, {});
   e.input_grad = outer_input_grad;

@@ -46,7 +46,7 @@ struct PrecisionApplied {
   std::vector<std::string> notes;
 };
 // The workload in `mode`. A re-typed op gets the mode's math dtype and its bytes in the
-// storage type (from its shape, else its recorded bytes scaled by the element widths); its
+// storage type (its recorded bytes scaled by the element widths, else from its shape); its
 // measured self time, taken at the recorded precision, is cleared so that nothing carries it
 // as if it had been measured in the new one. An op with no shape, FLOPs or bytes cannot be
 // re-costed and keeps its type and measured time (a note counts them). `recorded` changes

@@ -38,6 +38,10 @@ struct Workload {
   // together (pass_s is then the slowest); empty otherwise.
   std::vector<double> rank_pass_s;
   std::optional<ModelStats> model;
+  // The activations' layout where the source says it: "channels_first" (NCHW, PyTorch's
+  // default), "channels_last" (NHWC); "" unknown. Tensor-core convs on channels-first
+  // activations pay cuDNN's layout transforms (estimator/src/layout_transform.hpp).
+  std::string memory_format;
   std::vector<std::string> notes;  // what the reader assumed ("no step markers: one pass")
   std::vector<Op> ops;
 

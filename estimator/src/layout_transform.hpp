@@ -1,0 +1,21 @@
+// cuDNN's layout transforms around tensor-core convolutions on channels-first (NCHW)
+// activations. cuDNN "may use padding, folding, and NCHW-to-NHWC transformations to call
+// the Tensor Core operations" (cuDNN developer guide, Legacy API, "Data and Filter
+// Formats"): a conv whose math is tf32 or half on NCHW tensors reads and writes its input
+// once more into NHWC and its output once more back, in every direction (forward, data
+// gradient, filter gradient). fp32 math runs NCHW kernels natively and pays nothing; a
+// channels-last (NHWC) workload pays nothing; a workload whose layout is unknown is not
+// charged (a trace times the transform kernels it ran as ops of their own).
+#pragma once
+
+#include <optional>
+
+#include "fomcast/workload.hpp"
+
+namespace fomcast::est {
+
+// The transform traffic of `op` as an elementwise op (its two activation tensors, read and
+// written once each, in the storage type), or nothing when the rule does not apply.
+std::optional<Op> layout_transform_op(const Workload&, const Op&);
+
+}  // namespace fomcast::est

@@ -1,0 +1,59 @@
+// validate's end_to_end section: JSON and the text table.
+#include "fomcast/report/validate_e2e.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "fomcast/format.hpp"
+#include "fomcast/report/text_table.hpp"
+
+namespace fomcast {
+
+using nlohmann::json;
+
+json end_to_end_to_json(const E2eReport& r) {
+  json rows = json::array(), speedups = json::array();
+  for (const auto& x : r.rows)
+    rows.push_back({{"id", x.row.id},
+                    {"workload", x.row.workload},
+                    {"platform", x.row.platform},
+                    {"precision", std::string(to_string(x.row.precision))},
+                    {"batch", x.row.batch},
+                    {"published_samples_per_s", x.row.samples_per_s},
+                    {"published_step_s", x.published_step_s},
+                    {"predicted_step_s", x.predicted_step_s},
+                    {"error", x.error},
+                    {"by_kind_s", x.by_kind_s},
+                    {"roofline_capped_s", x.roofline_capped_s},
+                    {"source", x.row.source}});
+  for (const auto& s : r.speedups)
+    speedups.push_back({{"from", s.from_id},
+                        {"to", s.to_id},
+                        {"from_platform", s.from_platform},
+                        {"to_platform", s.to_platform},
+                        {"workload", s.workload},
+                        {"published", s.published},
+                        {"predicted", s.predicted},
+                        {"error", s.error}});
+  return json{{"rows", rows},
+              {"speedups", speedups},
+              {"median_abs_step_error", r.median_abs_step_error},
+              {"median_abs_speedup_error", r.median_abs_speedup_error}};
+}
+
+std::string end_to_end_to_text(const E2eReport& r) {
+  if (r.rows.empty()) return "";
+  TextTable t;
+  t.header = {"published row", "platform", "precision", "batch", "published step", "predicted step", "error"};
+  t.right_align = {false, false, false, true, true, true, true};
+  for (const auto& x : r.rows)
+    t.rows.push_back({x.row.id, x.row.platform, std::string(to_string(x.row.precision)), std::to_string(x.row.batch),
+                      format_duration(x.published_step_s), format_duration(x.predicted_step_s),
+                      format_percent(x.error, 1)});
+  return "\nEnd to end: published single-GPU training steps (data/e2e/) against the predicted pass:\n" + t.render() +
+         "median |error| of the step: " + format_percent(r.median_abs_step_error, 1) + " over " +
+         std::to_string(r.rows.size()) +
+         " rows; of the speedups between GPUs: " + format_percent(r.median_abs_speedup_error, 1) + " over " +
+         std::to_string(r.speedups.size()) + " pairs\n";
+}
+
+}  // namespace fomcast

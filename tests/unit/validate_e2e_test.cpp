@@ -1,0 +1,94 @@
+// validate's end_to_end (issue 13): published single-GPU training steps (data/e2e/) against
+// the predicted pass. The medians asserted are what the estimator reaches on these held-out
+// rows; a change that makes them worse fails here.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_json.hpp"
+#include "fomcast/error.hpp"
+#include "fomcast/validate_e2e.hpp"
+#include "test_support.hpp"
+
+using namespace fomcast;
+using fomcast::test::run_json;
+using fomcast::test::ScratchDir;
+
+namespace {
+
+const std::string kHeader = "id,workload,batch,precision,platform,gpus,samples_per_s,source,quote\n";
+
+std::string parse_error(const std::string& csv) {
+  try {
+    parse_e2e_rows(csv, "rows.csv");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("end_to_end rows: a good row parses, each bad field is named with its line") {
+  const auto rows =
+      parse_e2e_rows(kHeader + "a,resnet50,112,amp-fp16,NV_V100,1,367,r@c:p,\"| 1 | 367 img/s |\"\n", "rows.csv");
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].batch == 112);
+  CHECK(rows[0].precision == PrecisionMode::amp_fp16);
+  CHECK(rows[0].samples_per_s == 367);
+  CHECK(rows[0].line == 2);
+
+  const std::string bad_precision = parse_error(kHeader + "a,resnet50,112,fp8,NV_V100,1,367,r@c:p,q\n");
+  CHECK(bad_precision.find("rows.csv") != std::string::npos);
+  CHECK(bad_precision.find("precision") != std::string::npos);
+  CHECK(bad_precision.find("fp8") != std::string::npos);
+  CHECK(parse_error(kHeader + "a,resnet50,0,fp32,NV_V100,1,367,r@c:p,q\n").find("batch") != std::string::npos);
+  CHECK(parse_error(kHeader + "a,resnet50,8,fp32,NV_V100,1,-3,r@c:p,q\n").find("samples_per_s") != std::string::npos);
+  CHECK(parse_error(kHeader + "a,resnet50,8,fp32,NV_V100,1,3,,q\n").find("source") != std::string::npos);
+  const std::string twice =
+      parse_error(kHeader + "a,resnet50,8,fp32,NV_V100,1,3,r@c:p,q\na,resnet50,8,fp32,NV_V100,1,3,r@c:p,q\n");
+  CHECK(twice.find("twice") != std::string::npos);
+  CHECK(twice.find(":3") != std::string::npos);
+  CHECK(parse_error("id,workload\na,b\n").find("batch") != std::string::npos);
+  const std::string layout = "id,workload,batch,precision,platform,gpus,memory_format,samples_per_s,source,quote\n";
+  CHECK(parse_e2e_rows(layout + "a,resnet50,8,amp-fp16,NV_V100,1,channels_last,3,r@c:p,q\n", "rows.csv")[0]
+            .memory_format == "channels_last");
+  CHECK(parse_error(layout + "a,resnet50,8,fp32,NV_V100,1,nhwc,3,r@c:p,q\n").find("memory_format") !=
+        std::string::npos);
+}
+
+TEST_CASE("validate --json end_to_end: every shipped published row predicted, medians held") {
+  ScratchDir dir;
+  const auto j = run_json("validate", dir.file("v.db"))["end_to_end"];
+  const auto& rows = j["rows"];
+  REQUIRE(rows.size() == 24);
+  std::set<std::string> platforms;
+  for (const auto& r : rows) {
+    INFO(r["id"].get<std::string>());
+    const double published = r["published_step_s"], predicted = r["predicted_step_s"];
+    // The published step is batch / throughput, as the row states them.
+    CHECK(published == doctest::Approx(r["batch"].get<double>() / r["published_samples_per_s"].get<double>()));
+    CHECK(predicted > 0);
+    CHECK(r["error"].get<double>() == doctest::Approx(predicted / published - 1));
+    double by_kind = 0;
+    for (const auto& [kind, s] : r["by_kind_s"].items()) by_kind += s.get<double>();
+    CHECK(by_kind == doctest::Approx(predicted).epsilon(1e-6));  // a model workload's pass is its ops
+    platforms.insert(r["platform"].get<std::string>());
+  }
+  // V100, A100 and H100 class GPUs.
+  CHECK(platforms.count("NV_V100"));
+  CHECK(platforms.count("A100_SXM4_80GB"));
+  CHECK(platforms.count("H100"));
+  // The first row, by hand: DeepLearningExamples' DGX-1 16GB FP32 row, 367 img/s at 112.
+  CHECK(rows[0]["published_step_s"].get<double>() == doctest::Approx(112.0 / 367.0));
+  // Speedups pair rows of one source, workload and storage class only: 6 DeepLearningExamples
+  // pairs (3 GPUs, fp32 and amp apart) and 3 x 15 of Lambda's (6 GPUs: resnet50 tf32/fp32,
+  // resnet50 amp, bert).
+  CHECK(j["speedups"].size() == 51);
+  CHECK(j["median_abs_step_error"].get<double>() <= 0.089);
+  CHECK(j["median_abs_speedup_error"].get<double>() <= 0.103);
+}
