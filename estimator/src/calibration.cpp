@@ -4,7 +4,8 @@
 // dispatch cost x op calls) and the op model's error there; on the target the first is its
 // own residual line, carried by the ratio of the platforms' host speeds (and overhead
 // factors), and the second moves with the ops, as much of it as recurs on another platform
-// for the same ops (kSharedOpErrorShare of its log). Faster- and slower-than-modelled baselines
+// for the same ops: what the kernel tables' own measured error cannot explain whole, the
+// rest by its measured shared share (kSharedOpErrorShare of its log). Faster- and slower-than-modelled baselines
 // go through the same rule. The pass under the rule's two bounds (the whole gap carried
 // unscaled, or scaled with the ops) is kept beside it (docs/calibration.md).
 #include <algorithm>
@@ -104,6 +105,14 @@ HostPart host_part(const Workload& w, const MeasuredPass& m, const Platform* the
 
 }  // namespace
 
+KernelSplit split_op_error(double log_error, double band) {
+  KernelSplit s;
+  const double reach = band > 0 && std::isfinite(band) ? std::log1p(band) : 0.0;
+  s.kernel = std::clamp(log_error, -reach, reach);
+  s.workload = log_error - s.kernel;
+  return s;
+}
+
 CalibrationLine carry_factor(const Platform* there, const Platform& target) {
   CalibrationLine c;
   std::vector<std::string> parts, missing;
@@ -180,10 +189,14 @@ void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog,
   const Platform* there = m->platform.empty() ? nullptr : catalog.platform(m->platform);
   const bool on_target = m->platform == pe.platform;
   double modelled_there = 0;
+  double band_there = 0;  // the modelled ops' own relative band there (one standard deviation)
   if (on_target) {
     modelled_there = pe.ops_as_recorded_s.value_or(pe.ops_s);  // as measured, before --precision
+    band_there = pe.ops_s > 0 ? pe.ops_sigma_s / pe.ops_s : 0;
   } else if (there) {
-    modelled_there = model_pass(w, m->platform, catalog).ops_s;
+    const PassEstimate model_there = model_pass(w, m->platform, catalog);
+    modelled_there = model_there.ops_s;
+    band_there = model_there.ops_s > 0 ? model_there.ops_sigma_s / model_there.ops_s : 0;
   } else {
     modelled_there = w.measured_op_time_s();  // a trace that did not say where it ran
   }
@@ -202,9 +215,20 @@ void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog,
   c.split_basis = h.basis;
   c.model_error_there_s = m->pass_s - modelled_there - h.seconds;
   c.ops_scale = modelled_there > 0 ? (m->pass_s - h.seconds) / modelled_there : 1.0;
-  // On the measured platform the whole error is there; elsewhere only its shared part
-  // (kSharedOpErrorShare of its log) recurs, and the rest widens the band below.
-  c.ops_carry = on_target || !(c.ops_scale > 0) ? c.ops_scale : std::pow(c.ops_scale, kSharedOpErrorShare);
+  // The op-model error there, split in two by what the kernel tables' own measured error can
+  // explain: their band on P (validation's spread of held-out predictions, one standard
+  // deviation) allows at most log(1 + band) of kernel error either way; the rest of the log
+  // error is the workload's, outside the tables (op kinds the workload lacks, framework
+  // inefficiency, layout transforms), and recurs on every platform. On the measured platform
+  // the whole error is there; elsewhere the workload part is carried in full and only the
+  // shared part of the kernel part (kSharedOpErrorShare of its log), and the rest of the
+  // kernel part widens the band below.
+  const double log_error = c.ops_scale > 0 ? std::log(c.ops_scale) : 0;
+  const KernelSplit split = split_op_error(log_error, band_there);
+  c.ops_band_there = band_there;
+  c.kernel_log_error = split.kernel;
+  c.workload_log_error = split.workload;
+  c.ops_carry = on_target || !(c.ops_scale > 0) ? c.ops_scale : ops_carry_elsewhere(c);
 
   pe.calibration = c;
   pe.modelled_s = pe.ops_s * c.ops_carry;
@@ -230,9 +254,9 @@ void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog,
     // The part of the baseline's op-model error not carried: if the log errors of two
     // platforms share the slope rho and spread alike, what the baseline's error leaves
     // unexplained on the target has a standard deviation of sqrt(1 - rho^2) times it.
-    const double log_error = c.ops_scale > 0 ? std::abs(std::log(c.ops_scale)) : 0;
-    const double unshared =
-        std::expm1(std::sqrt(std::max(0.0, 1 - kSharedOpErrorShare * kSharedOpErrorShare)) * log_error);
+    // Only the kernel part is partly shared; the workload part is carried whole.
+    const double unshared = std::expm1(std::sqrt(std::max(0.0, 1 - kSharedOpErrorShare * kSharedOpErrorShare)) *
+                                       std::abs(c.kernel_log_error));
     const double var = std::pow(pe.ops_sigma_s * c.ops_carry, 2) + std::pow(pe.modelled_s * unshared, 2) +
                        std::pow(pe.residual_s * band, 2);
     const double sigma = pe.pass_s > 0 ? std::sqrt(var) / pe.pass_s : 0;
@@ -256,14 +280,16 @@ void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog,
                        " = (measured - residual) / modelled on " + where + ": the model is " +
                        (c.ops_scale > 1 ? "faster" : "slower") + " than " + where + " ran");
   else if (c.ops_scale != 1)
-    pe.notes.push_back("the modelled operations are scaled by " + format_significant(c.ops_carry, 3) + " = " +
-                       format_significant(c.ops_scale, 3) + "^" + format_significant(kSharedOpErrorShare, 3) +
-                       ": (measured - residual) / modelled on " + where + " is " + format_significant(c.ops_scale, 3) +
-                       " (the model is " + (c.ops_scale > 1 ? "faster" : "slower") + " than " + where +
-                       " ran), and the share of the op model's error that recurs on another platform for the same "
-                       "ops is " +
-                       format_significant(kSharedOpErrorShare, 3) +
-                       " (`fomcast validate`, shared_op_error); the rest widens the band");
+    pe.notes.push_back(
+        "the modelled operations are scaled by " + format_significant(c.ops_carry, 3) + ": (measured - residual) / " +
+        "modelled on " + where + " is " + format_significant(c.ops_scale, 3) + " (the model is " +
+        (c.ops_scale > 1 ? "faster" : "slower") + " than " + where + " ran); of its log, " +
+        format_significant(c.kernel_log_error, 3) + " is within what the kernel tables' measured error can explain " +
+        "(their band there, " + format_percent_significant(c.ops_band_there, 3) + ", allows up to " +
+        format_significant(std::log1p(c.ops_band_there), 3) + ") and recurs by the measured share " +
+        format_significant(kSharedOpErrorShare, 3) + " (`fomcast validate`, shared_op_error), and the rest, " +
+        format_significant(c.workload_log_error, 3) +
+        ", is error outside the tables (the workload's), carried whole; the part not carried widens the band");
   if (!on_target)
     pe.notes.push_back("bounds of the residual rule on " + pe.platform + ": " + seconds(pe.pass_low_s) + " to " +
                        seconds(pe.pass_high_s) + " per pass (the whole gap carried unscaled, or scaled with the " +
@@ -280,3 +306,11 @@ void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog,
 }
 
 }  // namespace fomcast::est
+
+namespace fomcast {
+
+double ops_carry_elsewhere(const CalibrationLine& c) {
+  return std::exp(c.workload_log_error + kSharedOpErrorShare * c.kernel_log_error);
+}
+
+}  // namespace fomcast

@@ -21,20 +21,37 @@ struct Source {
 };
 Source best_source(const Context&, const Op&, DType);
 
+// The launch gap a target with no table of its own is given for an op of `kind`: the
+// median over every other tabulated platform with a table of the kind of its launch floor
+// for it (tables.hpp's launch_floor_s; never another kind's), 0 when none has one. The gap a table holds is the
+// measuring host's and driver's (CUDA events around one PyTorch call), which no GPU spec
+// predicts: NeuSight's five machines measure 25-41 us for an empty-sized add, unrelated
+// to their chips' rank. The held-out GPU's own gap is never used (leave-platform-out).
+double sources_launch_floor(const Context&, OpKind);
+
 // scaled-table: the source's time for the op (its table's, or the op's own measurement)
 // x the roofline ratio source -> target.
 std::optional<Quote> scaled_from(const Context&, const Source&, const Op&, DType, double flops, double bytes);
 // A memory-bound op (elementwise, layer norm, softmax) on a target without a table of its
-// kind: the most alike tabulated platform's time for the shape, its launch floor kept and
-// the rest carried by the ratio of achievable bandwidths (peak bandwidth x the fraction
-// the architecture's memory-bound tables reach: their 90th percentile, the sustained best
-// rather than the launch-bound median; the source's fraction where the target's
-// architecture has no table). nullopt when no platform has a table of the kind.
+// kind: the most alike tabulated platforms' times for the shape, each source's launch floor
+// replaced by the sources' median (sources_launch_floor) and the rest carried by the ratio
+// of achievable bandwidths (peak bandwidth x the fraction memory-bound tables of the kind
+// reach: their 90th percentile, the sustained best rather than the launch-bound median; the
+// target's fraction is the median over all sources, any architecture). nullopt when no
+// platform has a table of the kind.
 std::optional<Quote> memory_from_tables(const Context&, const Op&, DType);
-// The fraction of peak bandwidth memory-bound kernels of `kind` reach on platforms of this
-// vendor and architecture (the median over their groups of each group's 90th percentile);
-// 0 when none is tabulated.
-double architecture_bandwidth_fraction(const Catalog&, const Platform&, OpKind, const std::string& exclude = {});
+// The fraction of peak bandwidth memory-bound kernels of `kind` reach (the median over the
+// groups of each group's 90th percentile) on the tabulated platforms but `exclude` of this
+// vendor and architecture, of the same chip (same_chip), or of any; 0 when none.
+enum class FractionScope { same_architecture, same_chip, any };
+double architecture_bandwidth_fraction(const Catalog&, const Platform&, OpKind, const std::string& exclude = {},
+                                       FractionScope = FractionScope::same_architecture);
+// The fraction a transfer assumes for a target: another card of its own chip's, which
+// knows its memory system (V100 PCIe for V100 SXM2), else the median over every other
+// tabulated platform (an architecture's name alone is no guide: GP100's HBM2 against
+// GP104's GDDR5). Leave-platform-out removes the held-out chip's cards, so it measures the
+// pooled case.
+double target_bandwidth_fraction(const Catalog&, const Platform&, OpKind);
 
 // The sources a transfer combines: the most alike platform and those within kEnsembleReach
 // of its distance (at most kEnsembleSize), weighted exp(-kEnsembleDecay x extra distance);

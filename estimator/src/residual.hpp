@@ -21,4 +21,13 @@ void calibrate_pass(PassEstimate&, const Workload&, const Catalog&, const std::v
 // each part only when both platforms give it.
 CalibrationLine carry_factor(const Platform* there, const Platform& target);
 
+// The op model's log error on the measured platform (log ops_scale) split in two: the
+// kernel part, at most what the modelled ops' own band there allows (|kernel| <=
+// log(1 + band), band relative, one standard deviation), and the workload part, the rest.
+struct KernelSplit {
+  double kernel = 0;
+  double workload = 0;
+};
+KernelSplit split_op_error(double log_error, double band);
+
 }  // namespace fomcast::est

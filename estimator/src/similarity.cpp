@@ -107,9 +107,11 @@ double output_tiles(OpKind kind, const OpShape& shape, int64_t edge) {
   return 0;
 }
 
+bool wave_quantized(OpKind kind) { return kind == OpKind::batched_gemm; }
+
 double wave_factor(const Platform& p, OpKind kind, const OpShape& shape) {
   const double units = p.compute_units ? p.compute_units->value : 0;
-  if (!(units > 0)) return 1;
+  if (!(units > 0) || !wave_quantized(kind)) return 1;
   // The library's heuristics pick smaller tiles until the grid fills the machine: the
   // largest edge whose tiles cover every unit, else the smallest.
   double tiles = 0;
@@ -148,6 +150,12 @@ Kinship kinship(const Platform& a, const Platform& b) {
   if (same_text(a.vendor, b.vendor) && same_text(a.architecture, b.architecture)) return Kinship::same_architecture;
   if (same_text(a.vendor, b.vendor)) return Kinship::same_vendor;
   return Kinship::other;
+}
+
+bool same_chip(const Platform& a, const Platform& b) {
+  if (a.name == b.name) return true;
+  return kinship(a, b) == Kinship::same_architecture && a.compute_units && b.compute_units &&
+         a.compute_units->value == b.compute_units->value;
 }
 
 std::string_view to_string(Kinship k) {

@@ -53,7 +53,18 @@ Roofline op_roofline(const Platform&, OpKind, const OpShape&, DType math, double
 // tiles than units): how much longer than a perfectly balanced run. 1 without
 // compute_units or tiles. (With a fixed 128 x 128 tile the leave-platform-out GEMM errors
 // were 5-10 points worse: docs/accuracy.md.)
+//
+// Batched GEMMs only (wave_quantized), as measured on NeuSight's leave-platform-out
+// (docs/accuracy.md section 5). cuDNN's fp32 convs run as Winograd, FFT or implicit-GEMM
+// kernels whose tiling is not this one: every held-out GPU's conv row was worse with it
+// (A100 19.4% -> 18.0% without, T4 18.7 -> 17.1, P100 16.6 -> 9.3, P4 14.7 -> 13.8, V100
+// 14.2 -> 10.6). Plain GEMMs (linear) were better without it on three of five (A100 11.0 ->
+// 8.3, T4 17.1 -> 16.9, P4 35.8 -> 33.0; P100 20.5 -> 21.9 and V100 20.6 -> 21.5 worse), and
+// so was every row of a nearest-source peak-ratio check in Python, with the adaptive tile or
+// the real one parsed from the tables' kernel names. Batched GEMMs were better with it on
+// four of five (A100 24.0 -> 27.7 without), so they keep it.
 constexpr int64_t kTileEdges[] = {128, 64, 32};
+bool wave_quantized(OpKind);
 double output_tiles(OpKind, const OpShape&, int64_t edge);
 double wave_factor(const Platform&, OpKind, const OpShape&);
 
@@ -69,6 +80,9 @@ std::optional<double> transfer_ratio(OpKind, const OpShape&, double flops, doubl
 enum class Kinship { same_architecture, same_vendor, other };
 Kinship kinship(const Platform&, const Platform&);
 std::string_view to_string(Kinship);
+// The same chip in another card: the same architecture and compute-unit count (A100 PCIe 40
+// and 80 GB, V100 PCIe and SXM2).
+bool same_chip(const Platform&, const Platform&);
 // Relative uncertainty added when a time is carried between platforms of this kinship:
 // near the 68th percentiles of the leave-one-platform-out errors in docs/accuracy.md
 // (same architecture 0.10-0.27, same vendor 0.20-0.36, other vendor 0.53).

@@ -229,13 +229,9 @@ namespace {
 
 bool from_neusight(const KernelEntry& e) { return e.method.rfind("neusight", 0) == 0; }
 
-// The same chip: one held out takes the other card of its chip (A100 PCIe 40 and 80 GB)
-// out of the sources too.
-bool same_chip(const Platform& a, const Platform& b) {
-  if (a.name == b.name) return true;
-  return est::kinship(a, b) == est::Kinship::same_architecture && a.compute_units && b.compute_units &&
-         a.compute_units->value == b.compute_units->value;
-}
+// The same chip (similarity.hpp's same_chip): one held out takes the other card of its chip
+// (A100 PCIe 40 and 80 GB) out of the sources too.
+using est::same_chip;
 
 // What a table row becomes as an op of a workload: the name the memory-bound tables know
 // their ops by.

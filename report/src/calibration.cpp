@@ -31,6 +31,10 @@ json calibration_to_json(const CalibrationResult& r) {
               {"residual_s", p.residual_s},
               {"residual_share", p.residual_share},
               {"ops_scale", p.calibration.ops_scale},
+              {"ops_band", p.calibration.ops_band_there},
+              {"kernel_log_error", p.calibration.kernel_log_error},
+              {"workload_log_error", p.calibration.workload_log_error},
+              {"ops_carry_elsewhere", ops_carry_elsewhere(p.calibration)},
               {"modelled_ops_s", p.calibration.modelled_there_s},
               {"model_error_s", p.calibration.model_error_there_s},
               {"split_basis", p.calibration.split_basis},
@@ -53,10 +57,15 @@ std::string calibration_to_text(const CalibrationResult& r) {
          c.platform + "\n";
   out += "op error   " + std::string(k.model_error_there_s < 0 ? "-" : "+") +
          format_duration(std::abs(k.model_error_there_s)) + ": the op model's error there (x " +
-         format_significant(k.ops_scale, 3) +
-         "); the part that recurs on other platforms moves with the operations (estimates elsewhere scale them by " +
-         format_significant(k.ops_scale, 3) + "^" + format_significant(kSharedOpErrorShare, 3) + " = " +
-         format_significant(std::pow(k.ops_scale, kSharedOpErrorShare), 3) + ")\n";
+         format_significant(k.ops_scale, 3) + "); the part that recurs on other platforms moves with the operations\n";
+  out += "           of its log " + format_significant(k.kernel_log_error + k.workload_log_error, 3) + ", " +
+         format_significant(k.kernel_log_error, 3) + " is kernel error (at most log(1 + " +
+         format_percent_significant(k.ops_band_there, 3) +
+         " band of the modelled ops there)), recurring by the measured share " +
+         format_significant(kSharedOpErrorShare, 3) + ", and " + format_significant(k.workload_log_error, 3) +
+         " error outside the kernel tables, carried whole: estimates elsewhere scale their operations by exp(" +
+         format_significant(k.workload_log_error, 3) + " + " + format_significant(kSharedOpErrorShare, 3) + " x " +
+         format_significant(k.kernel_log_error, 3) + ") = " + format_significant(ops_carry_elsewhere(k), 3) + "\n";
   out += "residual   " + format_duration(p.residual_s) + " (" + format_percent(p.residual_share, 1) +
          "): host and framework time, carried to other platforms by their host speeds (" + k.split_basis + ")\n";
   if (p.host_bound)

@@ -228,7 +228,7 @@ std::string shared_op_error_to_text(const std::vector<SharedOpError>& shared) {
   if (shared.empty() || shared.back().rows == 0) return "";
   std::string out =
       "\nShared op-model error: the slope rho of one platform's held-out log error on another's, same rows, "
-      "predicted independently (calibration carries ops_scale^rho)\n";
+      "predicted independently (calibration carries the kernel part k of its log error as exp(rho k))\n";
   TextTable t;
   t.header = {"check", "rows", "platform pairs", "rho", "correlation"};
   t.right_align = {false, true, true, true, true};

@@ -3,13 +3,17 @@
 // machine (11 and 74 s per epoch; data/candle/README.md, "Titan per-epoch times"). A
 // projection calibrated by one machine's time must land within 50% of the other's, both
 // ways. Under the old rule (the whole gap carried unscaled) Titan -> V100 gave 75.7 and
-// 305 s, 6.9x and 4.1x too slow. Nothing here is tuned to these numbers: the rule is the
-// general one of docs/calibration.md, and the share of the op-model error it carries is
-// measured on the kernel tables (validate's shared_op_error), not on these two machines.
+// 305 s, 6.9x and 4.1x too slow; carrying ops_scale^0.36 alone gave NT3 V100 -> Titan 48.3 s
+// (-51%). Nothing here is tuned to these numbers: the rule is the general one of
+// docs/calibration.md (the op-model error beyond what the kernel tables' own band explains
+// is the workload's and carried whole; the kernel part by the share measured on the kernel
+// tables, validate's shared_op_error), and neither the band nor the share is measured on
+// these two machines.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <string>
+#include <tuple>
 
 #include "fomcast/calibrate.hpp"
 #include "fomcast/estimate.hpp"
@@ -53,24 +57,63 @@ TEST_CASE("NT3-perf and TC1-perf calibrated on one machine predict the other wit
     const double titan = projected_epoch_s(w, "NV_V100", r.v100_epoch_s, "NV_K20X");
     CAPTURE(v100);
     CAPTURE(titan);
+    // The issue's bar, both ways.
     CHECK(std::abs(v100 / r.v100_epoch_s - 1) < 0.5);
-    // NT3 from V100 to Titan is the known gap below; no worse than it is now.
-    CHECK(std::abs(titan / r.titan_epoch_s - 1) < (std::string(r.workload) == "NT3-perf" ? 0.55 : 0.5));
+    CHECK(std::abs(titan / r.titan_epoch_s - 1) < 0.5);
     // The measured side gives back its measurement.
     CHECK(projected_epoch_s(w, "NV_K20X", r.titan_epoch_s, "NV_K20X") == doctest::Approx(r.titan_epoch_s));
+    CHECK(projected_epoch_s(w, "NV_V100", r.v100_epoch_s, "NV_V100") == doctest::Approx(r.v100_epoch_s));
   }
 }
 
-// Issue 14 is open on this: both machines run NT3 slower than modelled (Titan 2.4x, V100
-// 1.5x), more alike than the shared part of the op model's held-out error says
-// (kSharedOpErrorShare), so the V100-calibrated Titan epoch comes out about 51% fast.
-// should_fail: when the op model or the measured share moves and this passes, the run says
-// so and the check moves up into the test above.
-TEST_CASE("known gap: NT3-perf calibrated on V100 predicts Titan within 50%" * doctest::should_fail()) {
-  const Workload w = shipped("NT3-perf");
-  const double titan = projected_epoch_s(w, "NV_V100", 11, "NV_K20X");
-  CAPTURE(titan);
-  CHECK(std::abs(titan / 99.0 - 1) < 0.5);
+// A regression bound tighter than the issue's: the four projections as the rule gives them
+// now (docs/calibration.md; NT3 13.2 s, TC1 52.8 s on the V100, NT3 55.0 s, TC1 371 s on
+// Titan), each held within 10% of itself, so a change of the op model or of the rule that
+// moves them is seen here and the documented numbers are re-measured.
+TEST_CASE("the four CANDLE projections stay where docs/calibration.md records them") {
+  struct Now {
+    const char* workload;
+    const char* from;
+    double from_epoch_s;
+    const char* to;
+    double documented_s;
+  };
+  const Now now[] = {{"NT3-perf", "NV_K20X", 99, "NV_V100", 13.2},
+                     {"TC1-perf", "NV_K20X", 395, "NV_V100", 52.8},
+                     {"NT3-perf", "NV_V100", 11, "NV_K20X", 55.0},
+                     {"TC1-perf", "NV_V100", 74, "NV_K20X", 371}};
+  for (const auto& n : now) {
+    CAPTURE(n.workload);
+    CAPTURE(n.from);
+    const double got = projected_epoch_s(shipped(n.workload), n.from, n.from_epoch_s, n.to);
+    CAPTURE(got);
+    CHECK(std::abs(got / n.documented_s - 1) < 0.1);
+  }
+}
+
+// Both machines run both problems 1.5-2.6x slower than modelled; the kernel tables' band
+// on each explains only part of it (about 55% on the K20X, whose NT3 and TC1 ops are
+// borrowed from other platforms' tables, 21% on the V100, which has its own): the rest is
+// the workload's error and is carried whole.
+TEST_CASE("the CANDLE gaps exceed the kernels' band on both machines and split there") {
+  for (const auto& r : kRecorded) {
+    CAPTURE(r.workload);
+    const Workload w = shipped(r.workload);
+    for (const auto& [from, epoch_s, to] :
+         {std::tuple{"NV_K20X", r.titan_epoch_s, "NV_V100"}, std::tuple{"NV_V100", r.v100_epoch_s, "NV_K20X"}}) {
+      CAPTURE(from);
+      RunOptions o;
+      o.measured = measured_passes(w, {make_calibration(w, from, std::nullopt, epoch_s, std::nullopt)});
+      const CalibrationLine c = estimate_run(w, to, test::catalog(), o).pass.calibration;
+      const PassEstimate model = estimate_pass(w, from, test::catalog());
+      CHECK(c.ops_band_there == doctest::Approx(model.ops_sigma_s / model.ops_s));
+      CHECK(c.ops_scale > 1.4);
+      CHECK(c.kernel_log_error == doctest::Approx(std::log1p(c.ops_band_there)));
+      CHECK(c.workload_log_error == doctest::Approx(std::log(c.ops_scale) - c.kernel_log_error));
+      CHECK(c.workload_log_error > 0);
+      CHECK(c.ops_carry == doctest::Approx(std::exp(c.workload_log_error + kSharedOpErrorShare * c.kernel_log_error)));
+    }
+  }
 }
 
 // The share of a baseline's op-model error that calibration carries is the measurement

@@ -4,6 +4,7 @@
 // calibrated and uncalibrated problems, and the shipped CANDLE study.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <regex>
@@ -130,6 +131,7 @@ TEST_CASE("fomcast calibrate stores a measured time that later estimates project
   const std::string db = dir.file("cal.db");
   // P1B2 (shipped model: batch 60, 2,700 samples -> 45 passes per epoch, 1 epoch).
   const json before = run_json("estimate --workload P1B2 --platform MI250X --json", db);
+  const json k20x_model = run_json("estimate --workload P1B2 --platform NV_K20X --json", db);
   CHECK(before["calibration"]["calibrated"] == false);
   CHECK(before["residual_s"].get<double>() == 0);
   const json c = run_json("calibrate --workload P1B2 --platform NV_K20X --epoch-s 4.5 --note 'a test' --json", db);
@@ -152,9 +154,18 @@ TEST_CASE("fomcast calibrate stores a measured time that later estimates project
   const json k = run_json("estimate --workload P1B2 --platform NV_K20X --json", db);
   CHECK(k["pass_s"].get<double>() == doctest::Approx(0.1));
   CHECK(k["calibration"]["platform"] == "NV_K20X");
-  // Elsewhere: its own modelled ops x the shared part of the op-model error
-  // (ops_scale^kSharedOpErrorShare), plus the residual, carried unscaled (no host figures).
-  const double carried = std::pow(ops_scale, fomcast::kSharedOpErrorShare);
+  // Elsewhere: its own modelled ops x the part of the op-model error that recurs: of log
+  // ops_scale, up to log(1 + the modelled ops' band on NV_K20X) is kernel error, carried by
+  // kSharedOpErrorShare, and the rest is the workload's, carried whole; plus the residual,
+  // carried unscaled (no host figures).
+  const double band = k20x_model["uncertainty"].get<double>();  // uncalibrated: the ops' band
+  CHECK(c["ops_band"].get<double>() == doctest::Approx(band));
+  const double log_error = std::log(ops_scale);
+  const double kernel = std::clamp(log_error, -std::log1p(band), std::log1p(band));
+  CHECK(c["kernel_log_error"].get<double>() == doctest::Approx(kernel));
+  CHECK(c["workload_log_error"].get<double>() == doctest::Approx(log_error - kernel));
+  const double carried = std::exp(log_error - kernel + fomcast::kSharedOpErrorShare * kernel);
+  CHECK(c["ops_carry_elsewhere"].get<double>() == doctest::Approx(carried));
   const json m = run_json("estimate --workload P1B2 --platform MI250X --json", db);
   CHECK(m["calibration"]["calibrated"] == true);
   CHECK(m["calibration"]["platform"] == "NV_K20X");

@@ -4,6 +4,7 @@
 // host_speed(target) x overhead_factor(target) / overhead_factor(there).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "fomcast/calibrate.hpp"
@@ -155,20 +156,32 @@ TEST_CASE("a measurement shorter than the model scales the modelled operations, 
   // evidence of host time: the framework's dispatch cost x op calls stands for it (origin
   // "" is an unknown framework: the larger known figure, 13 us, x 4 calls = 52 us); the
   // rest, 0.698 ms, is the modelled ops' share: the model is 0.698 / 1.5 = 0.4653 of B's
-  // time. Only the shared part of that error recurs on C: C's modelled ops (also 1.5 ms) count
-  // 0.4653^kSharedOpErrorShare, and C carries the 52 us unscaled (no host figure for C).
+  // time, log -0.7651. B's two ops are predicted from the trace's A times scaled by the
+  // roofline, whose band (ops_band_there) allows kernel error up to log(1 + band): the
+  // kernel part is -log(1 + band), carried by kSharedOpErrorShare, and the rest is the
+  // workload's, carried whole. C's modelled ops (also 1.5 ms) count exp(w + rho k), and C
+  // carries the 52 us unscaled (no host figure for C).
   const auto m = measured_passes(w, {make_calibration(w, "B", 0.75e-3, std::nullopt, std::nullopt)});
   const PassEstimate c = estimate_pass(w, "C", cat, m);
   const double scale = (0.75e-3 - 52e-6) / 1.5e-3;
+  const PassEstimate b_model = estimate_pass(w, "B", cat, {});
+  const double band_b = b_model.ops_sigma_s / b_model.ops_s;
+  CAPTURE(band_b);
+  REQUIRE(std::log1p(band_b) < -std::log(scale));  // a gap beyond the kernels' band
+  const double k = -std::log1p(band_b), wl = std::log(scale) - k;
+  const double carried = std::exp(wl + kSharedOpErrorShare * k);
+  CHECK(c.calibration.ops_band_there == doctest::Approx(band_b));
   CHECK(c.calibration.residual_there_s == doctest::Approx(52e-6));
   CHECK(c.calibration.ops_scale == doctest::Approx(scale));
-  CHECK(c.calibration.ops_carry == doctest::Approx(std::pow(scale, kSharedOpErrorShare)));
+  CHECK(c.calibration.kernel_log_error == doctest::Approx(k));
+  CHECK(c.calibration.workload_log_error == doctest::Approx(wl));
+  CHECK(c.calibration.ops_carry == doctest::Approx(carried));
   CHECK(c.calibration.model_error_there_s == doctest::Approx(0.75e-3 - 1.5e-3 - 52e-6));
   CHECK(c.residual_s == doctest::Approx(52e-6));
-  CHECK(c.modelled_s == doctest::Approx(1.5e-3 * std::pow(scale, kSharedOpErrorShare)));
-  CHECK(c.pass_s == doctest::Approx(1.5e-3 * std::pow(scale, kSharedOpErrorShare) + 52e-6));
-  // The part not carried widens the band: sqrt(1 - rho^2) of the log error, on the modelled ops.
-  const double unshared = std::expm1(std::sqrt(1 - kSharedOpErrorShare * kSharedOpErrorShare) * -std::log(scale));
+  CHECK(c.modelled_s == doctest::Approx(1.5e-3 * carried));
+  CHECK(c.pass_s == doctest::Approx(1.5e-3 * carried + 52e-6));
+  // The kernel part not carried widens the band: sqrt(1 - rho^2) of its log, on the modelled ops.
+  const double unshared = std::expm1(std::sqrt(1 - kSharedOpErrorShare * kSharedOpErrorShare) * -k);
   CHECK(c.uncertainty >= unshared * c.modelled_s / c.pass_s * (1 - 1e-12));
   // On B itself the pass is the measurement: the whole error is there.
   CHECK(estimate_pass(w, "B", cat, m).pass_s == doctest::Approx(0.75e-3));
@@ -178,9 +191,10 @@ TEST_CASE("slower- and faster-than-modelled baselines go through the same rule")
   // B and E: E has twice B's peak, bandwidth and host speed. A layer-list workload (origin
   // "model": TF1/Keras, 5.5 us per op call) measured on B at twice and at 0.8 of its modelled
   // ops: both times the host part is 5.5 us x 4 calls, carried x host(B)/host(E) = 0.5, and
-  // the rest of the measurement, over B's modelled ops, is the op model's error there, whose
-  // shared part (^kSharedOpErrorShare) scales E's modelled ops, up in one case and down in
-  // the other.
+  // the rest of the measurement, over B's modelled ops, is the op model's error there. Its
+  // log splits the same way in both cases: up to log(1 + B's band of the modelled ops) is
+  // kernel error, carried by kSharedOpErrorShare, the rest the workload's, carried whole;
+  // together they scale E's modelled ops, up in one case and down in the other.
   const Catalog cat = make_catalog(
       {platform("B", 20, 2000, 2.0), platform("E", 40, 4000, 4.0), platform("C", 20, 2000, std::nullopt)}, {});
   Workload w = workload();
@@ -190,6 +204,7 @@ TEST_CASE("slower- and faster-than-modelled baselines go through the same rule")
   for (auto& op : w.ops) op.self_time_s.reset();
   const double ops_b = estimate_pass(w, "B", cat).ops_s;
   const double ops_e = estimate_pass(w, "E", cat).ops_s;
+  const double reach = std::log1p(estimate_pass(w, "B", cat).ops_sigma_s / ops_b);
   REQUIRE(ops_b > 0);
   const double host = 5.5e-6 * 4;
   const double floor_b = roofline_floor(w, *cat.platform("B")).seconds;
@@ -202,7 +217,10 @@ TEST_CASE("slower- and faster-than-modelled baselines go through the same rule")
     CHECK(e.calibration.residual_there_s == doctest::Approx(host));
     CHECK(e.calibration.ops_scale == doctest::Approx((measured - host) / ops_b));
     CHECK(e.residual_s == doctest::Approx(host * 0.5));
-    const double carried = std::pow((measured - host) / ops_b, kSharedOpErrorShare);
+    const double log_error = std::log((measured - host) / ops_b);
+    const double k = std::clamp(log_error, -reach, reach);
+    const double carried = std::exp(log_error - k + kSharedOpErrorShare * k);
+    CHECK(e.calibration.kernel_log_error == doctest::Approx(k));
     CHECK(e.calibration.ops_carry == doctest::Approx(carried));
     CHECK((ratio > 1 ? carried > 1 : carried < 1));
     CHECK(e.pass_s == doctest::Approx(ops_e * carried + host * 0.5));
@@ -213,6 +231,61 @@ TEST_CASE("slower- and faster-than-modelled baselines go through the same rule")
     CHECK(e.pass_scaled_s == doctest::Approx(ops_e * ratio));
     CHECK(e.pass_low_s <= e.pass_s);
     CHECK(e.pass_high_s >= e.pass_s);
+  }
+}
+
+TEST_CASE("the op-model error splits at the kernels' band: inside it partly carried, beyond it the rest whole") {
+  // A layer-list workload on B and E (as above) of the GEMM alone, twice a pass: with no
+  // tables in this catalog it is priced by the roofline on both, whose band is 60%
+  // (fallback_models.cpp), so the modelled ops' band on B is 0.6 and kernel error can explain
+  // up to log 1.6 = 0.4700 of log ops_scale either way. Measured = ratio x B's modelled ops +
+  // the 11 us of dispatch (5.5 us x 2 calls), so ops_scale is the ratio itself;
+  // rho = kSharedOpErrorShare = 0.36.
+  const Catalog cat = make_catalog({platform("B", 20, 2000, 2.0), platform("E", 40, 4000, 4.0)}, {});
+  Workload w = workload();
+  w.pass_s.reset();
+  w.recorded_on.clear();
+  w.origin = "model";
+  w.ops.resize(1);
+  w.ops[0].self_time_s.reset();
+  const PassEstimate b_model = estimate_pass(w, "B", cat);
+  const PassEstimate e_model = estimate_pass(w, "E", cat);
+  REQUIRE(kSharedOpErrorShare == 0.36);
+  REQUIRE(b_model.ops.at(0).method == Method::roofline);
+  REQUIRE(b_model.ops_sigma_s / b_model.ops_s == doctest::Approx(0.6));
+  const double host = 5.5e-6 * 2;
+  struct Case {
+    double ratio, kernel, workload, carried, unshared;
+  };
+  // Written out: k = clamp(log ratio, -0.4700, 0.4700), w = log ratio - k,
+  // carried = exp(w + 0.36 k), unshared band = exp(sqrt(1 - 0.36^2) |k|) - 1.
+  const Case cases[] = {
+      // inside the band: 1.25, log 0.2231, all kernel error: 1.25^0.36 = 1.0836
+      {1.25, 0.22314, 0.0, 1.08365, 0.23144},
+      // beyond it, slower: 3, log 1.0986 = 0.4700 kernel + 0.6286 workload: exp(0.7978) = 2.2207
+      {3.0, 0.47000, 0.62861, 2.22067, 0.55037},
+      // beyond it, faster: 0.6, log -0.5108 = -0.4700 kernel - 0.0408 workload: exp(-0.2100) = 0.8106
+      // (still above B's roofline, half the modelled GEMM: checked below)
+      {0.6, -0.47000, -0.04082, 0.81057, 0.55037},
+  };
+  for (const auto& x : cases) {
+    CAPTURE(x.ratio);
+    const double measured = x.ratio * b_model.ops_s + host;
+    REQUIRE(measured - roofline_floor(w, *cat.platform("B")).seconds > host);
+    const auto m = measured_passes(w, {make_calibration(w, "B", measured, std::nullopt, std::nullopt)});
+    const PassEstimate e = estimate_pass(w, "E", cat, m);
+    CHECK(e.calibration.ops_scale == doctest::Approx(x.ratio));
+    CHECK(e.calibration.ops_band_there == doctest::Approx(0.6));
+    CHECK(e.calibration.kernel_log_error == doctest::Approx(x.kernel).epsilon(1e-4));
+    CHECK(e.calibration.workload_log_error == doctest::Approx(x.workload).epsilon(1e-4));
+    CHECK(e.calibration.ops_carry == doctest::Approx(x.carried).epsilon(1e-4));
+    CHECK(e.pass_s == doctest::Approx(e_model.ops_s * x.carried + host * 0.5).epsilon(1e-4));
+    // The band holds the kernel part not carried; the workload part is carried whole.
+    const double sigma_ops = std::expm1(std::sqrt(1 - 0.36 * 0.36) * std::abs(x.kernel));
+    CHECK(sigma_ops == doctest::Approx(x.unshared).epsilon(1e-4));
+    CHECK(e.uncertainty >= x.unshared * e.modelled_s / e.pass_s * (1 - 1e-4));
+    // On B itself the pass is still the measurement.
+    CHECK(estimate_pass(w, "B", cat, m).pass_s == doctest::Approx(measured));
   }
 }
 

@@ -209,15 +209,38 @@ TEST_CASE("scaled-table from the workload's own measurement when its platform is
   const auto e = only(workload({op}, "H100"), "MI300X");
   CHECK(e.method == Method::scaled_table);
   CHECK(e.source_platform == "H100");
-  // Efficiency transfer: a 4096 x 4096 output is 32 x 32 = 1,024 tiles of 128 (enough for
-  // every SM and CU), so each side's compute time runs ceil(waves) / waves longer; no
-  // memory-bound table of either architecture, so peak bandwidth.
+  // Efficiency transfer: a plain GEMM keeps its fraction of the roofline, no wave factor
+  // (docs/accuracy.md section 5: plain GEMMs were better without); no memory-bound table of
+  // either architecture, so both sides take the same pooled achievable fraction, which
+  // cancels: peak bandwidth.
   const double f = op.flops, b = op.bytes;
+  const double ratio = std::max(f / peak("MI300X", DType::bf16), b / bw("MI300X")) /
+                       std::max(f / peak("H100", DType::bf16), b / bw("H100"));
+  CHECK(e.predicted_s == doctest::Approx(1e-3 * ratio));
+
+  // A batched GEMM keeps wave quantization: 4 x (2048 x 2048 x 2048) is 4 x 16 x 16 = 1,024
+  // output tiles of 128 (enough for every SM and CU), so each side's compute time runs
+  // ceil(waves) / waves longer: H100's 132 SMs 1024 / 132 = 7.76 waves -> 8, MI300X's 304
+  // CUs 3.37 -> 4. At 683 flop/B it is compute-bound on both, at any achievable fraction
+  // over a half.
+  Op bmm = gemm(2048, 2048, 2048, DType::bf16);
+  bmm.kind = OpKind::batched_gemm;
+  std::get<GemmShape>(bmm.shape).batch = 4;
+  fill_costs(bmm);
+  bmm.self_time_s = 1e-3;
+  const auto eb = only(workload({bmm}, "H100"), "MI300X");
+  INFO(eb.detail);
+  CHECK(eb.method == Method::scaled_table);
   auto wave = [](double units) { return std::ceil(1024 / units) / (1024 / units); };
   const double h100 = spec("H100").compute_units->value, mi300x = spec("MI300X").compute_units->value;
-  const double ratio = std::max(f / peak("MI300X", DType::bf16) * wave(mi300x), b / bw("MI300X")) /
-                       std::max(f / peak("H100", DType::bf16) * wave(h100), b / bw("H100"));
-  CHECK(e.predicted_s == doctest::Approx(1e-3 * ratio));
+  CHECK(h100 == 132);
+  CHECK(mi300x == 304);
+  const double fb = bmm.flops, bb = bmm.bytes;
+  CHECK(fb / bb > 2 * peak("H100", DType::bf16) / bw("H100"));
+  const double ratio_b =
+      (fb / peak("MI300X", DType::bf16) * wave(mi300x)) / (fb / peak("H100", DType::bf16) * wave(h100));
+  CHECK(eb.predicted_s == doctest::Approx(1e-3 * ratio_b));
+  CHECK(eb.detail.find("waves") != std::string::npos);
 }
 
 TEST_CASE("bandwidth: bytes over bandwidth, or the baseline time by the bandwidth ratio") {

@@ -89,6 +89,9 @@ TEST_CASE("validate --json end_to_end: every shipped published row predicted, me
   // pairs (3 GPUs, fp32 and amp apart) and 3 x 15 of Lambda's (6 GPUs: resnet50 tf32/fp32,
   // resnet50 amp, bert).
   CHECK(j["speedups"].size() == 51);
-  CHECK(j["median_abs_step_error"].get<double>() <= 0.089);
-  CHECK(j["median_abs_speedup_error"].get<double>() <= 0.103);
+  // Held at what is reached now (docs/accuracy.md): the transfer changes of issue 13's
+  // leave-platform-out (section 5) moved the step median 8.8% -> 9.1% and the speedups'
+  // 10.3% -> 9.5%, both now within the issue's 10%.
+  CHECK(j["median_abs_step_error"].get<double>() <= 0.092);
+  CHECK(j["median_abs_speedup_error"].get<double>() <= 0.096);
 }

@@ -97,10 +97,19 @@ struct CalibrationLine {
   // scaled by it, above 1 when the baseline ran slower than modelled, below when faster.
   double ops_scale = 1;
   // What the target's modelled ops are multiplied by: ops_scale on the measured platform
-  // itself (the pass is the measurement), elsewhere ops_scale^kSharedOpErrorShare, the part
-  // of the op model's error there that recurs on another platform for the same ops
-  // (measured by `validate`'s shared_op_error; docs/calibration.md). The rest widens the band.
+  // itself (the pass is the measurement), elsewhere the part of the op model's error there
+  // that recurs on another platform: the workload part whole, and of the kernel part the
+  // share `validate`'s shared_op_error measures (kSharedOpErrorShare of its log;
+  // docs/calibration.md). The rest widens the band.
   double ops_carry = 1;
+  // log ops_scale split by what the kernel tables' measured error can explain
+  // (docs/calibration.md): the kernel part is at most log(1 + ops_band_there) either way,
+  // ops_band_there being the modelled ops' relative band on the measured platform; the
+  // workload part (error outside the tables: op kinds not modelled, framework inefficiency)
+  // is the rest. Elsewhere ops_carry = exp(workload + kSharedOpErrorShare x kernel).
+  double ops_band_there = 0;
+  double kernel_log_error = 0;
+  double workload_log_error = 0;
   double carry = 1;              // host_speed(there) / host_speed(target) x overhead_factor(target) / (there)
   bool host_scaled = false;      // both platforms have a host speed
   bool overhead_scaled = false;  // both platforms have an overhead factor
@@ -151,12 +160,17 @@ struct PassEstimate {
 constexpr double kHostBoundShare = 0.5;
 
 // The share of a calibrated baseline's op-model log error that is carried to another
-// platform: a calibration on P scales the target's modelled ops by ops_scale^this. Not
+// platform: a calibration on P scales the target's modelled ops by exp(workload part + this x
+// kernel part) of log ops_scale (CalibrationLine). Not
 // chosen: it is the slope of one platform's held-out log error on another's for the same
 // rows, over every pair of platforms and both held-out checks, as `fomcast validate`
 // prints it (shared_op_error, "all"; docs/calibration.md gives the measurement), rounded to
 // two places. A test holds it to the measurement.
 constexpr double kSharedOpErrorShare = 0.36;
+
+// What a calibration multiplies the modelled ops of a platform other than the measured one
+// by: exp(workload_log_error + kSharedOpErrorShare x kernel_log_error) (docs/calibration.md).
+double ops_carry_elsewhere(const CalibrationLine&);
 
 struct RunOptions {
   std::optional<int64_t> epochs;  // else the workload's, else 1 (noted)

@@ -144,7 +144,8 @@ struct BandCoverage {
 // symmetric through-origin slope of one's log error on the other's:
 //   rho = sum 2 e_a e_b / sum (e_a^2 + e_b^2),
 // the least-squares slope of e_b on e_a and of e_a on e_b when the two spread alike; it lies
-// in [-1, 1] and is 1 only when the errors are identical. Calibration carries ops_scale^rho.
+// in [-1, 1] and is 1 only when the errors are identical. Calibration carries the kernel part k
+// of a baseline's log error as exp(rho k) (docs/calibration.md).
 // Two checks: leave_one_out (every platform's tables, each row from the rest of its own
 // table) and leave_pair_out (the NeuSight GPUs: each row predicted as leave_platform_out
 // does, with the other platform of the pair also left out of the sources); "all" pools them.
