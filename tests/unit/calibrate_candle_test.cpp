@@ -99,8 +99,12 @@ TEST_CASE("the CANDLE gaps exceed the kernels' band on both machines and split t
   for (const auto& r : kRecorded) {
     CAPTURE(r.workload);
     const Workload w = shipped(r.workload);
-    for (const auto& [from, epoch_s, to] :
+    for (const auto& leg :
          {std::tuple{"NV_K20X", r.titan_epoch_s, "NV_V100"}, std::tuple{"NV_V100", r.v100_epoch_s, "NV_K20X"}}) {
+      // Named copies, not a structured binding: clang 14 cannot capture a binding in CAPTURE's lambda.
+      const std::string from = std::get<0>(leg);
+      const double epoch_s = std::get<1>(leg);
+      const std::string to = std::get<2>(leg);
       CAPTURE(from);
       RunOptions o;
       o.measured = measured_passes(w, {make_calibration(w, from, std::nullopt, epoch_s, std::nullopt)});
