@@ -94,4 +94,8 @@ double kinship_band(Kinship);
 // needed figure is missing.
 double platform_distance(const Platform& from, DType from_dtype, const Platform& to, DType to_dtype);
 
+// A row of the NeuSight tables (import-bench --format neusight names its methods so): the
+// rows leave-platform-out holds out and predicts.
+inline bool from_neusight(const KernelEntry& e) { return e.method.rfind("neusight", 0) == 0; }
+
 }  // namespace fomcast::est

@@ -227,7 +227,7 @@ std::vector<PlatformTransfer> validate_platform_transfer(const Catalog& catalog,
 
 namespace {
 
-bool from_neusight(const KernelEntry& e) { return e.method.rfind("neusight", 0) == 0; }
+using est::from_neusight;
 
 // The same chip (similarity.hpp's same_chip): one held out takes the other card of its chip
 // (A100 PCIe 40 and 80 GB) out of the sources too.

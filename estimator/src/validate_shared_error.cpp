@@ -14,6 +14,7 @@
 #include <set>
 
 #include "fomcast/validate.hpp"
+#include "similarity.hpp"
 
 namespace fomcast {
 namespace {
@@ -45,7 +46,7 @@ struct Sums {
   }
 };
 
-bool from_neusight(const KernelEntry& e) { return e.method.rfind("neusight", 0) == 0; }
+using est::from_neusight;
 
 }  // namespace
 
