@@ -103,12 +103,20 @@ DerivedLayers trace_layers(const Workload& w, std::string_view flag) {
                       : "records") +
         ": the layout needs each layer's parameters, MACs and output");
   bool tied = false;
-  if (!w.calls.empty()) {
+  int64_t layer_calls = 0, kept_layer_calls = 0;
+  for (const auto& e : entries) layer_calls += e.calls;
+  for (const auto& c : w.calls)
+    if (c.op < w.ops.size() && is_layer_op(w.ops[c.op])) ++kept_layer_calls;
+  if (!w.calls.empty() && kept_layer_calls == layer_calls) {
     // The trace kept its pass's calls in the order they ran (an execution trace): one layer
     // per forward call of a layer op, in that order.
     for (const auto& c : w.calls)
       if (c.op < w.ops.size() && is_layer_op(w.ops[c.op]))
         out.layers.push_back(layer_of(w.ops[c.op], b, tables, &tied));
+  } else if (!w.calls.empty()) {
+    out.notes.push_back("the trace's kept calls hold " + std::to_string(kept_layer_calls) + " of the " +
+                        std::to_string(layer_calls) +
+                        " layer op calls of a pass (some were not carried onto its ops): their order is not used");
   }
   // Otherwise the trace's order is aggregated away: the calls of one distinct op are merged.
   // A run of consecutive ops (in first-run order) with the same call count c > 1 is taken as

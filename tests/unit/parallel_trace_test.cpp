@@ -79,6 +79,22 @@ TEST_CASE("trace_layers: weight shapes, tied output projection, repeated blocks 
   CHECK(d.layers[5].params == 0);  // K=8 N=100: the embedding's table, tied
   CHECK(any_note_contains(json(d.notes), "tied"));
 
+  // Kept calls in run order give the layers' order, but only when they hold every layer call
+  // of a pass (6 here: the embedding, addmm and bmm twice each, the lm_head mm); calls that
+  // lost some (not carried onto the ops) leave the interleaving above, said in a note.
+  Workload partial = w;
+  partial.calls = {OpCall{0, {}}, OpCall{1, {0}}, OpCall{2, {1}}, OpCall{4, {2}}};  // one addmm, one bmm
+  const DerivedLayers p = trace_layers(partial);
+  REQUIRE(p.layers.size() == 6);
+  CHECK(p.layers[1].name == "aten::addmm #0");
+  CHECK(any_note_contains(json(p.notes), "hold 4 of the 6 layer op calls"));
+  Workload whole = w;
+  whole.calls = {OpCall{0, {}}, OpCall{1, {0}}, OpCall{2, {1}}, OpCall{1, {2}}, OpCall{2, {3}}, OpCall{4, {4}}};
+  const DerivedLayers r = trace_layers(whole);
+  REQUIRE(r.layers.size() == 6);
+  CHECK(r.layers[1].name == "aten::addmm");  // in run order: no block numbering
+  CHECK(any_note_contains(json(r.notes), "in the order the trace ran them"));
+
   w.batch_size = 0;
   CHECK_THROWS_AS(trace_layers(w), UsageError);
   w.batch_size = 2;
