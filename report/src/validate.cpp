@@ -41,7 +41,8 @@ json validation_to_json(const LooReport& loo, const std::vector<PlatformTransfer
                    {"roofline_capped", r.capped},
                    {"naive_source", r.source},
                    {"peak_ratio_error", stats_json(r.peak_ratio)},
-                   {"bandwidth_ratio_error", stats_json(r.bandwidth_ratio)}});
+                   {"bandwidth_ratio_error", stats_json(r.bandwidth_ratio)},
+                   {"curve_rule_error", stats_json(r.curve_rule)}});
   for (const auto& g : loo.groups)
     groups.push_back({{"platform", g.platform},
                       {"kind", g.kind},
