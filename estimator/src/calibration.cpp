@@ -113,18 +113,30 @@ KernelSplit split_op_error(double log_error, double band) {
   return s;
 }
 
+bool on_passmark_host_scale(const Sourced& host_speed) {
+  return std::string_view(host_speed.source).substr(0, kPassmarkHostScale.size()) == kPassmarkHostScale;
+}
+
 CalibrationLine carry_factor(const Platform* there, const Platform& target) {
   CalibrationLine c;
   std::vector<std::string> parts, missing;
   const std::string from = there ? there->name : std::string("the recording platform");
-  if (there && there->host_speed && target.host_speed) {
+  // A PassMark-scaled figure over a bench-scaled one would carry the two scales' unknown
+  // ratio (docs/calibration.md, "Host speed"): such a pair counts as no figure.
+  const bool one_scale = there && there->host_speed && target.host_speed &&
+                         on_passmark_host_scale(*there->host_speed) == on_passmark_host_scale(*target.host_speed);
+  std::string scale_note;
+  if (there && there->host_speed && target.host_speed && !one_scale)
+    scale_note = "host_speed figures of " + from + " and " + target.name +
+                 " are on different scales (PassMark single-thread over the Xeon E5-2698 v4, and `fomcast bench`'s)";
+  if (one_scale) {
     c.host_scaled = true;
     const double f = there->host_speed->value / target.host_speed->value;
     c.carry *= f;
     parts.push_back("x " + format_significant(f, 3) + " = host speed " +
                     format_significant(there->host_speed->value, 3) + " on " + from + " / " +
                     format_significant(target.host_speed->value, 3) + " on " + target.name);
-  } else {
+  } else if (scale_note.empty()) {
     if (!there || !there->host_speed) missing.push_back(from);
     if (!target.host_speed) missing.push_back(target.name);
   }
@@ -134,16 +146,17 @@ CalibrationLine carry_factor(const Platform* there, const Platform& target) {
     c.carry *= f;
     parts.push_back("x " + format_significant(f, 3) + " = overhead factor " + target.name + " / " + from);
   }
+  const std::string host_gap = !scale_note.empty() ? scale_note
+                               : missing.empty()   ? std::string()
+                                                   : "no host_speed figure for " + missing.front() +
+                                                       (missing.size() > 1 ? " or " + missing.back() : std::string());
   if (parts.empty()) {
-    c.carry_detail = "carried unscaled: no host_speed figure for " + missing.front() +
-                     (missing.size() > 1 ? " or " + missing.back() : std::string()) +
-                     " (data/platforms/*.json, or `fomcast bench` measures one)";
+    c.carry_detail = "carried unscaled: " + host_gap +
+                     (scale_note.empty() ? " (data/platforms/*.json, or `fomcast bench` measures one)" : std::string());
   } else {
     c.carry_detail = "carried from " + from;
     for (const auto& p : parts) c.carry_detail += " " + p;
-    if (!c.host_scaled && !missing.empty())
-      c.carry_detail += "; no host_speed figure for " + missing.front() +
-                        (missing.size() > 1 ? " or " + missing.back() : std::string());
+    if (!c.host_scaled && !host_gap.empty()) c.carry_detail += "; " + host_gap;
   }
   return c;
 }

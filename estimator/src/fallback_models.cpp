@@ -11,6 +11,7 @@
 #include "catalog.hpp"
 #include "fomcast/collectives.hpp"
 #include "fomcast/format.hpp"
+#include "residual.hpp"
 #include "similarity.hpp"
 #include "table_lookup.hpp"
 
@@ -585,7 +586,12 @@ std::optional<Quote> carried(const Context& ctx, const Op& op, DType dtype) {
   q.source = there;
   const Capability to = capability(ctx.target, op, dtype);
   const Capability from = ctx.baseline ? capability(*ctx.baseline, op, normalized(dtype)) : Capability{0, to.name};
-  if (from.value > 0 && to.value > 0) {
+  // Host speeds divide only on one scale (PassMark's, shipped, or bench's: residual.hpp).
+  const bool host_scales_differ =
+      ctx.baseline && ctx.baseline->host_speed && ctx.target.host_speed && from.name == "host speed" &&
+      to.name == "host speed" &&
+      on_passmark_host_scale(*ctx.baseline->host_speed) != on_passmark_host_scale(*ctx.target.host_speed);
+  if (from.value > 0 && to.value > 0 && !host_scales_differ) {
     const double r = from.value / to.value;
     q.seconds *= r;
     q.uncertainty = kScaledBand;
@@ -597,6 +603,9 @@ std::optional<Quote> carried(const Context& ctx, const Op& op, DType dtype) {
   if (!ctx.baseline)
     missing = there.empty() ? "the workload does not say where it was measured"
                             : "its recording platform " + there + " has no spec";
+  else if (host_scales_differ)
+    missing = "the host speed figures of " + there + " and " + ctx.target.name +
+              " are on different scales (PassMark single-thread, and `fomcast bench`'s)";
   else
     missing = "no " + to.name + " figure for " +
               (!(from.value > 0) && !(to.value > 0) ? there + " or " + ctx.target.name

@@ -97,6 +97,7 @@ SideRate measured_side(const StudySide& side, double seconds, double nodes_per_u
   r.nodes = side.nodes;
   r.unit = side.unit;
   r.devices_per_unit = side.devices_per_unit;
+  r.nodes_per_unit = nodes_per_unit;
   r.seconds_per_unit = seconds;
   r.units_per_day = units_per_day(seconds, side.nodes * side.devices_per_unit, nodes_per_unit);
   r.method = SideMethod::measured;
@@ -105,13 +106,14 @@ SideRate measured_side(const StudySide& side, double seconds, double nodes_per_u
 
 // How the side's pass was obtained: measured on this very platform, calibrated by a
 // measurement elsewhere, or modelled alone.
-SideRate estimated_side(const StudySide& side, const RunEstimate& run) {
+SideRate estimated_side(const StudySide& side, const RunEstimate& run, double nodes_per_unit) {
   const PassEstimate& p = run.pass;
   SideRate r;
   r.platform = side.platform;
   r.nodes = side.nodes;
   r.unit = side.unit;
   r.devices_per_unit = side.devices_per_unit;
+  r.nodes_per_unit = nodes_per_unit;
   r.seconds_per_unit = run.run_s;
   r.units_per_day = run.units_per_day;
   r.uncertainty = p.uncertainty;
@@ -245,10 +247,10 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
     } catch (const InputError& e) {
       throw InputError(study.file, e.message, 0, -1, e.field == path + ".parallel" ? e.field : path + ".workload");
     }
-    p.baseline = estimated_side(study.baseline, base);
+    p.baseline = estimated_side(study.baseline, base, sp.nodes_per_unit);
     p.estimates = std::make_shared<const ProblemEstimates>(ProblemEstimates{*w, base, target});
     p.target = sp.target_hours ? measured_side(study.target, *sp.target_hours * 3600.0, sp.nodes_per_unit)
-                               : estimated_side(study.target, target);
+                               : estimated_side(study.target, target, sp.nodes_per_unit);
     const bool target_calibrated = !sp.target_hours && target.pass.calibration.calibrated;
     p.calibrated = base.pass.calibration.calibrated || target_calibrated;
     if (p.calibrated) {

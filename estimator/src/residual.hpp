@@ -18,7 +18,12 @@ void calibrate_pass(PassEstimate&, const Workload&, const Catalog&, const std::v
 
 // The factor a residual measured on `there` is carried to `target` by, and how (in words):
 // host_speed(there) / host_speed(target) x overhead_factor(target) / overhead_factor(there),
-// each part only when both platforms give it.
+// each part only when both platforms give it. Host speeds are compared only on one scale:
+// the shipped figures are PassMark single-thread ratings over the Intel Xeon E5-2698 v4's
+// (their source starts with kPassmarkHostScale), `fomcast bench` and a user's spec use the
+// bench's own (its reference host = 1); a pair across the two is not scaled, and says so.
+inline constexpr std::string_view kPassmarkHostScale = "PassMark CPU Mark single-thread rating";
+bool on_passmark_host_scale(const Sourced& host_speed);
 CalibrationLine carry_factor(const Platform* there, const Platform& target);
 
 // The op model's log error on the measured platform (log ops_scale) split in two: the

@@ -85,7 +85,8 @@ std::string_view to_string(Kinship);
 bool same_chip(const Platform&, const Platform&);
 // Relative uncertainty added when a time is carried between platforms of this kinship:
 // near the 68th percentiles of the leave-one-platform-out errors in docs/accuracy.md
-// (same architecture 0.10-0.27, same vendor 0.20-0.36, other vendor 0.53).
+// (same architecture 0.10-0.27, same vendor 0.20-0.36, other vendor 0.53); the same-
+// architecture band refitted to two thirds by validate's band_refit (0.13).
 double kinship_band(Kinship);
 
 // How far apart two platforms are for carrying a time of `dtype` from `from` (whose

@@ -35,6 +35,7 @@ json fom_to_json(const FomResult& r) {
                   {"nodes", s.nodes},
                   {"unit", s.unit.empty() ? std::string("node") : s.unit},
                   {"devices_per_unit", s.devices_per_unit},
+                  {"nodes_per_unit", s.nodes_per_unit},
                   {"seconds_per_unit", s.seconds_per_unit},
                   {"hours_per_unit", s.seconds_per_unit / 3600.0},
                   {"units_per_day", s.units_per_day},
@@ -170,6 +171,12 @@ std::string fom_to_text(const FomResult& r, const Study& study, bool verbose) {
     if (any_workload) t.rows.back().push_back(residual(p));
   }
   out += t.render();
+  // A unit of work that takes more (or less) than one counted node says so: its units/day
+  // count nodes / nodes_per_unit runs at once (docs/study-format.md).
+  for (const auto& p : r.problems)
+    if (p.baseline.nodes_per_unit != 1)
+      out += "(" + p.name + ": one unit of work occupies " + format_significant(p.baseline.nodes_per_unit, 3) +
+             " counted nodes on each side)\n";
   out += "\nHM of baseline units/day: " + format_number(r.baseline_hm_units_per_day, 2) + "\n";
   out += "HM of target units/day:   " + format_number(r.target_hm_units_per_day, 2) + "\n";
   out += "FOM = HM(target) / HM(baseline) = " + format_number(r.fom, 3) + "\n";

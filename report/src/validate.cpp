@@ -248,7 +248,9 @@ json band_refit_to_json(const std::vector<BandRefit>& refits) {
                    {"band", r.band >= 0 ? json(r.band) : json(nullptr)},
                    {"n", r.n},
                    {"coverage", r.coverage},
-                   {"scale_for_two_thirds", r.scale_for_68}});
+                   {"scale_for_two_thirds", r.scale_for_68},
+                   {"held_out_coverage", r.held_out_coverage >= 0 ? json(r.held_out_coverage) : json(nullptr)},
+                   {"held_out_scale", r.held_out_scale > 0 ? json(r.held_out_scale) : json(nullptr)}});
   return out;
 }
 
@@ -258,13 +260,21 @@ std::string band_refit_to_text(const std::vector<BandRefit>& refits) {
       "\nBand refit (measured, not applied): the factor the bands would need for 68.3% of the truths within "
       "+-1 band\n";
   TextTable t;
-  t.header = {"check", "band", "n", "within +-1 band", "bands x this for two thirds"};
-  t.right_align = {false, true, true, true, true};
+  t.header = {"check", "band", "n", "within +-1 band", "bands x this for two thirds", "refit out of sample"};
+  t.right_align = {false, true, true, true, true, true};
   for (const auto& r : refits)
     if (r.n > 0)
-      t.rows.push_back({r.check, r.band >= 0 ? format_percent(r.band, 0) : std::string("all"), std::to_string(r.n),
-                        format_percent(r.coverage, 1), format_number(r.scale_for_68, 2)});
-  return out + t.render();
+      t.rows.push_back(
+          {r.check, r.band >= 0 ? format_percent(r.band, 0) : std::string("all"), std::to_string(r.n),
+           format_percent(r.coverage, 1), format_number(r.scale_for_68, 2),
+           r.held_out_coverage < 0 ? std::string("- (one pair)")
+           : r.held_out_scale > 0
+               ? format_percent(r.held_out_coverage, 1) + " (x " + format_number(r.held_out_scale, 2) + ")"
+               : format_percent(r.held_out_coverage, 1) + (r.check == "all" ? " (each x the other)" : " (by pair)")});
+  return out + t.render() +
+         "(refit out of sample: within +-1 band x a factor fitted on other rows: each check's by the other "
+         "check's, each band value's by the rows of the other platform pairs, a pair's two directions held out "
+         "together)\n";
 }
 
 }  // namespace fomcast

@@ -132,3 +132,38 @@ TEST_CASE("validate's cross-hardware pairs give the calibrated pass's bounds and
   CHECK(cov[2]["n"] == 2);
   CHECK(cov[2]["within"] == within);
 }
+
+TEST_CASE("band_refit out of sample: each check's rows under the other's factor, each band's by other pairs") {
+  // Scaled-table rows at a 20% band: the pair A & B (both directions) 0.5, 0.5, 0.5 and 2.0;
+  // the pair C & D 0.4, 0.6, 0.8. One pair at 50%: E <- F, 0.3. Leave-one-out rows 0.5, 1.5.
+  PlatformTransfer ab, ba, cd, ef;
+  ab.target = "A", ab.chosen = "B", ab.chosen_band_ratios = {{0.2, 0.5}, {0.2, 0.5}, {0.2, 0.5}};
+  ba.target = "B", ba.chosen = "A", ba.chosen_band_ratios = {{0.2, 2.0}};
+  cd.target = "C", cd.chosen = "D", cd.chosen_band_ratios = {{0.2, 0.4}, {0.2, 0.6}, {0.2, 0.8}};
+  ef.target = "E", ef.chosen = "F", ef.chosen_band_ratios = {{0.5, 0.3}};
+  LooReport loo;
+  LooGroup g;
+  g.band_ratios = {{0.1, 0.5}, {0.1, 1.5}};
+  loo.groups.push_back(g);
+  const auto r = band_refit(loo, {ab, ba, cd, ef});
+  REQUIRE(r.size() == 5);
+  // Leave-one-out: its own factor is floor(0.6827 x 2) = 1 -> 1.5; the scaled-table rows'
+  // is floor(0.6827 x 8) = 5 of 0.3 0.4 0.5 0.5 0.5 0.6 0.8 2.0 -> 0.6. Each takes the other's:
+  // 0.5 of 0.5, 1.5 is within x 0.6 (1 of 2), and 7 of the 8 within x 1.5.
+  CHECK(r[0].scale_for_68 == doctest::Approx(1.5));
+  CHECK(r[1].scale_for_68 == doctest::Approx(0.6));
+  CHECK(r[0].held_out_scale == doctest::Approx(0.6));
+  CHECK(r[0].held_out_coverage == doctest::Approx(0.5));
+  CHECK(r[1].held_out_scale == doctest::Approx(1.5));
+  CHECK(r[1].held_out_coverage == doctest::Approx(7.0 / 8));
+  // At 20%, by pair: A & B held out, C & D's factor is 0.8 (floor(0.6827 x 3) = 2), three of
+  // A & B's four within; C & D held out, A & B's is 0.5 (floor(0.6827 x 4) = 2 of 0.5 0.5 0.5
+  // 2.0), one of three within: 4 of 7.
+  CHECK(r[2].band == 0.2);
+  CHECK(r[2].held_out_coverage == doctest::Approx(4.0 / 7));
+  // At 50% only one pair: nothing to fit on.
+  CHECK(r[3].band == 0.5);
+  CHECK(r[3].held_out_coverage == -1);
+  // All: both checks' out-of-sample rows together, (1 + 7) of 10.
+  CHECK(r[4].held_out_coverage == doctest::Approx(0.8));
+}

@@ -149,8 +149,11 @@ TEST_CASE("the bounds of the residual rule bracket the projection and the band c
   const double measured = m.front().pass_s;
   // Scaled with the ops: the whole measurement x the modelled ops' ratio of the two platforms.
   CHECK(p.pass_scaled_s == doctest::Approx(measured * v100_model.ops_s / k20x_model.ops_s));
-  // Carried unscaled (no host speeds shipped): V100's ops plus the whole gap on Titan.
-  CHECK(p.pass_unscaled_s == doctest::Approx(v100_model.ops_s + (measured - k20x_model.ops_s)));
+  // Carried like host time: V100's ops plus the whole gap on Titan x host speed 0.395
+  // (Opteron 6274) / 1 (Xeon E5-2698 v4), the two hosts' PassMark single-thread ratings.
+  CHECK(p.calibration.host_scaled);
+  CHECK(p.calibration.carry == doctest::Approx(0.395));
+  CHECK(p.pass_unscaled_s == doctest::Approx(v100_model.ops_s + (measured - k20x_model.ops_s) * 0.395));
   CHECK(p.pass_low_s <= p.pass_s);
   CHECK(p.pass_high_s >= p.pass_s);
   CHECK(p.pass_s * (1 - p.uncertainty) <= p.pass_low_s * (1 + 1e-12));

@@ -324,3 +324,32 @@ TEST_CASE("a workload with no measured time anywhere is the modelled operations 
   for (const auto& n : p.notes) said = said || n.find("not calibrated") != std::string::npos;
   CHECK(said);
 }
+
+// Host speeds come on two scales: the shipped specs' PassMark single-thread ratings (over the
+// Xeon E5-2698 v4's) and `fomcast bench`'s own (its reference host = 1). A ratio across the
+// two would carry their unknown ratio, so such a pair is not scaled, and says so; two figures
+// on the PassMark scale are.
+TEST_CASE("host speeds on two different scales are not divided by each other") {
+  const std::string passmark = "PassMark CPU Mark single-thread rating (test row)";
+  Platform a = platform("A", 10, 1000, std::nullopt), e = platform("E", 20, 2000, std::nullopt),
+           f = platform("F", 20, 2000, std::nullopt);
+  a.host_speed = Sourced{0.4, passmark};
+  e.host_speed = Sourced{1.0, passmark};
+  f.host_speed = Sourced{2.0, "fomcast bench on F: host benchmark 6.5 ms"};
+  const Catalog cat = make_catalog({a, e, f}, {});
+  const Workload w = workload();  // 3 ms of ops + 7 ms of residual measured on A
+
+  // Both PassMark: x 0.4 / 1.0.
+  const PassEstimate pe = estimate_pass(w, "E", cat);
+  CHECK(pe.calibration.host_scaled);
+  CHECK(pe.calibration.carry == doctest::Approx(0.4));
+  CHECK(pe.residual_s == doctest::Approx(7e-3 * 0.4));
+
+  // PassMark over bench: unscaled, and the reason named.
+  const PassEstimate pf = estimate_pass(w, "F", cat);
+  CHECK_FALSE(pf.calibration.host_scaled);
+  CHECK(pf.calibration.carry == 1);
+  CHECK(pf.residual_s == doctest::Approx(7e-3));
+  CHECK(pf.calibration.carry_detail.find("carried unscaled: host_speed figures of A and F are on different scales") !=
+        std::string::npos);
+}

@@ -96,3 +96,22 @@ TEST_CASE("fom --record, history and check track the FOM over time") {
   CHECK(c.status == 1);
   CHECK(c.err.find("dropped") != std::string::npos);
 }
+
+TEST_CASE("a problem whose unit of work occupies several counted nodes says so, in text and JSON") {
+  // Issue 14, units of work: P1 of the worked example on 4 nodes per unit runs a quarter as
+  // many units at once on both sides: 18,688 / 4 x 24 / 60 = 1,868.8 units/day on Titan.
+  ScratchDir dir;
+  const std::string db = dir.file("u.db");
+  auto study = nlohmann::json::parse(test::slurp(source_path("data/studies/worked-example.json")));
+  study["problems"][0]["nodes_per_unit"] = 4;
+  const std::string file = dir.write("four.json", study.dump());
+  const auto text = run_fomcast("fom '" + file + "'", db);
+  REQUIRE_MESSAGE(text.status == 0, text.err);
+  CHECK(text.out.find("(P1: one unit of work occupies 4 counted nodes on each side)") != std::string::npos);
+  CHECK(text.out.find("(P2: one unit") == std::string::npos);
+  const auto j = nlohmann::json::parse(run_fomcast("fom --json '" + file + "'", db).out);
+  CHECK(j["problems"][0]["baseline"]["nodes_per_unit"].get<double>() == 4);
+  CHECK(j["problems"][0]["target"]["nodes_per_unit"].get<double>() == 4);
+  CHECK(j["problems"][1]["baseline"]["nodes_per_unit"].get<double>() == 1);
+  CHECK(j["problems"][0]["baseline_units_per_day"].get<double>() == doctest::Approx(1868.8));
+}

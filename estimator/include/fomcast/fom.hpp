@@ -44,6 +44,7 @@ struct SideRate {
   double nodes = 0;
   std::string unit;             // what `nodes` counts (the study's side.unit); "" = node
   double devices_per_unit = 1;  // platform devices in one counted node; one run per device
+  double nodes_per_unit = 1;    // counted nodes one unit of work occupies (the problem's nodes_per_unit)
   double seconds_per_unit = 0;
   double units_per_day = 0;
   SideMethod method = SideMethod::measured;

@@ -171,6 +171,13 @@ struct BandRefit {
   int64_t n = 0;
   double coverage = 0;      // share within +-1 band as the bands are
   double scale_for_68 = 0;  // x the bands for 68.3%
+  // Out of sample: the share within +-1 band when each row's band is scaled by a factor
+  // fitted on rows it is not among. leave_one_out rows take the leave_one_platform_out
+  // factor and the other way round ("all": both); each band value's rows take that band's
+  // factor fitted on the rows of every other pair of platforms (target and source, both
+  // ways, held out together); -1 where only one pair has rows of that band.
+  double held_out_coverage = 0;
+  double held_out_scale = 0;  // the factor so applied; 0 where it differs by held-out pair
 };
 std::vector<BandRefit> band_refit(const LooReport&, const std::vector<PlatformTransfer>&);
 
