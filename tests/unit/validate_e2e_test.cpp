@@ -91,7 +91,8 @@ TEST_CASE("validate --json end_to_end: every shipped published row predicted, me
   CHECK(j["speedups"].size() == 51);
   // Held at what is reached now (docs/accuracy.md): the transfer changes of issue 13's
   // leave-platform-out (section 5) moved the step median 8.8% -> 9.1% and the speedups'
-  // 10.3% -> 9.5%, both now within the issue's 10%.
-  CHECK(j["median_abs_step_error"].get<double>() <= 0.092);
-  CHECK(j["median_abs_speedup_error"].get<double>() <= 0.096);
+  // 10.3% -> 9.5%; autocast's weight casts (a rule, not a fit) 9.1% -> 8.9% and 9.5% -> 9.8%,
+  // both within the issue's 10%.
+  CHECK(j["median_abs_step_error"].get<double>() <= 0.090);
+  CHECK(j["median_abs_speedup_error"].get<double>() <= 0.099);
 }
