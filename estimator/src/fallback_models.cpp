@@ -268,6 +268,73 @@ double target_bandwidth_fraction(const Catalog& catalog, const Platform& target,
   return chip > 0 ? chip : architecture_bandwidth_fraction(catalog, target, kind, target.name, FractionScope::any);
 }
 
+namespace {
+
+// The median y of a curve's `kCurveNeighbours` points nearest to (x, log_cols).
+double read_curve(const std::vector<TableGroup::CurvePoint>& curve, double x, double log_cols) {
+  std::vector<std::pair<double, double>> by_distance;  // (squared distance, y)
+  by_distance.reserve(curve.size());
+  for (const auto& p : curve) {
+    const double dc = kCurveColsWeight * (p.log_cols - log_cols);
+    by_distance.push_back({(p.x - x) * (p.x - x) + dc * dc, p.y});
+  }
+  const std::size_t k = std::min(kCurveNeighbours, by_distance.size());
+  std::partial_sort(by_distance.begin(), by_distance.begin() + static_cast<std::ptrdiff_t>(k), by_distance.end());
+  std::vector<double> ys;
+  for (std::size_t i = 0; i < k; ++i) ys.push_back(by_distance[i].second);
+  return percentile(ys, 0.5);
+}
+
+}  // namespace
+
+std::optional<Quote> memory_from_curves(const Context& ctx, const Op& op, DType dtype) {
+  const auto* shape = std::get_if<TensorShape>(&op.shape);
+  if (!memory_table_fits(op) || !shape) return std::nullopt;
+  const double bw_t = bandwidth_of(ctx.target);
+  const double bytes = op.bytes > 0 ? op.bytes : op_bytes(op.kind, op.shape, dtype);
+  const double gap = sources_launch_floor(ctx, op.kind);
+  if (!(bw_t > 0) || !(bytes > 0) || !(gap > 0)) return std::nullopt;
+  const double roof = bytes / bw_t;
+  const double x = std::log(roof / gap), log_cols = std::log(rows_and_cols(*shape).second);
+  std::vector<double> ys, bands;
+  std::string names;
+  const Platform* nearest = nullptr;
+  double nearest_d = INFINITY;
+  for (const auto& [name, table] : ctx.catalog.tables) {
+    if (name == ctx.target.name || !ctx.tables(name)) continue;
+    const Platform* q = ctx.catalog.platform(name);
+    if (!q || !(bandwidth_of(*q) > 0)) continue;
+    const PlatformTables* t = ctx.tables(name);
+    const TableGroup* g = nullptr;
+    for (const KernelMode m : {KernelMode::train, KernelMode::inference})
+      if (!g) g = t->find(op.kind, KernelPrecision::fp32, m, std::monostate{});
+    if (!g || g->gap_curve.size() < kCurveNeighbours) continue;
+    // Only where the source measured ops that large against its gap: beyond its curve's
+    // ends it says nothing of this x.
+    const auto [lo, hi] = std::minmax_element(g->gap_curve.begin(), g->gap_curve.end(),
+                                              [](const auto& a, const auto& b) { return a.x < b.x; });
+    if (x < lo->x || x > hi->x) continue;
+    const double y = read_curve(g->gap_curve, x, log_cols);
+    ys.push_back(y);
+    bands.push_back(quad(g->band, kinship_band(kinship(*q, ctx.target))));
+    names += (names.empty() ? "" : ", ") + name + " (" + format_significant(std::exp(-y)) + ")";
+    if (const double d = platform_distance(*q, DType::fp32, ctx.target, DType::fp32); d < nearest_d)
+      nearest_d = d, nearest = q;
+  }
+  if (ys.empty()) return std::nullopt;
+  const double y = percentile(ys, 0.5);
+  Quote q;
+  q.seconds = roof * std::exp(y);
+  q.uncertainty = percentile(bands, 0.5);
+  q.method = Method::scaled_table;
+  q.source = nearest ? nearest->name : std::string();
+  q.detail = format_significant(bytes) + " B at " + format_significant(bw_t / 1e9) + " GB/s x " +
+             format_significant(std::exp(-y)) + ": the median of the fractions of their bandwidth " + names +
+             " reach at the same size against their own launch gap as this op against the sources' median gap " +
+             format_significant(gap * 1e6) + " us (x = " + format_significant(x) + ")";
+  return q;
+}
+
 std::optional<Quote> memory_from_tables(const Context& ctx, const Op& op, DType dtype) {
   if (!memory_table_fits(op)) return std::nullopt;
   const double bw_t = bandwidth_of(ctx.target);

@@ -162,11 +162,7 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
   DerivedLayers derived;
   if (from_trace) {
     derived = trace_layers(w, flag);
-    if (layout.tp > 1)
-      throw UsageError(f + ": tp=" + std::to_string(layout.tp) + " on the trace '" + w.name +
-                       "': its ops carry no module names to tell which GEMMs form a Megatron block's column- and "
-                       "row-parallel pair (where the all-reduces go); data and pipeline parallel work on a trace, "
-                       "tensor parallel needs a model description");
+    if (layout.tp > 1) derived = megatron_blocks(std::move(derived), w.name, layout.tp, flag);
   }
   const std::vector<LayerCost>& layers = from_trace ? derived.layers : model_layers;
   if (layers.empty())

@@ -4,6 +4,7 @@
 // its weight, its MACs and its output.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "fomcast/error.hpp"
 #include "fomcast/format.hpp"
@@ -39,6 +40,8 @@ LayerCost layer_of(const Op& op, double b, const std::vector<EmbeddingShape>& ta
       l.type = "attention";
     } else {
       l.type = "linear";
+      l.in_features = k;
+      l.out_features = n;
       // The weight is K x N (the rows are the tokens or samples); addmm adds a bias of N.
       l.params = k * n + (op.name.find("addmm") != std::string::npos ? n : 0);
       // A GEMM whose weight has an embedding table's shape is the tied output projection
@@ -100,12 +103,20 @@ DerivedLayers trace_layers(const Workload& w, std::string_view flag) {
                       : "records") +
         ": the layout needs each layer's parameters, MACs and output");
   bool tied = false;
-  if (!w.calls.empty()) {
+  int64_t layer_calls = 0, kept_layer_calls = 0;
+  for (const auto& e : entries) layer_calls += e.calls;
+  for (const auto& c : w.calls)
+    if (c.op < w.ops.size() && is_layer_op(w.ops[c.op])) ++kept_layer_calls;
+  if (!w.calls.empty() && kept_layer_calls == layer_calls) {
     // The trace kept its pass's calls in the order they ran (an execution trace): one layer
     // per forward call of a layer op, in that order.
     for (const auto& c : w.calls)
       if (c.op < w.ops.size() && is_layer_op(w.ops[c.op]))
         out.layers.push_back(layer_of(w.ops[c.op], b, tables, &tied));
+  } else if (!w.calls.empty()) {
+    out.notes.push_back("the trace's kept calls hold " + std::to_string(kept_layer_calls) + " of the " +
+                        std::to_string(layer_calls) +
+                        " layer op calls of a pass (some were not carried onto its ops): their order is not used");
   }
   // Otherwise the trace's order is aggregated away: the calls of one distinct op are merged.
   // A run of consecutive ops (in first-run order) with the same call count c > 1 is taken as
@@ -141,6 +152,92 @@ DerivedLayers trace_layers(const Workload& w, std::string_view flag) {
     out.notes.push_back(std::to_string(unshaped) +
                         " forward GEMM/convolution/embedding ops without a shape are not layers (their time is "
                         "spread over the others)");
+  return out;
+}
+
+namespace {
+
+bool linear(const LayerCost& l, double in, double out) {
+  return l.type == "linear" && l.in_features == in && (out <= 0 || l.out_features == out);
+}
+
+// The block starting at layers[i], its end (one past its last layer) and widths; nullopt
+// when the layers there are not one.
+struct Block {
+  std::size_t end = 0;
+  double hidden = 0, ffn = 0;
+};
+std::optional<Block> block_at(const std::vector<LayerCost>& layers, std::size_t i) {
+  const auto n = layers.size();
+  if (i >= n || layers[i].type != "linear") return std::nullopt;
+  const double h = layers[i].in_features;
+  std::size_t j = i;
+  if (layers[i].out_features == 3 * h)
+    j += 1;  // fused QKV
+  else if (i + 2 < n && linear(layers[i], h, h) && linear(layers[i + 1], h, h) && linear(layers[i + 2], h, h))
+    j += 3;  // Q, K and V apart
+  else
+    return std::nullopt;
+  const std::size_t attention = j;
+  while (j < n && layers[j].type == "attention") ++j;
+  if (j == attention || j + 3 > n) return std::nullopt;
+  if (!linear(layers[j], h, h)) return std::nullopt;
+  const double f = layers[j + 1].out_features;
+  if (!linear(layers[j + 1], h, 0) || f <= h || !linear(layers[j + 2], f, h)) return std::nullopt;
+  return Block{j + 3, h, f};
+}
+
+}  // namespace
+
+DerivedLayers megatron_blocks(DerivedLayers in, const std::string& workload, int64_t tp, std::string_view flag) {
+  const std::string f(flag);
+  DerivedLayers out;
+  out.notes = std::move(in.notes);
+  std::size_t blocks = 0, replicated_linears = 0;
+  std::optional<Block> first;
+  for (std::size_t i = 0; i < in.layers.size();) {
+    const auto b = block_at(in.layers, i);
+    if (!b) {
+      const LayerCost& l = in.layers[i];
+      if (l.type == "linear" && l.params > 0) ++replicated_linears;
+      out.layers.push_back(l);
+      ++i;
+      continue;
+    }
+    if (!first) first = b;
+    const auto ti = static_cast<double>(tp);
+    if (std::fmod(b->hidden, ti) != 0 || std::fmod(b->ffn, ti) != 0)
+      throw UsageError(f + ": tp=" + std::to_string(tp) + " on the trace '" + workload + "': its transformer block " +
+                       "at layer " + std::to_string(i) + " has hidden size " + std::to_string(std::llround(b->hidden)) +
+                       " and MLP width " + std::to_string(std::llround(b->ffn)) +
+                       ", which Megatron's layout cannot split " + std::to_string(tp) + " ways");
+    LayerCost block;
+    block.name = "block " + std::to_string(blocks) + " (" + in.layers[i].name + " ...)";
+    block.type = "transformer_block";
+    for (std::size_t k = i; k < b->end; ++k) {
+      block.params += in.layers[k].params;
+      block.forward_macs += in.layers[k].forward_macs;
+    }
+    block.output_elems = in.layers[b->end - 1].output_elems;
+    out.layers.push_back(std::move(block));
+    ++blocks;
+    i = b->end;
+  }
+  if (blocks == 0)
+    throw UsageError(f + ": tp=" + std::to_string(tp) + " on the trace '" + workload + "': none of its " +
+                     std::to_string(in.layers.size()) +
+                     " layers form a transformer block by Megatron's shapes (in the order they ran: a linear h -> 3h "
+                     "or three h -> h, attention's batched GEMMs, a linear h -> h, then h -> f and f -> h), so "
+                     "there is no column- and row-parallel pair to split and no place for its all-reduces; data and "
+                     "pipeline parallel work on this trace");
+  out.notes.push_back(
+      "tensor parallel: " + std::to_string(blocks) + " transformer blocks found by their GEMMs' shapes (hidden " +
+      std::to_string(std::llround(first->hidden)) + ", MLP " + std::to_string(std::llround(first->ffn)) +
+      "; attention's input projection, batched GEMMs, output projection and MLP), each split " + std::to_string(tp) +
+      " ways as Megatron does, with its two all-reduces each way" +
+      (replicated_linears > 0
+           ? "; " + std::to_string(replicated_linears) + " other linear layers with weights replicated"
+           : std::string()));
   return out;
 }
 

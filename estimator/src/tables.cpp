@@ -119,6 +119,14 @@ void index_group(TableGroup& g, const std::function<double(KernelPrecision)>& pe
   if (is_memory_kind(g.kind)) {
     // A memory-bound group's rate is bytes per second: its median over the platform's
     // bandwidth is the achievable fraction of the bandwidth the transfer model carries.
+    if (bandwidth > 0 && g.launch_floor_s > 0)
+      for (const auto* e : g.entries) {
+        const auto* t = std::get_if<TensorShape>(&e->shape);
+        const double bytes = op_bytes(g.kind, e->shape, precision_dtype(g.precision));
+        if (!t || !(bytes > 0)) continue;
+        g.gap_curve.push_back({std::log(bytes / (bandwidth * g.launch_floor_s)), std::log(rows_and_cols(*t).second),
+                               std::log(e->time_us * 1e-6 * bandwidth / bytes)});
+      }
     if (bandwidth > 0) {
       std::vector<double> frac;
       for (double r : g.log_rate) frac.push_back(std::exp(r) / bandwidth);

@@ -68,6 +68,16 @@ struct TableGroup {
   // bytes at the bandwidth) is under kLatencyBound of its time, i.e. one that did next to
   // nothing; 0 when no entry is that small (DeepBench's smallest kernels still work).
   double launch_floor_s = 0;
+  // Memory kinds: each entry's time in coordinates normalised by the platform, x =
+  // log(bytes / (bandwidth x launch_floor_s)) (how large the op is against what one call
+  // costs there) and y = log(time x bandwidth / bytes) (the inverse of the fraction of the
+  // bandwidth its whole time reached), with log(row length): the curve a transfer reads at
+  // the target's own x (fallback_models.hpp's memory_from_curves). Empty without a
+  // bandwidth or a launch floor.
+  struct CurvePoint {
+    double x = 0, log_cols = 0, y = 0;
+  };
+  std::vector<CurvePoint> gap_curve;
 };
 constexpr double kLatencyBound = 0.1;
 

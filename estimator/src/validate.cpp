@@ -9,6 +9,7 @@
 #include <map>
 
 #include "catalog.hpp"
+#include "fallback_models.hpp"
 #include "fomcast/error.hpp"
 #include "predict.hpp"
 #include "similarity.hpp"
@@ -307,11 +308,18 @@ std::vector<LeavePlatformOut> validate_leave_platform_out(const Catalog& catalog
       const double bw_ratio = src ? est::bandwidth_of(*src) / est::bandwidth_of(*target) : 0;
       const std::size_t stride =
           (entries.size() + static_cast<std::size_t>(kLeavePlatformOutRows) - 1) / kLeavePlatformOutRows;
-      Pairs ours, peak, bw;
+      Pairs ours, peak, bw, curve;
       for (std::size_t i = 0; i < entries.size(); i += std::max<std::size_t>(stride, 1)) {
         const KernelEntry& e = *entries[i];
         const double measured = e.time_us * 1e-6;
-        const OpEstimate est = est::predict_op(ctx, as_op(e), 0);
+        const Op op = as_op(e);
+        const OpEstimate est = est::predict_op(ctx, op, 0);
+        // The candidate rule of normalised curves, capped at the roofline as predict_op caps.
+        if (is_memory_bound(kind))
+          if (auto q = est::memory_from_curves(ctx, op, DType::fp32))
+            curve.add(std::max(q->seconds,
+                               est::op_roofline(*target, kind, op.shape, DType::fp32, op.flops, op.bytes).seconds),
+                      measured);
         if (est.method == Method::unestimated || !(est.predicted_s > 0)) continue;
         ours.add(est.predicted_s, measured);
         if (measured > 0)
@@ -328,6 +336,7 @@ std::vector<LeavePlatformOut> validate_leave_platform_out(const Catalog& catalog
       r.median_abs_error = r.stats.median;
       r.peak_ratio = peak.stats();
       r.bandwidth_ratio = bw.stats();
+      r.curve_rule = curve.stats();
       if (r.n > 0) out.push_back(r);
     }
   }

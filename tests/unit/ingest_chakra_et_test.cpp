@@ -8,6 +8,7 @@
 
 #include "fomcast/error.hpp"
 #include "fomcast/ingest.hpp"
+#include "fomcast/op_graph.hpp"
 #include "ingest_text_support.hpp"
 #include "protobuf_encode.hpp"
 #include "test_support.hpp"
@@ -130,6 +131,37 @@ TEST_CASE("chakra-et: the shared 2023 trace is a ResNet-50 step with its kernels
     if (op.kind == OpKind::collective && op.phase == Phase::backward) allreduce_bytes += op.count * op.bytes;
   CHECK(allreduce_bytes > 90e6);  // ResNet-50's 25.6 M fp32 gradients: 102 MB
   CHECK(allreduce_bytes < 110e6);
+}
+
+TEST_CASE("chakra-et: the shared trace's data_deps are the pass's calls, and the op graph overlaps its all-reduces") {
+  // Counted with a separate decoder (a Python reading of et_def.proto): the 2023 converter's
+  // CPU pieces merged into calls, each kernel given to the call of its first data dep; the
+  // 951 op calls that launched kernels (a convolution backward with both gradients is two
+  // ops, one after the other) and 17,778 dependencies between them, from the pieces' and
+  // their kernels' data_deps, followed through the calls that launched nothing. 7 of the
+  // calls are collectives (2 broadcasts, 5 gradient all-reduces).
+  const Workload w = ingest_one(shared_path(kSharedEt));
+  REQUIRE(w.calls.size() == 951);
+  std::size_t edges = 0, collectives = 0;
+  std::vector<double> secs(w.ops.size(), 1);  // every computation 1 s, every collective 100 s
+  for (std::size_t i = 0; i < w.calls.size(); ++i) {
+    edges += w.calls[i].after.size();
+    for (std::size_t a : w.calls[i].after) CHECK(a < i);
+    if (w.ops[w.calls[i].op].kind == OpKind::collective) ++collectives;
+  }
+  for (std::size_t i = 0; i < w.ops.size(); ++i)
+    if (w.ops[i].kind == OpKind::collective) secs[i] = 100;
+  CHECK(edges == 17778);
+  CHECK(collectives == 7);
+  // In sequence: 944 x 1 + 7 x 100 = 1,644 s. By the dependencies, with the computation on
+  // one stream and the collectives on another: 1,444 s (the same separate reading's longest
+  // path), the all-reduces partly hidden under the backward computations that do not read them.
+  const CriticalPath dag = critical_path(pass_graph(w, secs));
+  CHECK(dag.seconds == doctest::Approx(1444));
+  CHECK(dag.without_comm_s == doctest::Approx(944));
+  Workload seq = w;
+  for (std::size_t i = 1; i < seq.calls.size(); ++i) seq.calls[i].after = {i - 1};
+  CHECK(critical_path(pass_graph(seq, secs)).seconds == doctest::Approx(1644));
 }
 
 TEST_CASE("chakra-et: the current converter's layout (nested ops, kernels under their launcher, steps)") {

@@ -110,6 +110,21 @@ TEST_CASE("ET + Kineto of one run: shapes from the ET, times from Kineto") {
   CHECK(std::get<TensorShape>(adds[0]->shape).inputs == std::vector<std::vector<int64_t>>{{256, 256}, {256, 256}});
   CHECK(adds[0]->count == 2);
   CHECK(adds[0]->count * *adds[0]->self_time_s == doctest::Approx(6e-6));
+  // The ET's data dependencies carried onto the joined ops. By hand from the ET's nodes (no
+  // ProfilerStep: one pass), the 8 counted calls in id order: uniform_ (id 8) writes storage 7,
+  // uniform_ (13) writes 12, fill_ (22), copy_ (32), add (36) reads 7 and 12, fill_ (45),
+  // copy_ (55), add (58) reads 7 and 12. The fills and copies run on the CPU (no kernel in
+  // Kineto, so no op here): 4 calls stay, each add after both uniform_ calls.
+  REQUIRE(w.calls.size() == 4);
+  CHECK(w.ops[w.calls[0].op].name == "aten::uniform_");
+  CHECK(w.ops[w.calls[1].op].name == "aten::uniform_");
+  CHECK(w.calls[0].after.empty());
+  CHECK(w.calls[1].after.empty());
+  for (std::size_t i : {2, 3}) {
+    CHECK(w.ops[w.calls[i].op].name == "aten::add");
+    CHECK(w.calls[i].after == std::vector<std::size_t>{0, 1});
+  }
+  CHECK(has_note(w, "4 of its 8 op calls in the first pass are ops here, with 4 dependencies"));
   // The order of the two files does not matter.
   const Workload r =
       ingest({"pytorch_et/hta_benchmark_simple_add_trace.json.gz", "pytorch_et/hta_benchmark_simple_add_et.json.gz"});

@@ -79,6 +79,22 @@ TEST_CASE("trace_layers: weight shapes, tied output projection, repeated blocks 
   CHECK(d.layers[5].params == 0);  // K=8 N=100: the embedding's table, tied
   CHECK(any_note_contains(json(d.notes), "tied"));
 
+  // Kept calls in run order give the layers' order, but only when they hold every layer call
+  // of a pass (6 here: the embedding, addmm and bmm twice each, the lm_head mm); calls that
+  // lost some (not carried onto the ops) leave the interleaving above, said in a note.
+  Workload partial = w;
+  partial.calls = {OpCall{0, {}}, OpCall{1, {0}}, OpCall{2, {1}}, OpCall{4, {2}}};  // one addmm, one bmm
+  const DerivedLayers p = trace_layers(partial);
+  REQUIRE(p.layers.size() == 6);
+  CHECK(p.layers[1].name == "aten::addmm #0");
+  CHECK(any_note_contains(json(p.notes), "hold 4 of the 6 layer op calls"));
+  Workload whole = w;
+  whole.calls = {OpCall{0, {}}, OpCall{1, {0}}, OpCall{2, {1}}, OpCall{1, {2}}, OpCall{2, {3}}, OpCall{4, {4}}};
+  const DerivedLayers r = trace_layers(whole);
+  REQUIRE(r.layers.size() == 6);
+  CHECK(r.layers[1].name == "aten::addmm");  // in run order: no block numbering
+  CHECK(any_note_contains(json(r.notes), "in the order the trace ran them"));
+
   w.batch_size = 0;
   CHECK_THROWS_AS(trace_layers(w), UsageError);
   w.batch_size = 2;
@@ -111,13 +127,80 @@ TEST_CASE("estimate --parallel on the GPT-2 large execution trace: DDP buckets f
   CHECK(est["exposed_comm_s"].get<double>() > 0);
   CHECK(est["compute_s"].get<double>() > 0);
 
-  // What a trace cannot give: its batch, and Megatron's block structure.
+  // What a trace cannot give: its batch.
   auto r = run_fomcast("estimate --workload gpt2et --platform A100 --parallel dp=4", db);
   CHECK(r.status == 2);
   CHECK(r.err.find("--batch-per-gpu") != std::string::npos);
-  r = run_fomcast("estimate --workload gpt2et --platform A100 --parallel tp=2 --batch-per-gpu 1", db);
-  CHECK(r.status == 2);
-  CHECK(r.err.find("tensor parallel needs a model description") != std::string::npos);
+}
+
+TEST_CASE("estimate --parallel tp on the GPT-2 large execution trace: Megatron's blocks found by their GEMM shapes") {
+  ScratchDir dir;
+  const std::string db = (dir.path / "t.db").string();
+  const std::string et = shared_path("traces-external/param_hf_GPT2_et.json.gz");
+  REQUIRE(run_fomcast("ingest '" + et + "' --workload gpt2et", db).status == 0);
+  const json est = run_json("estimate --workload gpt2et --platform A100 --parallel tp=4 --batch-per-gpu 1", db);
+  CHECK(any_note_contains(est["parallel"]["notes"], "36 transformer blocks found"));
+  CHECK(any_note_contains(est["parallel"]["notes"], "hidden 1280, MLP 5120"));
+  // By hand: each block's two all-reduces forward and two backward carry its output, 512
+  // tokens x 1280 x 4 B = 2,621,440 B, over the 4 ranks; on A100's NVLink ring (300 GB/s,
+  // 0.47 us a step, 3.6 us a call): 2 x 3/4 x 2,621,440 / 300e9 + 6 x 0.47 us + 3.6 us =
+  // 19.527 us each. Per block and micro-batch one device sends 4 x 2 x 3/4 x 2,621,440 =
+  // 15,728,640 B (tp_block_volume_bytes).
+  int tp_reduces = 0;
+  for (const auto& c : est["parallel"]["collectives"]) {
+    if (c["what"].get<std::string>().rfind("tp all-reduce", 0) != 0) continue;
+    ++tp_reduces;
+    CHECK(c["bytes"].get<double>() == 2'621'440.0);
+    CHECK(c["ranks"] == 4);
+    CHECK(c["calls_per_step"] == 4);
+    CHECK(c["time_s"].get<double>() == doctest::Approx(19.527e-6).epsilon(1e-4));
+  }
+  CHECK(tp_reduces == 36);
+  CHECK(tp_block_volume_bytes(2'621'440.0, 4) == 15'728'640.0);
+  // The blocks' and the embeddings' weights split 4 ways (the tied lm_head has none of its
+  // own): 773,843,200 parameters x 4 B / 4.
+  CHECK(est["memory"]["weights_bytes"].get<double>() == 773'843'200.0);
+  // Split, the step is shorter than one device's: part of the work (the layer norms, the
+  // residual adds, the optimizer) stays replicated.
+  CHECK(est["scaling_efficiency"].get<double>() > 0.25);
+  CHECK(est["scaling_efficiency"].get<double>() < 1);
+}
+
+TEST_CASE("megatron_blocks: Q, K and V apart; refused without a block or when the widths do not divide") {
+  // Per sample of 1: tokens 4, hidden 8, MLP 32; Q, K, V three 8 -> 8 linears, two attention
+  // batched GEMMs, the output projection, the MLP; then an unrelated 8 -> 2 classifier.
+  auto lin = [](double k, double n) {
+    LayerCost l;
+    l.name = "aten::addmm";
+    l.type = "linear";
+    l.in_features = k;
+    l.out_features = n;
+    l.params = k * n + n;
+    l.forward_macs = 4 * k * n;
+    l.output_elems = 4 * n;
+    return l;
+  };
+  LayerCost att;
+  att.name = "aten::bmm";
+  att.type = "attention";
+  att.forward_macs = 2 * 4 * 4 * 4;
+  att.output_elems = 2 * 4 * 4;
+  DerivedLayers d;
+  d.layers = {lin(8, 8), lin(8, 8), lin(8, 8), att, att, lin(8, 8), lin(8, 32), lin(32, 8), lin(8, 2)};
+  const DerivedLayers m = megatron_blocks(d, "t", 2);
+  REQUIRE(m.layers.size() == 2);
+  CHECK(m.layers[0].type == "transformer_block");
+  CHECK(m.layers[0].params == 4 * 72 + 288 + 264);                     // 4 x (8 x 8 + 8), 8 x 32 + 32, 32 x 8 + 8
+  CHECK(m.layers[0].forward_macs == 4 * 256 + 2 * 128 + 1024 + 1024);  // Q, K, V, proj; attention; MLP
+  CHECK(m.layers[0].output_elems == 32);                               // the MLP's output: 4 tokens x 8
+  CHECK(m.layers[1].type == "linear");                                 // the classifier stays replicated
+  CHECK(any_note_contains(json(m.notes), "1 other linear layers with weights replicated"));
+  // tp=3 does not divide hidden 8.
+  CHECK_THROWS_WITH_AS(megatron_blocks(d, "t", 3), doctest::Contains("hidden size 8"), UsageError);
+  // Without the MLP's second linear there is no block: refused, with the reason.
+  d.layers.erase(d.layers.begin() + 7);
+  CHECK_THROWS_WITH_AS(megatron_blocks(d, "t", 2), doctest::Contains("none of its 8 layers form a transformer block"),
+                       UsageError);
 }
 
 TEST_CASE("estimate --parallel on the ResNet-50 execution trace and the Kineto trace without shapes") {
@@ -140,9 +223,13 @@ TEST_CASE("estimate --parallel on the ResNet-50 execution trace and the Kineto t
 
   REQUIRE(run_fomcast("ingest '" + shared_path("traces-external/param_resnet_kineto.json.gz") + "' --workload rk", db)
               .status == 0);
-  const auto r = run_fomcast("estimate --workload rk --platform A100 --parallel dp=2 --batch-per-gpu 32", db);
+  auto r = run_fomcast("estimate --workload rk --platform A100 --parallel dp=2 --batch-per-gpu 32", db);
   CHECK(r.status == 2);
   CHECK(r.err.find("without shapes") != std::string::npos);
+  // A CNN has no transformer block for tensor parallel: refused, naming the shapes it looked for.
+  r = run_fomcast("estimate --workload rn --platform A100 --parallel tp=2 --batch-per-gpu 32", db);
+  CHECK(r.status == 2);
+  CHECK(r.err.find("none of its 54 layers form a transformer block") != std::string::npos);
 }
 
 }  // namespace fomcast

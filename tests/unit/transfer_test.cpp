@@ -2,11 +2,13 @@
 // platforms and tables whose answers can be worked out by hand.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "fomcast/estimate.hpp"
+#include "fomcast/validate.hpp"
 
 using namespace fomcast;
 
@@ -101,4 +103,41 @@ TEST_CASE("a GPU with no table gets the sources' median achievable bandwidth fra
   }
   CHECK(e.ops[0].predicted_s == doctest::Approx(std::exp(log_sum / 3)).epsilon(1e-6));
   CHECK(e.ops[0].detail.find("x 0.6, the sources' median") != std::string::npos);
+}
+
+TEST_CASE("the normalised-curve rule reads each source where it is as large against its own gap") {
+  // Sources A and B (1000 GB/s; empty-sized adds at 20 and 40 us: their launch gaps) stream
+  // adds at 0.5 of their bandwidth while an op is 1 to 2.7 times as large as their gap's
+  // worth of bytes (x = log(bytes / (bandwidth x gap)) in [0, 1]) and at 0.9 from 4.5 to
+  // 55 times (x in [1.5, 4]). C (4000 GB/s) is held out; its gap is taken as the sources'
+  // median, 30 us, so its adds of 1.5e8 to 2.6e8 B sit at x = log(bytes / 1.2e8) in [0.2,
+  // 0.8], where both sources reach 0.5: the rule predicts bytes / (4000 GB/s x 0.5), which
+  // is what C measured, so its median error is 0. Read at the same shape instead, A and B
+  // are on their 0.9 plateau (x + log(4 x 30 / 20) and x + log(4 x 30 / 40): above 1.5),
+  // 44% too fast.
+  auto add_at = [](double bytes, double fraction) {
+    const auto rows = static_cast<int64_t>(std::llround(bytes / (12.0 * 1024)));  // 3 x 4 B per element
+    return add(rows, 1024, add_op(rows, 1024).bytes / (1000e9 * fraction) * 1e6);
+  };
+  auto source = [&](const std::string& name, double gap_us) {
+    KernelTable t{name, {add(1, 8, gap_us)}};
+    for (int i = 0; i < 20; ++i) {
+      const double mid = std::exp(i / 19.0), large = std::exp(1.5 + 2.5 * i / 19.0);
+      t.entries.push_back(add_at(mid * 1000e9 * gap_us * 1e-6, 0.5));
+      t.entries.push_back(add_at(large * 1000e9 * gap_us * 1e-6, 0.9));
+    }
+    return t;
+  };
+  KernelTable c{"C", {}};
+  for (int64_t rows = 12000; rows <= 21000; rows += 1000)
+    c.entries.push_back(add(rows, 1024, add_op(rows, 1024).bytes / (4000e9 * 0.5) * 1e6));
+  const Catalog cat = make_catalog({gpu("A", "X", 10, 1000), gpu("B", "X", 10, 1000), gpu("C", "Y", 40, 4000)},
+                                   {source("A", 20), source("B", 40), c});
+  const auto held = validate_leave_platform_out(cat);
+  const auto it = std::find_if(held.begin(), held.end(), [](const LeavePlatformOut& r) { return r.held_out == "C"; });
+  REQUIRE(it != held.end());
+  CHECK(it->kind == "elementwise");
+  CHECK(it->curve_rule.n == 10);
+  CHECK(it->curve_rule.median == doctest::Approx(0).epsilon(1e-9));
+  CHECK(it->curve_rule.mean_log_ratio == doctest::Approx(0).epsilon(1e-9));
 }

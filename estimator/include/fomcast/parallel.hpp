@@ -51,8 +51,9 @@ ParallelLayout parse_parallel(std::string_view text, std::string_view flag = "--
 struct LayerCost {
   std::string name, type;
   double params = 0;
-  double forward_macs = 0;  // per sample
-  double output_elems = 0;  // per sample: what goes to the next layer (and back as a gradient)
+  double forward_macs = 0;                   // per sample
+  double output_elems = 0;                   // per sample: what goes to the next layer (and back as a gradient)
+  double in_features = 0, out_features = 0;  // a trace's linear layer: its weight K x N (0 elsewhere)
 };
 
 // A trace's layer list (it has no model description), per sample of its batch: every call of
@@ -66,6 +67,16 @@ struct DerivedLayers {
   std::vector<std::string> notes;  // what was derived and what was left out
 };
 DerivedLayers trace_layers(const Workload& micro, std::string_view flag = "--parallel");
+
+// The derived layers with each transformer block that Megatron's layout splits made one layer
+// of type "transformer_block", found by its GEMMs' weight shapes in run order: the attention's
+// input projection (one linear h -> 3h, or three h -> h for Q, K and V), one or more of
+// attention's batched GEMMs, the output projection h -> h, the MLP's h -> f and f -> h (f > h).
+// Other layers stay as they are (embeddings are split too; other linears replicated). Throws
+// UsageError naming `flag`, the workload and the reason when no block is found, or when h or f
+// does not divide by tp.
+DerivedLayers megatron_blocks(DerivedLayers layers, const std::string& workload, int64_t tp,
+                              std::string_view flag = "--parallel");
 
 // Bytes one device sends in the data-parallel gradient exchange of `param_bytes` over D
 // ranks: all-reduce 2(D-1)/D n; ZeRO-1/2 reduce-scatter + all-gather, the same;

@@ -101,8 +101,11 @@ struct LeavePlatformOut {
   ErrorStats stats;
   std::string source;                      // the most alike source, which the naive rules carry from
   ErrorStats peak_ratio, bandwidth_ratio;  // the naive rules on the same rows
-  int64_t capped = 0;                      // rows the roofline raised
-  std::vector<KeyedLogError> log_errors;   // per held-out row, for shared_op_error
+  // Memory kinds: the candidate rule of the sources' normalised curves on the same rows
+  // (n = 0 for other kinds), measured beside the estimator's, not used by it.
+  ErrorStats curve_rule;
+  int64_t capped = 0;                     // rows the roofline raised
+  std::vector<KeyedLogError> log_errors;  // per held-out row, for shared_op_error
 };
 std::vector<LeavePlatformOut> validate_leave_platform_out(const Catalog&);
 

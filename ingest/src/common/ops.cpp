@@ -6,6 +6,7 @@
 #include "common/ops.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 
 #include "fomcast/text.hpp"
@@ -212,6 +213,64 @@ std::string op_identity(const Op& op) {
   key += '|';
   key += op.name;
   return key;
+}
+
+namespace {
+
+// The keys a call's op is looked up by, most exact first: its identity; the same without a
+// GEMM's transposes and a collective's rank count (one reader learns them, the other not:
+// autograd's transposes, a Kineto trace's world size); kind, phase and name alone.
+constexpr std::size_t kKeys = 3;
+std::string op_key(const Op& op, std::size_t level) {
+  if (level == 0) return op_identity(op);
+  if (level == 1) {
+    Op plain = op;
+    if (auto* g = std::get_if<GemmShape>(&plain.shape)) g->trans_a = g->trans_b = false;
+    if (auto* c = std::get_if<CollectiveShape>(&plain.shape)) c->ranks = 0;
+    return op_identity(plain);
+  }
+  std::string key(to_string(op.kind));
+  key += '|';
+  key += to_string(op.phase);
+  key += '|';
+  key += op.name;
+  return key;
+}
+
+}  // namespace
+
+std::vector<OpCall> calls_onto(const std::vector<OpCall>& calls, const std::vector<Op>& from, const std::vector<Op>& to,
+                               std::size_t& left_out) {
+  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  std::array<std::unordered_map<std::string, std::size_t>, kKeys> at;  // key -> op of `to`; kNone: several
+  for (std::size_t level = 0; level < kKeys; ++level)
+    for (std::size_t i = 0; i < to.size(); ++i) {
+      auto [it, fresh] = at[level].try_emplace(op_key(to[i], level), i);
+      if (!fresh && level > 0) it->second = kNone;
+    }
+  auto find = [&](const Op& op) {
+    for (std::size_t level = 0; level < kKeys; ++level)
+      if (auto it = at[level].find(op_key(op, level)); it != at[level].end() && it->second != kNone) return it->second;
+    return kNone;
+  };
+  std::vector<OpCall> out;
+  std::vector<std::vector<std::size_t>> waits_for(calls.size());  // per call: the calls of `out` it stands for
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    std::vector<std::size_t> after;
+    for (std::size_t a : calls[i].after)
+      if (a < i) after.insert(after.end(), waits_for[a].begin(), waits_for[a].end());
+    std::sort(after.begin(), after.end());
+    after.erase(std::unique(after.begin(), after.end()), after.end());
+    const std::size_t op = calls[i].op < from.size() ? find(from[calls[i].op]) : kNone;
+    if (op == kNone) {
+      ++left_out;
+      waits_for[i] = std::move(after);
+      continue;
+    }
+    waits_for[i] = {out.size()};
+    out.push_back(OpCall{op, std::move(after)});
+  }
+  return out;
 }
 
 void OpAggregator::add(const Op& op, double calls, std::optional<double> total_time_s) {

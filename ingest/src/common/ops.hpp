@@ -52,6 +52,14 @@ DType dtype_from_kernel_name(std::string_view name);
 // An operation's identity for aggregation: kind, shape, dtype, phase and name.
 std::string op_identity(const Op&);
 
+// `calls` (Workload::calls over the ops `from`) carried onto another list of the same pass's
+// ops, `to`: by op identity, else by the identity without a GEMM's transposes, else by
+// kind, phase and name where `to` has one op of them. A call found in none of these ways
+// is left out (counted in `left_out`) and the calls that waited for it wait for what it
+// waited for instead.
+std::vector<OpCall> calls_onto(const std::vector<OpCall>& calls, const std::vector<Op>& from, const std::vector<Op>& to,
+                               std::size_t& left_out);
+
 // Folds events into distinct operations by identity (kind, shape, dtype, phase, name).
 class OpAggregator {
  public:

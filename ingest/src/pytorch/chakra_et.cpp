@@ -497,14 +497,18 @@ Counted count_calls(const ChakraTrace& t) {
   return out;
 }
 
+using ProtoPhase = std::pair<uint32_t, Phase>;
+using Identities = std::map<ProtoPhase, std::vector<std::string>>;  // the ops one call becomes
+
 // Counted calls summed per (prototype, phase), shaped by the torch rules; orphan kernels
 // by name. Largest first.
-std::vector<Op> aggregate_ops(const ChakraTrace& t, const Counted& counted, double passes, ConvNotes& conv_notes) {
+std::vector<Op> aggregate_ops(const ChakraTrace& t, const Counted& counted, double passes, ConvNotes& conv_notes,
+                              Identities& identities) {
   struct Sum {
     double calls = 0, us = 0, data_us = 0, filter_us = 0;
   };
   const EtIndex& et = counted.et;
-  std::map<std::pair<uint32_t, Phase>, Sum> by_proto;
+  std::map<ProtoPhase, Sum> by_proto;
   for (std::size_t k = 0; k < counted.calls.size(); ++k) {
     const Call& c = t.calls[counted.calls[k]];
     Sum& s = by_proto[{et.nodes()[k].proto, c.phase}];
@@ -520,8 +524,11 @@ std::vector<Op> aggregate_ops(const ChakraTrace& t, const Counted& counted, doub
     const TorchCall call = et.call(key.first);
     const ShapedCall sc = shape_torch_call(call, hints);
     conv_notes.count(sc, s.us * 1e-6, s.data_us * 1e-6, s.filter_us * 1e-6);
-    for (const auto& share : ops_of_call(call.name, sc, key.second, s.us * 1e-6, s.data_us * 1e-6, s.filter_us * 1e-6))
+    for (const auto& share :
+         ops_of_call(call.name, sc, key.second, s.us * 1e-6, s.data_us * 1e-6, s.filter_us * 1e-6)) {
       agg.add(share.op, s.calls, share.time_s);
+      identities[key].push_back(op_identity(share.op));
+    }
   }
   for (const auto& [name, o] : t.orphans) {
     Op op;
@@ -535,6 +542,82 @@ std::vector<Op> aggregate_ops(const ChakraTrace& t, const Counted& counted, doub
     return a.count * a.self_time_s.value_or(0) > b.count * b.self_time_s.value_or(0);
   });
   return ops;
+}
+
+// The first pass's calls (the calls from the first ProfilerStep holding a counted call to
+// the next ProfilerStep, in start order; every call when the trace has no steps).
+std::pair<std::size_t, std::size_t> first_pass(const ChakraTrace& t, const Counted& counted) {
+  std::vector<std::size_t> step_calls;
+  for (std::size_t i = 0; i < t.calls.size(); ++i)
+    if (t.nodes[t.calls[i].node].name.starts_with("ProfilerStep#")) step_calls.push_back(i);
+  if (step_calls.empty()) return {0, t.calls.size()};
+  for (std::size_t s = 0; s < step_calls.size(); ++s) {
+    const std::size_t to = s + 1 < step_calls.size() ? step_calls[s + 1] : t.calls.size();
+    if (std::any_of(counted.calls.begin(), counted.calls.end(),
+                    [&](std::size_t c) { return c > step_calls[s] && c < to; }))
+      return {step_calls[s], to};
+  }
+  return {0, t.calls.size()};
+}
+
+// Chakra's data dependencies as the pass's calls (Workload::calls): a call waits for the
+// calls that made what its nodes read, its own CPU nodes' data_deps and those of the kernels
+// it launched (a dependency on a kernel is one on the call that launched it). A dependency
+// on a call that is not an op (host-only, a wrapper) is followed through it to the ops it
+// waits for. Dependencies on later nodes cannot be honoured in start order: counted in
+// `later`, left out.
+std::vector<OpCall> pass_calls(const ChakraTrace& t, const Counted& counted, const Identities& identities,
+                               const std::vector<Op>& ops, int64_t& later) {
+  const auto& nodes = t.nodes;
+  auto owner = [&](std::size_t ni) { return nodes[ni].cpu ? t.call_of[ni] : t.launcher_of[ni]; };
+  std::vector<std::vector<std::size_t>> reads(t.calls.size());
+  for (std::size_t ni = 0; ni < nodes.size(); ++ni) {
+    const int64_t c = owner(ni);
+    if (c < 0) continue;
+    for (uint64_t d : nodes[ni].data_deps) {
+      auto it = t.at.find(d);
+      const int64_t p = it == t.at.end() ? -1 : owner(it->second);
+      if (p < 0 || p == c) continue;
+      if (p > c) {
+        ++later;
+        continue;
+      }
+      reads[static_cast<std::size_t>(c)].push_back(static_cast<std::size_t>(p));
+    }
+  }
+  std::unordered_map<std::string, std::size_t> op_at;
+  for (std::size_t i = 0; i < ops.size(); ++i) op_at.emplace(op_identity(ops[i]), i);
+  std::vector<int64_t> counted_as(t.calls.size(), -1);  // call -> k in counted.calls
+  for (std::size_t k = 0; k < counted.calls.size(); ++k) counted_as[counted.calls[k]] = static_cast<int64_t>(k);
+
+  const auto [from, to] = first_pass(t, counted);
+  std::vector<OpCall> out;
+  // Per call of the pass: the OpCalls a call reading its output waits for (its last op, or,
+  // for a call that is no op, what it waits for itself).
+  std::vector<std::vector<std::size_t>> frontier(t.calls.size());
+  for (std::size_t c = from; c < to; ++c) {
+    std::vector<std::size_t> after;
+    for (std::size_t p : reads[c])
+      if (p >= from) after.insert(after.end(), frontier[p].begin(), frontier[p].end());
+    std::sort(after.begin(), after.end());
+    after.erase(std::unique(after.begin(), after.end()), after.end());
+    std::vector<std::size_t> mine;
+    if (counted_as[c] >= 0) {
+      const uint32_t proto = counted.et.nodes()[static_cast<std::size_t>(counted_as[c])].proto;
+      if (auto ids = identities.find({proto, t.calls[c].phase}); ids != identities.end())
+        for (const auto& id : ids->second) {
+          auto at = op_at.find(id);
+          if (at == op_at.end()) continue;
+          OpCall oc;
+          oc.op = at->second;
+          oc.after = mine.empty() ? after : std::vector<std::size_t>{mine.back()};  // a call's ops one after another
+          mine.push_back(out.size());
+          out.push_back(std::move(oc));
+        }
+    }
+    frontier[c] = mine.empty() ? std::move(after) : std::vector<std::size_t>{mine.back()};
+  }
+  return out;
 }
 
 void add_notes(Workload& w, const ChakraTrace& t, const Counted& counted, const ConvNotes& conv_notes) {
@@ -588,8 +671,18 @@ Workload read_chakra_et(const InputFile& file, const IngestOptions& options) {
   w.passes = t.steps > 0 ? t.steps : 1;
   w.pass_s = t.pass_s;
   ConvNotes conv_notes;
-  w.ops = aggregate_ops(t, counted, static_cast<double>(w.passes), conv_notes);
+  Identities identities;
+  w.ops = aggregate_ops(t, counted, static_cast<double>(w.passes), conv_notes, identities);
   add_notes(w, t, counted, conv_notes);
+  int64_t later = 0;
+  w.calls = pass_calls(t, counted, identities, w.ops, later);
+  std::size_t edges = 0;
+  for (const auto& c : w.calls) edges += c.after.size();
+  w.notes.push_back("data dependencies: " + std::to_string(w.calls.size()) + " op calls of " +
+                    (t.steps > 0 ? std::string("the first step") : std::string("the trace")) + " with " +
+                    std::to_string(edges) +
+                    " dependencies between them, from the nodes' data_deps (through calls that are no op)" +
+                    (later > 0 ? "; " + std::to_string(later) + " data_deps naming a later node left out" : ""));
   if (options.progress) options.progress(1, 1, "Chakra trace read");
   return w;
 }

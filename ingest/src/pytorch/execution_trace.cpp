@@ -464,6 +464,10 @@ std::vector<OpCall> first_pass_calls(const std::vector<EtIndex::Node>& nodes,
 
 Workload read_execution_trace(const InputFile& file, const IngestOptions& options, std::string_view format) {
   const EtIndex et = EtIndex::read(file, options.progress);
+  return execution_trace_workload(et, format);
+}
+
+Workload execution_trace_workload(const EtIndex& et, std::string_view format) {
   const auto& nodes = et.nodes();
   // Parents first (ids grow as ops start, so a parent's id is smaller than its children's).
   std::vector<std::size_t> order(nodes.size());

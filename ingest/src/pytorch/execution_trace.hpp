@@ -82,6 +82,8 @@ class EtIndex {
 // An ET read alone (formats pytorch-et and chakra-json; `format` is the origin): every
 // op node doing work with no nested op doing work counted once; shapes and counts, no times.
 Workload read_execution_trace(const InputFile&, const IngestOptions&, std::string_view format);
+// The same from an ET already read (a Kineto + ET join takes its calls' dependencies).
+Workload execution_trace_workload(const EtIndex&, std::string_view format);
 // Whether a file's head looks like an ET in JSON: a "schema" and a "nodes" key.
 bool is_et_json_head(std::string_view head);
 

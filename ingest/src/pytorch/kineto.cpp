@@ -1018,6 +1018,26 @@ Workload read_kineto_with_et(const InputFile& kineto, const InputFile& et_file, 
   return read_kineto_joined(kineto, &et, et_file.path(), options);
 }
 
+// The ET's data dependencies carried onto the joined ops: the ET's first pass as it counts
+// it alone, each call moved onto the Kineto op of the same identity (kind, shape, dtype,
+// phase, name), which the join gave the ET's record; a call Kineto has no op for (it
+// launched no kernel) passes its dependencies on (calls_onto).
+void carry_et_calls(Workload& w, const EtIndex& et) {
+  const Workload alone = execution_trace_workload(et, "pytorch-et");
+  if (alone.calls.empty()) return;
+  std::size_t left_out = 0;
+  w.calls = calls_onto(alone.calls, alone.ops, w.ops, left_out);
+  std::size_t edges = 0;
+  for (const auto& c : w.calls) edges += c.after.size();
+  w.notes.push_back("data dependencies from the execution trace: " + std::to_string(w.calls.size()) + " of its " +
+                    std::to_string(alone.calls.size()) + " op calls in the first pass are ops here, with " +
+                    std::to_string(edges) + " dependencies between them" +
+                    (left_out > 0 ? " (" + std::to_string(left_out) +
+                                        " with no op of theirs here, launched no kernel or shaped otherwise, pass "
+                                        "their dependencies on)"
+                                  : std::string()));
+}
+
 }  // namespace
 
 // Kineto + ET of one run: times from Kineto, shapes from the ET (Kineto `External id` =
@@ -1039,6 +1059,7 @@ Workload read_kineto_joined(const InputFile& kineto, const EtIndex* et, const st
         " op ids agree with the Kineto trace's (by id, allowing a shifted numbering): records of one run");
   w.source = kineto.path() + " + " + et_path;
   w.events += et->elements();  // events read from both files
+  carry_et_calls(w, *et);
   return w;
 }
 

@@ -11,7 +11,8 @@
 // divided by the ranks), so one op is what one rank does on average; the pass time is the
 // slowest rank's step (a synchronous step ends when its last rank does), and every rank's
 // step is kept (Workload::rank_pass_s) for the imbalance. Collectives whose group the trace
-// does not say run over the whole job (world_size), said in a note.
+// does not say run over the whole job (world_size), said in a note. The data dependencies
+// (Workload::calls, from the ETs) are the slowest rank's, the rank whose step is the job's.
 #include <algorithm>
 #include <exception>
 #include <filesystem>
@@ -216,6 +217,19 @@ Workload fold_ranks(std::vector<Rank>& ranks) {
   });
   const auto slowest = std::max_element(steps.begin(), steps.end());
   const auto fastest = std::min_element(steps.begin(), steps.end());
+  // The job's calls are its slowest rank's (the rank whose step is the job's), carried onto
+  // the job's ops.
+  const Rank& critical =
+      *std::find_if(ranks.begin(), ranks.end(), [&](const Rank& r) { return r.info.rank == slowest->second; });
+  if (!critical.w.calls.empty()) {
+    std::size_t left_out = 0;
+    job.calls = calls_onto(critical.w.calls, critical.w.ops, job.ops, left_out);
+    std::size_t edges = 0;
+    for (const auto& c : job.calls) edges += c.after.size();
+    job.notes.push_back("data dependencies: the slowest rank's (" + std::to_string(slowest->second) + "), " +
+                        std::to_string(job.calls.size()) + " op calls with " + std::to_string(edges) +
+                        " dependencies between them, from its execution trace");
+  }
   std::vector<double> only;
   for (const auto& s : steps) only.push_back(s.first);
   const StepStats st = step_stats(only);
