@@ -86,7 +86,7 @@ void add_estimate_command(CLI::App& app, Globals& g) {
     if (o->json)
       print_json(estimate_to_json(r, shown));
     else
-      std::cout << estimate_to_text(r, shown, o->all ? w.ops.size() : o->top, o->verbose);
+      std::cout << estimate_to_text(r, shown, o->all ? shown.ops.size() : o->top, o->verbose);
   });
 }
 

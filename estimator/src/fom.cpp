@@ -248,7 +248,8 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
       throw InputError(study.file, e.message, 0, -1, e.field == path + ".parallel" ? e.field : path + ".workload");
     }
     p.baseline = estimated_side(study.baseline, base, sp.nodes_per_unit);
-    p.estimates = std::make_shared<const ProblemEstimates>(ProblemEstimates{*w, base, target});
+    p.estimates = std::make_shared<const ProblemEstimates>(
+        ProblemEstimates{apply_precision(*w, opts.precision).workload, base, target});
     p.target = sp.target_hours ? measured_side(study.target, *sp.target_hours * 3600.0, sp.nodes_per_unit)
                                : estimated_side(study.target, target, sp.nodes_per_unit);
     const bool target_calibrated = !sp.target_hours && target.pass.calibration.calibrated;

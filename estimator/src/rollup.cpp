@@ -136,7 +136,9 @@ PassEstimate estimate_pass(const Workload& w, std::string_view platform, const C
   if (precision != PrecisionMode::recorded) pe.notes.insert(pe.notes.end(), applied.notes.begin(), applied.notes.end());
   if (retyped) {
     // The measured times stay visible beside the re-typed predictions.
-    for (auto& e : pe.ops) e.baseline_s = w.ops[e.op_index].self_time_s;
+    // Ops the mode added (autocast's casts) come after the recorded ones and have none.
+    for (auto& e : pe.ops)
+      if (e.op_index < w.ops.size()) e.baseline_s = w.ops[e.op_index].self_time_s;
     pe.ops_as_recorded_s = est::model_pass(w, platform, catalog).ops_s;
   }
   // Calibration models every other platform from the workload as recorded, at the

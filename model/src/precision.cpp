@@ -126,10 +126,24 @@ PrecisionApplied apply_precision(const Workload& w, PrecisionMode mode) {
     out.retyped[i] = true;
     ++retyped;
   }
+  const std::vector<Op> casts = autocast_weight_casts(w, mode);
+  double cast_calls = 0;
+  for (const Op& c : casts) {
+    out.workload.ops.push_back(c);
+    out.retyped.push_back(true);  // added: nothing measured them
+    cast_calls += c.count;
+  }
   out.notes.push_back("precision " + std::string(to_string(mode)) + " (recorded: " + recorded_precision(w) +
                       "): " + std::to_string(retyped) + " of " + std::to_string(w.ops.size()) +
                       " op(s) re-typed and re-costed; their measured times, taken at the recorded precision, are not "
                       "carried");
+  if (!casts.empty())
+    out.notes.push_back(
+        "autocast casts added (method: modelled elementwise, autocast.cast_weight): " +
+        std::to_string(static_cast<int64_t>(cast_calls + 0.5)) +
+        " cast kernel call(s) per pass of the weights of the GEMMs and convs re-typed to half, once per forward "
+        "and once for each weight gradient (read 4 B, write 2 B per element, and back); casts of activations "
+        "are not modelled");
   if (kept > 0)
     out.notes.push_back(std::to_string(kept) +
                         " op(s) with no shape, FLOPs or bytes keep their recorded precision and measured time");

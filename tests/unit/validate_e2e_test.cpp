@@ -65,7 +65,7 @@ TEST_CASE("validate --json end_to_end: every shipped published row predicted, me
   ScratchDir dir;
   const auto j = run_json("validate", dir.file("v.db"))["end_to_end"];
   const auto& rows = j["rows"];
-  REQUIRE(rows.size() == 24);
+  REQUIRE(rows.size() == 30);
   std::set<std::string> platforms;
   for (const auto& r : rows) {
     INFO(r["id"].get<std::string>());
@@ -86,12 +86,14 @@ TEST_CASE("validate --json end_to_end: every shipped published row predicted, me
   // The first row, by hand: DeepLearningExamples' DGX-1 16GB FP32 row, 367 img/s at 112.
   CHECK(rows[0]["published_step_s"].get<double>() == doctest::Approx(112.0 / 367.0));
   // Speedups pair rows of one source, workload and storage class only: 6 DeepLearningExamples
-  // pairs (3 GPUs, fp32 and amp apart) and 3 x 15 of Lambda's (6 GPUs: resnet50 tf32/fp32,
-  // resnet50 amp, bert).
-  CHECK(j["speedups"].size() == 51);
+  // pairs (3 GPUs, fp32 and amp apart) and 4 x 15 of Lambda's (6 GPUs: resnet50 tf32/fp32,
+  // resnet50 amp, bert-base, bert-large).
+  CHECK(j["speedups"].size() == 66);
   // Held at what is reached now (docs/accuracy.md): the transfer changes of issue 13's
   // leave-platform-out (section 5) moved the step median 8.8% -> 9.1% and the speedups'
-  // 10.3% -> 9.5%, both now within the issue's 10%.
-  CHECK(j["median_abs_step_error"].get<double>() <= 0.092);
-  CHECK(j["median_abs_speedup_error"].get<double>() <= 0.096);
+  // 10.3% -> 9.5%; autocast's weight casts (a rule, not a fit) 9.1% -> 8.9% and 9.5% -> 9.8%.
+  // Lambda's six BERT-large SQuAD rows (30 rows, 66 pairs): 8.9% and 9.1%, both within the
+  // issue's 10%.
+  CHECK(j["median_abs_step_error"].get<double>() <= 0.090);
+  CHECK(j["median_abs_speedup_error"].get<double>() <= 0.092);
 }

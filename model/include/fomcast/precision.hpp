@@ -51,7 +51,21 @@ struct PrecisionApplied {
 // as if it had been measured in the new one. An op with no shape, FLOPs or bytes cannot be
 // re-costed and keeps its type and measured time (a note counts them). `recorded` changes
 // nothing.
+// In the amp modes the workload also gets the casts autocast adds for the weights of the
+// matmul-like ops it re-types from fp32 storage to half (autocast_weight_casts), appended
+// after the recorded ops.
 PrecisionApplied apply_precision(const Workload&, PrecisionMode);
+
+// The weight casts autocast adds when a workload recorded in fp32 storage runs in an amp
+// mode (empty in every other mode). Per forward call of a GEMM (linear, weight [K,N]) or a
+// conv (weight [K, C/groups, filter], cast as the matrix [K, C/groups x filter]) that the
+// mode runs in half: one elementwise cast of its weight (`autocast.cast_weight`, read 4 B and
+// write 2 B per element; autocast's weight cache casts each parameter once per forward).
+// Where the pass computes that weight's gradient (a backward GEMM dW[K,N] = X^T dY, a conv's
+// backward_filter): one cast of the half gradient back to fp32 (`autocast.cast_weight.grad`,
+// read 2 B, write 4 B). Casts of activations (an fp32 op's output read by a half op) are not
+// added: an aggregated op list does not say which op reads which; docs/estimation.md.
+std::vector<Op> autocast_weight_casts(const Workload& recorded, PrecisionMode mode);
 
 // The floating-point types of a workload's ops as recorded: "fp32", "fp16+fp32", or
 // "unknown" when no op has one.
