@@ -5,6 +5,7 @@
 // Embedding tables and the optimizer's parameters, gradients and states stay fp32 (fp32 master
 // weights), and so does the gradients' all-reduce.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <utility>
@@ -140,7 +141,7 @@ PrecisionApplied apply_precision(const Workload& w, PrecisionMode mode) {
   if (!casts.empty())
     out.notes.push_back(
         "autocast casts added (method: modelled elementwise, autocast.cast_weight): " +
-        std::to_string(static_cast<int64_t>(cast_calls + 0.5)) +
+        std::to_string(std::llround(cast_calls)) +
         " cast kernel call(s) per pass of the weights of the GEMMs and convs re-typed to half, once per forward "
         "and once for each weight gradient (read 4 B, write 2 B per element, and back); casts of activations "
         "are not modelled");
