@@ -273,6 +273,30 @@ std::vector<OpCall> calls_onto(const std::vector<OpCall>& calls, const std::vect
   return out;
 }
 
+OpsByIdentity ops_by_identity(const std::vector<Op>& ops) {
+  OpsByIdentity at;
+  for (std::size_t i = 0; i < ops.size(); ++i) at.emplace(op_identity(ops[i]), i);
+  return at;
+}
+
+std::optional<std::size_t> append_call_ops(const std::vector<std::string>& identities, const OpsByIdentity& ops,
+                                           const std::vector<std::size_t>& after, std::vector<OpCall>& calls) {
+  std::optional<std::size_t> last;
+  for (const auto& id : identities) {
+    auto at = ops.find(id);
+    if (at == ops.end()) continue;
+    calls.push_back(OpCall{at->second, last ? std::vector<std::size_t>{*last} : after});
+    last = calls.size() - 1;
+  }
+  return last;
+}
+
+std::size_t dependency_count(const std::vector<OpCall>& calls) {
+  std::size_t edges = 0;
+  for (const auto& c : calls) edges += c.after.size();
+  return edges;
+}
+
 void OpAggregator::add(const Op& op, double calls, std::optional<double> total_time_s) {
   auto [it, inserted] = index_.try_emplace(op_identity(op), slots_.size());
   if (inserted) {

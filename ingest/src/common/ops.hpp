@@ -60,6 +60,20 @@ std::string op_identity(const Op&);
 std::vector<OpCall> calls_onto(const std::vector<OpCall>& calls, const std::vector<Op>& from, const std::vector<Op>& to,
                                std::size_t& left_out);
 
+// An op list's indices by op identity: where a recorded call's ops are found.
+using OpsByIdentity = std::unordered_map<std::string, std::size_t>;
+OpsByIdentity ops_by_identity(const std::vector<Op>&);
+
+// One recorded call that became the ops named by `identities` (in order), appended to
+// `calls`: the first waits for `after`, each next one for the one before (a call's ops run
+// one after another). Identities with no op in `ops` are skipped. The index of the last call
+// appended; nullopt when none was.
+std::optional<std::size_t> append_call_ops(const std::vector<std::string>& identities, const OpsByIdentity& ops,
+                                           const std::vector<std::size_t>& after, std::vector<OpCall>& calls);
+
+// How many dependencies a pass's calls have between them (Workload::calls' edges).
+std::size_t dependency_count(const std::vector<OpCall>&);
+
 // Folds events into distinct operations by identity (kind, shape, dtype, phase, name).
 class OpAggregator {
  public:

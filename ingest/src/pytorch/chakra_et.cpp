@@ -585,8 +585,7 @@ std::vector<OpCall> pass_calls(const ChakraTrace& t, const Counted& counted, con
       reads[static_cast<std::size_t>(c)].push_back(static_cast<std::size_t>(p));
     }
   }
-  std::unordered_map<std::string, std::size_t> op_at;
-  for (std::size_t i = 0; i < ops.size(); ++i) op_at.emplace(op_identity(ops[i]), i);
+  const OpsByIdentity op_at = ops_by_identity(ops);
   std::vector<int64_t> counted_as(t.calls.size(), -1);  // call -> k in counted.calls
   for (std::size_t k = 0; k < counted.calls.size(); ++k) counted_as[counted.calls[k]] = static_cast<int64_t>(k);
 
@@ -601,21 +600,13 @@ std::vector<OpCall> pass_calls(const ChakraTrace& t, const Counted& counted, con
       if (p >= from) after.insert(after.end(), frontier[p].begin(), frontier[p].end());
     std::sort(after.begin(), after.end());
     after.erase(std::unique(after.begin(), after.end()), after.end());
-    std::vector<std::size_t> mine;
+    std::optional<std::size_t> last;
     if (counted_as[c] >= 0) {
       const uint32_t proto = counted.et.nodes()[static_cast<std::size_t>(counted_as[c])].proto;
       if (auto ids = identities.find({proto, t.calls[c].phase}); ids != identities.end())
-        for (const auto& id : ids->second) {
-          auto at = op_at.find(id);
-          if (at == op_at.end()) continue;
-          OpCall oc;
-          oc.op = at->second;
-          oc.after = mine.empty() ? after : std::vector<std::size_t>{mine.back()};  // a call's ops one after another
-          mine.push_back(out.size());
-          out.push_back(std::move(oc));
-        }
+        last = append_call_ops(ids->second, op_at, after, out);
     }
-    frontier[c] = mine.empty() ? std::move(after) : std::vector<std::size_t>{mine.back()};
+    frontier[c] = last ? std::vector<std::size_t>{*last} : std::move(after);
   }
   return out;
 }
@@ -676,8 +667,7 @@ Workload read_chakra_et(const InputFile& file, const IngestOptions& options) {
   add_notes(w, t, counted, conv_notes);
   int64_t later = 0;
   w.calls = pass_calls(t, counted, identities, w.ops, later);
-  std::size_t edges = 0;
-  for (const auto& c : w.calls) edges += c.after.size();
+  const std::size_t edges = dependency_count(w.calls);
   w.notes.push_back("data dependencies: " + std::to_string(w.calls.size()) + " op calls of " +
                     (t.steps > 0 ? std::string("the first step") : std::string("the trace")) + " with " +
                     std::to_string(edges) +

@@ -419,8 +419,7 @@ std::vector<OpCall> first_pass_calls(const std::vector<EtIndex::Node>& nodes,
                                      const std::map<Key, std::vector<std::string>>& identities,
                                      const std::vector<Op>& ops, const std::map<int64_t, int64_t>& steps,
                                      const std::map<int64_t, int64_t>& step_node_id, const std::vector<int64_t>& step) {
-  std::unordered_map<std::string, std::size_t> op_at;
-  for (std::size_t i = 0; i < ops.size(); ++i) op_at.emplace(op_identity(ops[i]), i);
+  const OpsByIdentity op_at = ops_by_identity(ops);
   int64_t first = -1, lo = INT64_MIN, hi = INT64_MAX;
   if (!steps.empty()) {
     first = steps.begin()->first;
@@ -444,18 +443,8 @@ std::vector<OpCall> first_pass_calls(const std::vector<EtIndex::Node>& nodes,
       if (auto w = writer.find(s); w != writer.end() && std::find(after.begin(), after.end(), w->second) == after.end())
         after.push_back(w->second);
     std::sort(after.begin(), after.end());
-    std::size_t last = calls.size();
-    for (const auto& id : ids->second) {
-      auto at = op_at.find(id);
-      if (at == op_at.end()) continue;
-      OpCall c;
-      c.op = at->second;
-      c.after = last < calls.size() ? std::vector<std::size_t>{last} : after;  // a call's ops one after another
-      last = calls.size();
-      calls.push_back(std::move(c));
-    }
-    if (last < calls.size())
-      for (int64_t s : nodes[i].writes) writer[s] = last;
+    if (const auto last = append_call_ops(ids->second, op_at, after, calls))
+      for (int64_t s : nodes[i].writes) writer[s] = *last;
   }
   return calls;
 }

@@ -1027,8 +1027,7 @@ void carry_et_calls(Workload& w, const EtIndex& et) {
   if (alone.calls.empty()) return;
   std::size_t left_out = 0;
   w.calls = calls_onto(alone.calls, alone.ops, w.ops, left_out);
-  std::size_t edges = 0;
-  for (const auto& c : w.calls) edges += c.after.size();
+  const std::size_t edges = dependency_count(w.calls);
   w.notes.push_back("data dependencies from the execution trace: " + std::to_string(w.calls.size()) + " of its " +
                     std::to_string(alone.calls.size()) + " op calls in the first pass are ops here, with " +
                     std::to_string(edges) + " dependencies between them" +

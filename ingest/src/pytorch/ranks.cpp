@@ -224,8 +224,7 @@ Workload fold_ranks(std::vector<Rank>& ranks) {
   if (!critical.w.calls.empty()) {
     std::size_t left_out = 0;
     job.calls = calls_onto(critical.w.calls, critical.w.ops, job.ops, left_out);
-    std::size_t edges = 0;
-    for (const auto& c : job.calls) edges += c.after.size();
+    const std::size_t edges = dependency_count(job.calls);
     job.notes.push_back("data dependencies: the slowest rank's (" + std::to_string(slowest->second) + "), " +
                         std::to_string(job.calls.size()) + " op calls with " + std::to_string(edges) +
                         " dependencies between them, from its execution trace");
