@@ -113,8 +113,9 @@ KernelSplit split_op_error(double log_error, double band) {
   return s;
 }
 
-bool on_passmark_host_scale(const Sourced& host_speed) {
-  return std::string_view(host_speed.source).substr(0, kPassmarkHostScale.size()) == kPassmarkHostScale;
+bool host_speeds_comparable(const Sourced& a, const Sourced& b) {
+  auto passmark = [](const Sourced& s) { return std::string_view(s.source).starts_with(kPassmarkHostScale); };
+  return passmark(a) == passmark(b);
 }
 
 CalibrationLine carry_factor(const Platform* there, const Platform& target) {
@@ -123,8 +124,8 @@ CalibrationLine carry_factor(const Platform* there, const Platform& target) {
   const std::string from = there ? there->name : std::string("the recording platform");
   // A PassMark-scaled figure over a bench-scaled one would carry the two scales' unknown
   // ratio (docs/calibration.md, "Host speed"): such a pair counts as no figure.
-  const bool one_scale = there && there->host_speed && target.host_speed &&
-                         on_passmark_host_scale(*there->host_speed) == on_passmark_host_scale(*target.host_speed);
+  const bool one_scale =
+      there && there->host_speed && target.host_speed && host_speeds_comparable(*there->host_speed, *target.host_speed);
   std::string scale_note;
   if (there && there->host_speed && target.host_speed && !one_scale)
     scale_note = "host_speed figures of " + from + " and " + target.name +

@@ -122,16 +122,19 @@ double achievable_fraction(const Catalog& catalog, const Platform& p) {
   return architecture_bandwidth_fraction(catalog, p, OpKind::elementwise);
 }
 
-// The source's launch floor for the op's kind (tables.hpp's launch_floor_s: its fastest
-// latency-bound kernel), else its GEMMs'; 0 when no kernel there is latency-bound.
-double launch_floor(const PlatformTables& t, OpKind kind) {
+// The least launch floor of a platform's groups of one kind (tables.hpp's launch_floor_s:
+// its fastest latency-bound kernel); 0 when no kernel of the kind there is latency-bound.
+double kind_launch_floor(const PlatformTables& t, OpKind kind) {
   double floor = INFINITY;
   for (const auto& g : t.groups)
     if (g.kind == kind && g.launch_floor_s > 0) floor = std::min(floor, g.launch_floor_s);
-  if (!std::isfinite(floor))
-    for (const auto& g : t.groups)
-      if (g.kind == OpKind::gemm && g.launch_floor_s > 0) floor = std::min(floor, g.launch_floor_s);
   return std::isfinite(floor) ? floor : 0;
+}
+
+// The source's launch floor for the op's kind, else its GEMMs'.
+double launch_floor(const PlatformTables& t, OpKind kind) {
+  const double own = kind_launch_floor(t, kind);
+  return own > 0 ? own : kind_launch_floor(t, OpKind::gemm);
 }
 
 }  // namespace
@@ -144,10 +147,7 @@ double sources_launch_floor(const Context& ctx, OpKind kind) {
     if (!t) continue;
     // Only tables of the op's own kind: another kind's floor (DeepBench's GEMMs, timed on the
     // device without a framework call) is another quantity.
-    double f = INFINITY;
-    for (const auto& g : t->groups)
-      if (g.kind == kind && g.launch_floor_s > 0) f = std::min(f, g.launch_floor_s);
-    if (std::isfinite(f)) floors.push_back(f);
+    if (const double f = kind_launch_floor(*t, kind); f > 0) floors.push_back(f);
   }
   return percentile(floors, 0.5);
 }
@@ -587,10 +587,9 @@ std::optional<Quote> carried(const Context& ctx, const Op& op, DType dtype) {
   const Capability to = capability(ctx.target, op, dtype);
   const Capability from = ctx.baseline ? capability(*ctx.baseline, op, normalized(dtype)) : Capability{0, to.name};
   // Host speeds divide only on one scale (PassMark's, shipped, or bench's: residual.hpp).
-  const bool host_scales_differ =
-      ctx.baseline && ctx.baseline->host_speed && ctx.target.host_speed && from.name == "host speed" &&
-      to.name == "host speed" &&
-      on_passmark_host_scale(*ctx.baseline->host_speed) != on_passmark_host_scale(*ctx.target.host_speed);
+  const bool host_scales_differ = ctx.baseline && ctx.baseline->host_speed && ctx.target.host_speed &&
+                                  from.name == "host speed" && to.name == "host speed" &&
+                                  !host_speeds_comparable(*ctx.baseline->host_speed, *ctx.target.host_speed);
   if (from.value > 0 && to.value > 0 && !host_scales_differ) {
     const double r = from.value / to.value;
     q.seconds *= r;

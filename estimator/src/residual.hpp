@@ -23,7 +23,8 @@ void calibrate_pass(PassEstimate&, const Workload&, const Catalog&, const std::v
 // (their source starts with kPassmarkHostScale), `fomcast bench` and a user's spec use the
 // bench's own (its reference host = 1); a pair across the two is not scaled, and says so.
 inline constexpr std::string_view kPassmarkHostScale = "PassMark CPU Mark single-thread rating";
-bool on_passmark_host_scale(const Sourced& host_speed);
+// Whether two host_speed figures are on one scale (both PassMark's, or neither) and so divide.
+bool host_speeds_comparable(const Sourced& a, const Sourced& b);
 CalibrationLine carry_factor(const Platform* there, const Platform& target);
 
 // The op model's log error on the measured platform (log ops_scale) split in two: the
