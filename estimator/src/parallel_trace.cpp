@@ -32,9 +32,7 @@ LayerCost layer_of(const Op& op, double b, const std::vector<EmbeddingShape>& ta
   l.name = op.name;
   if (const auto* g = std::get_if<GemmShape>(&op.shape)) {
     const double m = static_cast<double>(g->m), n = static_cast<double>(g->n), k = static_cast<double>(g->k);
-    const double batch = static_cast<double>(g->batch);
-    l.forward_macs = batch * m * n * k / b;
-    l.output_elems = batch * m * n / b;
+    l.output_elems = static_cast<double>(g->batch) * m * n / b;
     if (op.kind == OpKind::batched_gemm) {
       // Attention's two batched GEMMs multiply activations: no weight.
       l.type = "attention";
@@ -60,12 +58,13 @@ LayerCost layer_of(const Op& op, double b, const std::vector<EmbeddingShape>& ta
     const double groups = static_cast<double>(std::max<int64_t>(1, c->groups));
     l.params = static_cast<double>(c->k) * static_cast<double>(c->c) / groups * filter;
     l.output_elems = static_cast<double>(c->n) * static_cast<double>(c->k) * out / b;
-    l.forward_macs = l.output_elems * static_cast<double>(c->c) / groups * filter;
   } else if (const auto* e = std::get_if<EmbeddingShape>(&op.shape)) {
     l.type = "embedding";
     l.params = static_cast<double>(e->rows) * static_cast<double>(e->dim);
     l.output_elems = static_cast<double>(e->lookups) * static_cast<double>(e->dim) / b;
   }
+  // MACs as the cost model counts them (two FLOPs each), per sample.
+  l.forward_macs = op_flops(op.kind, op.shape) / 2 / b;
   return l;
 }
 
