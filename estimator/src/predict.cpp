@@ -154,11 +154,13 @@ OpEstimate predict_unbounded(const Context& ctx, const Op& op, std::size_t index
 // a few large matrices, where NeuSight's bmm tables hold many small ones (4 x 4096^3 in tf32
 // on H100 came out at 185 TFLOP/s from the A100's bmm table, the same GEMM once at 377 from
 // its GEMM table; published, 347 and 402: docs/accuracy.md). Timed, like the op, by the
-// chain without the roofline cap; the cap then applies to whichever time stands.
+// chain without the roofline cap; the cap then applies to whichever time stands. An op with
+// its own measured time is left alone: that measurement, carried, knows more than a table.
 void bound_by_single_gemms(OpEstimate& e, const Context& ctx, const Op& op, std::size_t index) {
   if (op.kind != OpKind::batched_gemm || e.method == Method::measured || e.method == Method::table ||
       e.method == Method::unestimated)
     return;
+  if (op.self_time_s && ctx.baseline && e.source_platform == ctx.baseline->name) return;
   const auto* g = std::get_if<GemmShape>(&op.shape);
   if (!g || g->batch <= 1) return;
   Op one = op;

@@ -64,7 +64,7 @@ TEST_CASE("a batched GEMM of a few large matrices is no slower than its GEMMs on
   CHECK(small_bmm.predicted_s < 2048 * small_one.predicted_s);
 }
 
-TEST_CASE("the bound never touches a time measured on the target") {
+TEST_CASE("the bound never touches a time measured on the target, nor one carried from the op's own measurement") {
   Workload w;
   w.name = "bmm-measured";
   w.recorded_on = "H100";
@@ -75,4 +75,11 @@ TEST_CASE("the bound never touches a time measured on the target") {
   REQUIRE(pe.ops.size() == 1);
   CHECK(pe.ops[0].method == Method::measured);
   CHECK(pe.ops[0].predicted_s == doctest::Approx(0.5));
+
+  // The same measurement carried to MI300X (the op's own time is the nearest source): no
+  // bound from tables, however slow the measurement was.
+  const PassEstimate carried = estimate_pass(w, "MI300X", catalog());
+  REQUIRE(carried.ops.size() == 1);
+  CHECK(carried.ops[0].source_platform == "H100");
+  for (const auto& n : carried.ops[0].notes) CHECK(n.find("GEMMs one after another") == std::string::npos);
 }
