@@ -40,9 +40,22 @@ std::string squeezed(std::string_view s) {
   return out;
 }
 
+// Words that, right after a model number, name another card: "RTX 3090 Ti" is not an RTX
+// 3090, nor "RTX 4090 Laptop GPU" (another die) an RTX 4090. A pattern that ends in such a
+// word is its own card ("GTX 1080 Ti").
+bool variant_word(const std::string& w) {
+  static const char* const kVariants[] = {"ti", "super", "laptop", "mobile", "max", "xt", "xtx", "d"};
+  return std::find(std::begin(kVariants), std::end(kVariants), w) != std::end(kVariants);
+}
+
 bool occurs_in(const std::vector<std::string>& pattern, const std::vector<std::string>& words) {
   if (pattern.empty() || pattern.size() > words.size()) return false;
-  return std::search(words.begin(), words.end(), pattern.begin(), pattern.end()) != words.end();
+  for (auto it = words.begin();; ++it) {
+    it = std::search(it, words.end(), pattern.begin(), pattern.end());
+    if (it == words.end()) return false;
+    const auto after = it + static_cast<std::ptrdiff_t>(pattern.size());
+    if (after == words.end() || !variant_word(*after)) return true;
+  }
 }
 
 std::size_t letters(const std::vector<std::string>& words) {

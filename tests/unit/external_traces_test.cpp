@@ -70,9 +70,8 @@ TEST_CASE("external: param ResNet Kineto trace, passes from Optimizer.step with 
   CHECK(in["passes"].get<int>() <= 30);
   CHECK(in["pass_s"].get<double>() == doctest::Approx(0.176637).epsilon(0.01));
   CHECK(any_note_contains(in["notes"], "median"));
-  // Recorded on an RTX 2080 Ti, which fomcast ships no spec for: a placeholder named after it.
-  const std::string recorded_on = in["recorded_on"];
-  CHECK(recorded_on.find("2080") != std::string::npos);
+  // Recorded on an RTX 2080 Ti: its spec (data/platforms/RTX_2080_Ti.json).
+  CHECK(in["recorded_on"] == "RTX_2080_Ti");
   check_reproduces_on_recording_platform(in, db);
 
   // On another GPU, the shape-less convolution backward keeps its order of magnitude: it is

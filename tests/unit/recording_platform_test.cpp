@@ -49,7 +49,14 @@ TEST_CASE("device names of real traces map to the shipped platforms, whole words
   CHECK(matched("AMD Instinct MI250X") == "MI250X");
   // No spec shipped for these: nothing, never the nearest model number.
   CHECK(matched("AMD Instinct MI210") == "MI210");
-  CHECK(matched("NVIDIA GeForce RTX 2080 Ti") == "(none)");
+  CHECK(matched("NVIDIA GeForce RTX 2080 Ti") == "RTX_2080_Ti");  // PARAM's traces
+  CHECK(matched("NVIDIA GeForce RTX 2080") == "(none)");          // not the Ti
+  CHECK(matched("NVIDIA GeForce RTX 3090") == "RTX_3090");
+  CHECK(matched("NVIDIA GeForce RTX 4090") == "RTX_4090");
+  // Another card of a nearby name is not that card: no spec, no match.
+  CHECK(matched("NVIDIA GeForce RTX 3090 Ti") == "(none)");
+  CHECK(matched("NVIDIA GeForce RTX 4090 Laptop GPU") == "(none)");
+  CHECK(matched("NVIDIA GeForce RTX 4090 D") == "(none)");
   CHECK(matched("NVIDIA B200") == "B200");
   CHECK(matched("AMD Radeon Graphics") == "(none)");
   CHECK(matched("NVIDIA GH200 480GB") == "GH200");   // not H200: a word, not a substring
@@ -139,13 +146,20 @@ TEST_CASE("ingest: the recording platform from the device the trace names, or a 
   for (const auto& n : j["notes"]) said |= n == "recorded on V100_SXM2_32GB: the trace names Tesla V100-SXM2-32GB";
   CHECK(said);
 
-  // NVIDIA GeForce RTX 2080 Ti: no spec, so a placeholder of that name, stored like one
-  // `--platform NEWNAME` makes.
+  // NVIDIA GeForce RTX 2080 Ti: its spec.
   r = run_fomcast("ingest '" + shared_path("traces/pytorch_et/param_linear_kineto.json.gz") + "' --workload ti --json",
                   db);
   REQUIRE_MESSAGE(r.status == 0, r.err);
+  CHECK(json::parse(r.out)["recorded_on"] == "RTX_2080_Ti");
+
+  // "AMD Radeon Graphics" (an MI250 GCD as ROCm 6.2 names it): no spec says which card, so a
+  // placeholder of that name, stored like one `--platform NEWNAME` makes.
+  r = run_fomcast("ingest '" + shared_path("traces/pytorch_kineto/hta_amd_mi250_minitoy_train_ROCm6_2_kineto.json.gz") +
+                      "' --workload radeon --json",
+                  db);
+  REQUIRE_MESSAGE(r.status == 0, r.err);
   j = json::parse(r.out);
-  CHECK(j["recorded_on"] == "NVIDIA_GeForce_RTX_2080_Ti");
+  CHECK(j["recorded_on"] == "AMD_Radeon_Graphics");
   said = false;
   for (const auto& n : j["notes"])
     said |= n.get<std::string>().find("which no platform spec describes; a placeholder platform") != std::string::npos;
@@ -153,7 +167,7 @@ TEST_CASE("ingest: the recording platform from the device the trace names, or a 
   const json platforms = json::parse(run_fomcast("platforms --json", db).out);
   bool found = false;
   for (const auto& p : platforms)
-    if (p["name"] == "NVIDIA_GeForce_RTX_2080_Ti") found = p["origin"] == "placeholder";
+    if (p["name"] == "AMD_Radeon_Graphics") found = p["origin"] == "placeholder";
   CHECK(found);
 
   // --platform stays the override, and the note says what the trace named.
