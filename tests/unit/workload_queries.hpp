@@ -58,8 +58,10 @@ inline Total total(const Workload& w, const std::string& name, const std::functi
   return t;
 }
 
-inline bool has_note(const Workload& w, const std::string& part) {
-  return std::any_of(w.notes.begin(), w.notes.end(), [&](const std::string& n) { return n.find(part) != n.npos; });
+inline bool has_note(const std::vector<std::string>& notes, const std::string& part) {
+  return std::any_of(notes.begin(), notes.end(), [&](const std::string& n) { return n.find(part) != n.npos; });
 }
+
+inline bool has_note(const Workload& w, const std::string& part) { return has_note(w.notes, part); }
 
 }  // namespace fomcast::test
