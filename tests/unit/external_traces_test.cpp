@@ -205,6 +205,10 @@ TEST_CASE("external: CUPTI range-profiler trace on A100 is a device trace") {
   const json in = run_json("ingest " + external("hta_cupti_profiler_trace.json.gz") + " --workload cupti", db);
   CHECK_FALSE(any_note_contains(in["notes"], "CPU-only"));
   CHECK(in["recorded_on"].get<std::string>().find("A100") != std::string::npos);  // NVIDIA A100-PG509-200
+  // PARAM's warm-up and measure ranges are there, but the ranges of the profiling session are
+  // spread over its whole span: the session (11.85 s) is the pass, not the measured iteration.
+  CHECK(any_note_contains(in["notes"], "`measure` annotations are not taken as passes"));
+  CHECK(in["pass_s"].get<double>() == doctest::Approx(11.85).epsilon(0.01));
   const json est = check_reproduces_on_recording_platform(in, db);
   CHECK(est["modelled_s"].get<double>() > 0);
   CHECK(est["modelled_share"].get<double>() > 0.5);

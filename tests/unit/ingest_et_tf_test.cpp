@@ -100,31 +100,43 @@ TEST_CASE("chakra-json: the 2-rank all_gather trace") {
 
 TEST_CASE("ET + Kineto of one run: shapes from the ET, times from Kineto") {
   // simple_add: ET rf_id = Kineto External id, names agree. Kineto alone has no shapes;
-  // joined, aten::add carries [256, 256] and its 2 calls' kernels (6 us, from the trace).
+  // joined, aten::add carries [256, 256]. The trace is PARAM's benchmark: a warm-up
+  // iteration, then a measured one (`[param|torch.add|0|0|0|measure|forward]`, 6.25 ms), so
+  // the pass is the measured iteration: one add, its kernel 3 us.
   const Workload w =
       ingest({"pytorch_et/hta_benchmark_simple_add_et.json.gz", "pytorch_et/hta_benchmark_simple_add_trace.json.gz"});
   CHECK(w.origin == "kineto+pytorch-et");
   CHECK(has_note(w, "joined by External id = rf_id"));
+  CHECK(has_note(w, "`measure` annotations mark 1 measured iteration"));
+  CHECK(w.passes == 1);
+  CHECK(*w.pass_s == doctest::Approx(6.247e-3).epsilon(1e-3));
   const auto adds = find_all(w, "aten::add");
   REQUIRE(adds.size() == 1);
   CHECK(std::get<TensorShape>(adds[0]->shape).inputs == std::vector<std::vector<int64_t>>{{256, 256}, {256, 256}});
-  CHECK(adds[0]->count == 2);
-  CHECK(adds[0]->count * *adds[0]->self_time_s == doctest::Approx(6e-6));
-  // The ET's data dependencies carried onto the joined ops. By hand from the ET's nodes (no
-  // ProfilerStep: one pass), the 8 counted calls in id order: uniform_ (id 8) writes storage 7,
-  // uniform_ (13) writes 12, fill_ (22), copy_ (32), add (36) reads 7 and 12, fill_ (45),
-  // copy_ (55), add (58) reads 7 and 12. The fills and copies run on the CPU (no kernel in
-  // Kineto, so no op here): 4 calls stay, each add after both uniform_ calls.
-  REQUIRE(w.calls.size() == 4);
-  CHECK(w.ops[w.calls[0].op].name == "aten::uniform_");
-  CHECK(w.ops[w.calls[1].op].name == "aten::uniform_");
+  CHECK(adds[0]->count == 1);
+  CHECK(adds[0]->count * *adds[0]->self_time_s == doctest::Approx(3e-6));
+  CHECK(find_all(w, "aten::uniform_").empty());  // the inputs were made before the measured iteration
+  // The ET's dependencies carried onto the joined ops are those of the measured iteration:
+  // its one add (rf_id of node 58), whose inputs the uniform_ calls wrote before the pass.
+  REQUIRE(w.calls.size() == 1);
+  CHECK(w.ops[w.calls[0].op].name == "aten::add");
   CHECK(w.calls[0].after.empty());
-  CHECK(w.calls[1].after.empty());
-  for (std::size_t i : {2, 3}) {
-    CHECK(w.ops[w.calls[i].op].name == "aten::add");
-    CHECK(w.calls[i].after == std::vector<std::size_t>{0, 1});
+  CHECK(has_note(w, "1 of its 1 op calls in the first pass are ops here"));
+
+  // The ET alone has no iteration labels: one pass, every call, and the data dependencies
+  // by hand from its nodes: uniform_ (id 8) writes storage 7, uniform_ (13) writes 12,
+  // fill_ (22), copy_ (32), add (36) reads 7 and 12, fill_ (45), copy_ (55), add (58) reads
+  // 7 and 12: each add waits for both uniform_ calls.
+  const Workload et = ingest({"pytorch_et/hta_benchmark_simple_add_et.json.gz"});
+  REQUIRE(et.calls.size() == 8);
+  CHECK(et.ops[et.calls[0].op].name == "aten::uniform_");
+  CHECK(et.ops[et.calls[1].op].name == "aten::uniform_");
+  CHECK(et.calls[0].after.empty());
+  CHECK(et.calls[1].after.empty());
+  for (std::size_t i : {4, 7}) {
+    CHECK(et.ops[et.calls[i].op].name == "aten::add");
+    CHECK(et.calls[i].after == std::vector<std::size_t>{0, 1});
   }
-  CHECK(has_note(w, "4 of its 8 op calls in the first pass are ops here, with 4 dependencies"));
   // The order of the two files does not matter.
   const Workload r =
       ingest({"pytorch_et/hta_benchmark_simple_add_trace.json.gz", "pytorch_et/hta_benchmark_simple_add_et.json.gz"});

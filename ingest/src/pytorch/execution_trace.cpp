@@ -16,6 +16,7 @@
 #include <set>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "common/ops.hpp"
@@ -418,7 +419,8 @@ std::vector<OpCall> first_pass_calls(const std::vector<EtIndex::Node>& nodes,
                                      const std::vector<std::pair<std::size_t, Key>>& counted,
                                      const std::map<Key, std::vector<std::string>>& identities,
                                      const std::vector<Op>& ops, const std::map<int64_t, int64_t>& steps,
-                                     const std::map<int64_t, int64_t>& step_node_id, const std::vector<int64_t>& step) {
+                                     const std::map<int64_t, int64_t>& step_node_id, const std::vector<int64_t>& step,
+                                     const std::unordered_set<int64_t>* pass_rf_ids) {
   const OpsByIdentity op_at = ops_by_identity(ops);
   int64_t first = -1, lo = INT64_MIN, hi = INT64_MAX;
   if (!steps.empty()) {
@@ -428,7 +430,9 @@ std::vector<OpCall> first_pass_calls(const std::vector<EtIndex::Node>& nodes,
   }
   std::vector<std::pair<std::size_t, const Key*>> in_pass;
   for (const auto& [i, key] : counted) {
-    const bool ours = steps.empty() || step[i] == first || (step[i] < 0 && nodes[i].id > lo && nodes[i].id < hi);
+    const bool ours = pass_rf_ids
+                          ? pass_rf_ids->contains(nodes[i].rf_id)
+                          : steps.empty() || step[i] == first || (step[i] < 0 && nodes[i].id > lo && nodes[i].id < hi);
     if (ours) in_pass.emplace_back(i, &key);
   }
   std::sort(in_pass.begin(), in_pass.end(),
@@ -456,7 +460,8 @@ Workload read_execution_trace(const InputFile& file, const IngestOptions& option
   return execution_trace_workload(et, format);
 }
 
-Workload execution_trace_workload(const EtIndex& et, std::string_view format) {
+Workload execution_trace_workload(const EtIndex& et, std::string_view format,
+                                  const std::unordered_set<int64_t>* pass_rf_ids) {
   const auto& nodes = et.nodes();
   // Parents first (ids grow as ops start, so a parent's id is smaller than its children's).
   std::vector<std::size_t> order(nodes.size());
@@ -566,7 +571,8 @@ Workload execution_trace_workload(const EtIndex& et, std::string_view format) {
   w.ops = agg.finish(static_cast<double>(w.passes));
   std::stable_sort(w.ops.begin(), w.ops.end(),
                    [](const Op& a, const Op& b) { return a.count * a.flops > b.count * b.flops; });
-  if (!by_optimizer) w.calls = first_pass_calls(nodes, counted, identities, w.ops, steps, step_node_id, step);
+  if (!by_optimizer || pass_rf_ids)
+    w.calls = first_pass_calls(nodes, counted, identities, w.ops, steps, step_node_id, step, pass_rf_ids);
   w.notes.push_back("execution trace (schema " + et.schema() + "): shapes and counts, no times (self_time_s empty)");
   if (by_optimizer)
     w.notes.push_back("no ProfilerStep#N nodes: its " + std::to_string(optimizer_steps) +

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "common/input.hpp"
@@ -83,7 +84,10 @@ class EtIndex {
 // op node doing work with no nested op doing work counted once; shapes and counts, no times.
 Workload read_execution_trace(const InputFile&, const IngestOptions&, std::string_view format);
 // The same from an ET already read (a Kineto + ET join takes its calls' dependencies).
-Workload execution_trace_workload(const EtIndex&, std::string_view format);
+// `pass_rf_ids`, when given, are the rf_ids of the calls that make the first pass (the
+// Kineto trace knew its passes from annotations the ET does not have).
+Workload execution_trace_workload(const EtIndex&, std::string_view format,
+                                  const std::unordered_set<int64_t>* pass_rf_ids = nullptr);
 // Whether a file's head looks like an ET in JSON: a "schema" and a "nodes" key.
 bool is_et_json_head(std::string_view head);
 

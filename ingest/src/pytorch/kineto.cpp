@@ -17,19 +17,22 @@
 //   under its own name.
 // - CPU-only traces (no device activity at all): an op's time is its exclusive CPU time.
 // - Steps from ProfilerStep#N (empty ones left out), else the intervals between
-//   Optimizer.step annotations, else N identical repeats of the first op's sequence:
+//   Optimizer.step annotations, else a benchmark's innermost `measure` ranges beside
+//   `warmup` ones (PARAM), else N identical repeats of the first op's sequence:
 //   counts per pass = calls within steps / steps, pass time = the median step. No
 //   markers: one pass, said in a note.
 //
 // Memory: events are reduced to 32-byte records while streaming (common/self_time.hpp
 // bounds how many are kept); ops are aggregated per distinct (name, recorded inputs).
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <optional>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "common/ops.hpp"
 #include "common/readers.hpp"
@@ -139,6 +142,18 @@ class KinetoReader {
                                [this](uint32_t proto) -> const std::string& { return protos_[proto].name; });
   }
 
+  // ET joins: the External ids of the CPU ops in the first pass, where the passes come from
+  // annotations the ET does not record (a benchmark's `measure` ranges); nullopt otherwise.
+  std::optional<std::unordered_set<int64_t>> first_pass_ids() {
+    if (!steps_from_measure_ || !use_steps_) return std::nullopt;
+    in_step(0);  // sorts
+    const StepSpan& first = steps_.front();
+    std::unordered_set<int64_t> ids;
+    for (const auto& [ts, id] : op_starts_)
+      if (ts >= first.start && ts < first.end) ids.insert(id);
+    return ids;
+  }
+
   Workload read() {
     JsonStreamSpec spec;
     spec.array_keys = {"traceEvents"};
@@ -152,6 +167,14 @@ class KinetoReader {
                        info.array_key.empty() ? "" : "traceEvents");
     legacy_ = info.array_key.empty();
     if (steps_.empty() && optimizer_step_starts_.size() >= 2) optimizer_windows();
+    // A CUPTI range-profiler session spreads its ranges evenly over the whole session, so a
+    // measured iteration's window would not hold its kernels' ranges: the session is the pass.
+    if (steps_.empty() && saw_warmup_ && !measure_spans_.empty()) {
+      if (ranges_.empty())
+        measure_windows();
+      else
+        measure_left_for_ranges_ = true;
+    }
     builder_.finish();
     resolve_gpu(true);
     tie_ranges();
@@ -184,6 +207,12 @@ class KinetoReader {
   bool use_steps_ = false;             // counts come from within the steps (count_passes decides)
   bool steps_from_optimizer_ = false;  // the steps are the intervals between Optimizer.step annotations
   std::vector<double> optimizer_step_starts_;
+  // Benchmark harnesses' phase labels (PARAM's `[param|<op>|...|measure|forward]`): the
+  // measured iterations' spans, and whether warm-up ones were seen beside them.
+  std::vector<StepSpan> measure_spans_;
+  bool saw_warmup_ = false;
+  bool steps_from_measure_ = false;       // the steps are the innermost `measure` annotations
+  bool measure_left_for_ranges_ = false;  // `measure` annotations not used: a CUPTI range session
   std::unordered_map<int64_t, LaunchInfo> launches_;
   std::vector<GpuRecord> gpu_;
   // CUPTI range profiler: the ranges and the kernel launches (start, correlation) they are
@@ -207,6 +236,7 @@ class KinetoReader {
   double first_us_ = std::numeric_limits<double>::infinity(), last_us_ = -std::numeric_limits<double>::infinity();
   int64_t et_name_matches_ = 0, et_name_mismatches_ = 0;
   std::vector<std::pair<int64_t, uint32_t>> kineto_ids_;  // ET joins: (External id, proto) of the CPU ops
+  std::vector<std::pair<double, int64_t>> op_starts_;     // ET joins: (start, External id) of the CPU ops
 
   // -------------------------------------------------------------------------------------
   // Streaming
@@ -338,7 +368,10 @@ class KinetoReader {
       case EventKind::op: {
         ++cpu_ops_;
         const uint32_t proto = intern_op(e);
-        if (et_ && e.external_id >= 0) kineto_ids_.emplace_back(e.external_id, proto);
+        if (et_ && e.external_id >= 0) {
+          kineto_ids_.emplace_back(e.external_id, proto);
+          op_starts_.emplace_back(ts, e.external_id);
+        }
         CpuEvent c{ts, end, proto, CpuEventType::op, -1};
         builder_.add(thread_of(e), c);
         return;
@@ -347,6 +380,7 @@ class KinetoReader {
       case EventKind::annotation: {
         if (kind == EventKind::step) add_step(e, ts);
         if (contains(e.name, "Optimizer.step#")) optimizer_step_starts_.push_back(ts);
+        if (kind == EventKind::annotation) note_benchmark_phase(e.name, ts, e.dur);
         key_.assign(
             "\x01"
             "a");
@@ -449,6 +483,42 @@ class KinetoReader {
     }
     steps_sorted_ = false;
     steps_from_optimizer_ = !steps_.empty();
+  }
+
+  // A benchmark harness labels its iterations as warm-up or measured (PARAM's compute
+  // benchmarks: `[param|pytorch.model.alex_net|0|0|0|warmup|forward]`, then `...|measure|
+  // forward]`), after a start-up that can be most of the trace (CUDA context creation: 29.9
+  // of HTA's 43.4 s AlexNet trace). Only the word as a whole label counts: `measure` and
+  // `warmup` between separators, both kinds present.
+  void note_benchmark_phase(std::string_view name, double ts, double dur) {
+    bool measure = false;
+    std::size_t i = 0;
+    while (i < name.size()) {
+      std::size_t j = i;
+      while (j < name.size() && std::isalnum(static_cast<unsigned char>(name[j]))) ++j;
+      const std::string_view word = name.substr(i, j - i);
+      if (word == "measure") measure = true;
+      if (word == "warmup") saw_warmup_ = true;
+      i = j + 1;
+    }
+    if (measure) measure_spans_.push_back({static_cast<int64_t>(measure_spans_.size()), ts, ts + dur, dur, 0});
+  }
+
+  // The measured iterations are the innermost `measure` annotations: PARAM wraps its
+  // iterations (and a cache flush before them) in an outer range of the same name.
+  void measure_windows() {
+    std::sort(measure_spans_.begin(), measure_spans_.end(), [](const StepSpan& a, const StepSpan& b) {
+      return a.start < b.start || (a.start == b.start && a.end > b.end);
+    });
+    for (std::size_t k = 0; k < measure_spans_.size(); ++k) {
+      const StepSpan& s = measure_spans_[k];
+      const bool holds_next =
+          k + 1 < measure_spans_.size() && measure_spans_[k + 1].start < s.end && measure_spans_[k + 1].end <= s.end;
+      if (!holds_next) steps_.push_back(s);
+    }
+    for (std::size_t k = 0; k < steps_.size(); ++k) steps_[k].number = static_cast<int64_t>(k);
+    steps_sorted_ = false;
+    steps_from_measure_ = !steps_.empty();
   }
 
   // -------------------------------------------------------------------------------------
@@ -627,7 +697,8 @@ class KinetoReader {
   }
 
   // Passes and the pass time: ProfilerStep spans (empty ones left out), else the intervals
-  // between Optimizer.step annotations, else identical repeats of the first op's sequence,
+  // between Optimizer.step annotations, else a benchmark's measured iterations, else
+  // identical repeats of the first op's sequence,
   // else the whole trace as one pass. The pass time is the median step, the spread noted.
   double count_passes(Workload& w) {
     if (!steps_.empty()) {
@@ -652,6 +723,14 @@ class KinetoReader {
                             "next; counts are per step; pass time is the " +
                             describe_steps(st) + "; the " + format_duration((steps_.front().start - first_us_) * 1e-6) +
                             " before the first annotation (start-up) belongs to no step");
+        } else if (steps_from_measure_) {
+          w.notes.push_back("no ProfilerStep markers: the benchmark's `measure` annotations mark " +
+                            std::to_string(st.n) + (st.n == 1 ? " measured iteration" : " measured iterations") +
+                            " (the innermost ones); counts are per iteration; pass time is the " +
+                            (st.n == 1 ? "iteration's span, " : "iteration span's ") + describe_steps(st) +
+                            "; the warm-up iterations and the " +
+                            format_duration((steps_.front().start - first_us_) * 1e-6) +
+                            " before the first measured one (start-up) belong to no pass");
         } else {
           std::string note = std::to_string(st.n) + (st.n == 1 ? " step" : " steps") + " (ProfilerStep#" +
                              std::to_string(steps_.front().number) + " to #" + std::to_string(steps_.back().number) +
@@ -684,6 +763,10 @@ class KinetoReader {
     w.notes.push_back(
         "no step markers (ProfilerStep#N): the whole trace counts as one pass; pass time is the "
         "trace's span");
+    if (measure_left_for_ranges_)
+      w.notes.push_back(
+          "the benchmark's `measure` annotations are not taken as passes: the CUPTI range profiler spreads its "
+          "ranges over the whole session, not over the iteration that launched their kernels");
     return 1;
   }
 
@@ -1019,11 +1102,11 @@ Workload read_kineto_with_et(const InputFile& kineto, const InputFile& et_file, 
 }
 
 // The ET's data dependencies carried onto the joined ops: the ET's first pass as it counts
-// it alone, each call moved onto the Kineto op of the same identity (kind, shape, dtype,
-// phase, name), which the join gave the ET's record; a call Kineto has no op for (it
+// it alone (or, given `pass_ids`, the calls Kineto's first pass holds), each call moved onto the Kineto op of the same
+// identity (kind, shape, dtype, phase, name), which the join gave the ET's record; a call Kineto has no op for (it
 // launched no kernel) passes its dependencies on (calls_onto).
-void carry_et_calls(Workload& w, const EtIndex& et) {
-  const Workload alone = execution_trace_workload(et, "pytorch-et");
+void carry_et_calls(Workload& w, const EtIndex& et, const std::unordered_set<int64_t>* pass_ids) {
+  const Workload alone = execution_trace_workload(et, "pytorch-et", pass_ids);
   if (alone.calls.empty()) return;
   std::size_t left_out = 0;
   w.calls = calls_onto(alone.calls, alone.ops, w.ops, left_out);
@@ -1058,7 +1141,8 @@ Workload read_kineto_joined(const InputFile& kineto, const EtIndex* et, const st
         " op ids agree with the Kineto trace's (by id, allowing a shifted numbering): records of one run");
   w.source = kineto.path() + " + " + et_path;
   w.events += et->elements();  // events read from both files
-  carry_et_calls(w, *et);
+  const auto pass_ids = reader.first_pass_ids();
+  carry_et_calls(w, *et, pass_ids ? &*pass_ids : nullptr);
   return w;
 }
 
