@@ -286,6 +286,20 @@ double read_curve(const std::vector<TableGroup::CurvePoint>& curve, double x, do
   return percentile(ys, 0.5);
 }
 
+// Whether a tensor op's rows and row length both lie within those a memory table measured
+// (features 0 and 1 of shape_features).
+bool within_measured_rows(const TableGroup& g, const TensorShape& shape) {
+  if (g.features.empty()) return false;
+  const auto [rows, cols] = rows_and_cols(shape);
+  const double lr = std::log(rows), lc = std::log(cols), eps = 1e-9;
+  double r_lo = INFINITY, r_hi = -INFINITY, c_lo = INFINITY, c_hi = -INFINITY;
+  for (const auto& f : g.features) {
+    r_lo = std::min(r_lo, f[0]), r_hi = std::max(r_hi, f[0]);
+    c_lo = std::min(c_lo, f[1]), c_hi = std::max(c_hi, f[1]);
+  }
+  return lr >= r_lo - eps && lr <= r_hi + eps && lc >= c_lo - eps && lc <= c_hi + eps;
+}
+
 }  // namespace
 
 std::optional<Quote> memory_from_curves(const Context& ctx, const Op& op, DType dtype) {
@@ -315,6 +329,9 @@ std::optional<Quote> memory_from_curves(const Context& ctx, const Op& op, DType 
     const auto [lo, hi] = std::minmax_element(g->gap_curve.begin(), g->gap_curve.end(),
                                               [](const auto& a, const auto& b) { return a.x < b.x; });
     if (x < lo->x || x > hi->x) continue;
+    // Nor beyond the rows and row lengths it measured: the curve holds the size against the
+    // gap, not how a kernel treats a row length (or a row count) no entry had.
+    if (!within_measured_rows(*g, *shape)) continue;
     const double y = read_curve(g->gap_curve, x, log_cols);
     ys.push_back(y);
     bands.push_back(quad(g->band, kinship_band(kinship(*q, ctx.target))));

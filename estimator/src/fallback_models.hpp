@@ -40,9 +40,9 @@ std::optional<Quote> scaled_from(const Context&, const Source&, const Op&, DType
 // target's fraction is the median over all sources, any architecture). nullopt when no
 // platform has a table of the kind.
 std::optional<Quote> memory_from_tables(const Context&, const Op&, DType);
-// A candidate rule for the same ops, measured by validate's leave_platform_out beside the
-// estimator's (JSON `curve_rule_error`; docs/accuracy.md section 5), not used by
-// `estimate`: the sources' normalised curves (tables.hpp's TableGroup::gap_curve). The
+// The rule `estimate` tries first for the same ops (validate's leave_platform_out measures it
+// alone as JSON `curve_rule_error`; docs/accuracy.md section 5): the sources' normalised
+// curves (tables.hpp's TableGroup::gap_curve). The
 // target's gap g is the sources' median (sources_launch_floor), its x = log(bytes / (peak
 // bandwidth x g)); each source whose curve spans x gives the median y of its
 // kCurveNeighbours points nearest to (x, log row length) (the row length weighted
@@ -50,7 +50,9 @@ std::optional<Quote> memory_from_tables(const Context&, const Op&, DType);
 // bandwidth x exp(y). A source is read where it is as large against its own gap as the op
 // is against the target's, not at the same shape: the same shape sits on the launch-bound
 // flat of a fast card's curve and on the streaming slope of a slow one's. All sources of
-// the kind, not the most alike. nullopt when no source's curve spans x.
+// the kind, not the most alike. A source takes part only where the op's rows and row length
+// lie within its table's (beyond them, millions of rows of an activation, the curve says
+// nothing of how a kernel treats them). nullopt when no source spans the op.
 constexpr std::size_t kCurveNeighbours = 16;
 constexpr double kCurveColsWeight = 0.5;
 std::optional<Quote> memory_from_curves(const Context&, const Op&, DType);

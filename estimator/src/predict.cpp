@@ -120,8 +120,10 @@ OpEstimate predict_unbounded(const Context& ctx, const Op& op, std::size_t index
     if (const auto* t = ctx.tables(ctx.target.name))
       if (auto q = quote_memory(*t, ctx.target, op, dtype)) return applied(std::move(e), std::move(*q));
     const bool own = op.self_time_s && ctx.baseline && bandwidth_of(*ctx.baseline) > 0;
-    if (!own)
+    if (!own) {
+      if (auto q = memory_from_curves(ctx, op, dtype)) return applied(std::move(e), std::move(*q));
       if (auto q = memory_from_tables(ctx, op, dtype)) return applied(std::move(e), std::move(*q));
+    }
     if (auto q = bandwidth(ctx, op, bytes)) return applied(std::move(e), std::move(*q));
     if (auto q = roofline(ctx, op, dtype, flops, bytes)) return applied(std::move(e), std::move(*q));
   } else if (is_compute_bound(op.kind)) {

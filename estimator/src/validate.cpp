@@ -314,7 +314,7 @@ std::vector<LeavePlatformOut> validate_leave_platform_out(const Catalog& catalog
         const double measured = e.time_us * 1e-6;
         const Op op = as_op(e);
         const OpEstimate est = est::predict_op(ctx, op, 0);
-        // The candidate rule of normalised curves, capped at the roofline as predict_op caps.
+        // The normalised-curve rule alone, capped at the roofline as predict_op caps.
         if (is_memory_bound(kind))
           if (auto q = est::memory_from_curves(ctx, op, DType::fp32))
             curve.add(std::max(q->seconds,

@@ -93,7 +93,8 @@ TEST_CASE("validate --json end_to_end: every shipped published row predicted, me
   // leave-platform-out (section 5) moved the step median 8.8% -> 9.1% and the speedups'
   // 10.3% -> 9.5%; autocast's weight casts (a rule, not a fit) 9.1% -> 8.9% and 9.5% -> 9.8%.
   // Lambda's six BERT-large SQuAD rows (30 rows, 66 pairs): 8.9% and 9.1%, both within the
-  // issue's 10%.
+  // issue's 10%; the normalised curves for memory-bound ops within the NeuSight tensors: 8.9%
+  // and 8.9%.
   CHECK(j["median_abs_step_error"].get<double>() <= 0.090);
-  CHECK(j["median_abs_speedup_error"].get<double>() <= 0.092);
+  CHECK(j["median_abs_speedup_error"].get<double>() <= 0.090);
 }

@@ -96,34 +96,34 @@ TEST_CASE("leave-platform-out: each NeuSight GPU predicted from the others and i
   const std::map<std::pair<std::string, std::string>, double> bound{
       {{"A100_PCIe_40GB", "gemm"}, 0.10},           // 8.3%
       {{"A100_PCIe_40GB", "batched_gemm"}, 0.26},   // 24.0%
-      {{"A100_PCIe_40GB", "elementwise"}, 0.14},    // 12.5%
-      {{"A100_PCIe_40GB", "reduction"}, 0.12},      // 10.8%
-      {{"A100_PCIe_40GB", "normalization"}, 0.05},  // 3.8%
+      {{"A100_PCIe_40GB", "elementwise"}, 0.15},    // 13.8%
+      {{"A100_PCIe_40GB", "reduction"}, 0.12},      // 10.0%
+      {{"A100_PCIe_40GB", "normalization"}, 0.10},  // 8.1%
       {{"A100_PCIe_80GB", "conv"}, 0.20},           // 18.0%
       {{"NV_T4", "gemm"}, 0.18},                    // 16.9%
       {{"NV_T4", "batched_gemm"}, 0.28},            // 26.7%
       {{"NV_T4", "conv"}, 0.19},                    // 17.0%
-      {{"NV_T4", "elementwise"}, 0.12},             // 10.3%
-      {{"NV_T4", "reduction"}, 0.18},               // 16.3%
-      {{"NV_T4", "normalization"}, 0.09},           // 7.5%
+      {{"NV_T4", "elementwise"}, 0.07},             // 5.0%
+      {{"NV_T4", "reduction"}, 0.09},               // 7.5%
+      {{"NV_T4", "normalization"}, 0.08},           // 6.2%
       {{"P100_PCIe_16GB", "gemm"}, 0.23},           // 21.9%
       {{"P100_PCIe_16GB", "batched_gemm"}, 0.25},   // 23.9%
       {{"P100_PCIe_16GB", "conv"}, 0.11},           // 9.2%
-      {{"P100_PCIe_16GB", "elementwise"}, 0.29},    // 27.3%
-      {{"P100_PCIe_16GB", "reduction"}, 0.43},      // 41.4%
-      {{"P100_PCIe_16GB", "normalization"}, 0.20},  // 18.3%
+      {{"P100_PCIe_16GB", "elementwise"}, 0.29},    // 27.2%
+      {{"P100_PCIe_16GB", "reduction"}, 0.43},      // 41.1%
+      {{"P100_PCIe_16GB", "normalization"}, 0.13},  // 11.4%
       {{"P4", "gemm"}, 0.35},                       // 33.0%
       {{"P4", "batched_gemm"}, 0.22},               // 20.5%
       {{"P4", "conv"}, 0.15},                       // 13.9%
-      {{"P4", "elementwise"}, 0.14},                // 12.4%
-      {{"P4", "reduction"}, 0.14},                  // 12.6%
-      {{"P4", "normalization"}, 0.12},              // 10.2%
+      {{"P4", "elementwise"}, 0.05},                // 3.5%
+      {{"P4", "reduction"}, 0.08},                  // 6.8%
+      {{"P4", "normalization"}, 0.10},              // 9.1%
       {{"V100_PCIe_32GB", "gemm"}, 0.23},           // 21.5%
       {{"V100_PCIe_32GB", "batched_gemm"}, 0.25},   // 23.7%
       {{"V100_PCIe_32GB", "conv"}, 0.12},           // 10.8%
-      {{"V100_PCIe_32GB", "elementwise"}, 0.17},    // 15.3%
-      {{"V100_PCIe_32GB", "reduction"}, 0.14},      // 13.0%
-      {{"V100_PCIe_32GB", "normalization"}, 0.15},  // 14.0%
+      {{"V100_PCIe_32GB", "elementwise"}, 0.17},    // 16.0%
+      {{"V100_PCIe_32GB", "reduction"}, 0.15},      // 13.7%
+      {{"V100_PCIe_32GB", "normalization"}, 0.22},  // 20.4%
   };
   ScratchDir dir;
   const Catalog catalog = load_catalog(test::open_seeded(dir.file("lpo.db")));
@@ -158,10 +158,10 @@ TEST_CASE("leave-platform-out: each NeuSight GPU predicted from the others and i
     CHECK(doc.compare(before_end + 3, std::string(pct).size() + 2, std::string(pct) + " |") == 0);
   }
 
-  // The candidate rule for memory-bound ops (normalised curves, curve_rule_error), measured
-  // on the same rows: section 5's third-pass table prints "| held out | kind | fomcast |
-  // curve rule |" as validate gives them, and the 15 rows' median is held at what it is now
-  // (10.0%), rounded up plus one point.
+  // The normalised curves for memory-bound ops alone (curve_rule_error; the estimator tries
+  // them first), measured on the same rows: section 5's third-pass table prints "| held out |
+  // kind | fomcast | curve rule alone |" as validate gives them, and the 15 rows' median is
+  // held at what it is now (10.0%), rounded up plus one point.
   std::vector<double> curve;
   for (const auto& r : rows) {
     if (r.kind != "elementwise" && r.kind != "reduction" && r.kind != "normalization") {

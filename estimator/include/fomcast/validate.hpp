@@ -101,8 +101,8 @@ struct LeavePlatformOut {
   ErrorStats stats;
   std::string source;                      // the most alike source, which the naive rules carry from
   ErrorStats peak_ratio, bandwidth_ratio;  // the naive rules on the same rows
-  // Memory kinds: the candidate rule of the sources' normalised curves on the same rows
-  // (n = 0 for other kinds), measured beside the estimator's, not used by it.
+  // Memory kinds: the sources' normalised curves alone on the same rows (n = 0 for other
+  // kinds); the estimator tries them first and falls back to the same-shape transfer.
   ErrorStats curve_rule;
   int64_t capped = 0;                     // rows the roofline raised
   std::vector<KeyedLogError> log_errors;  // per held-out row, for shared_op_error
