@@ -238,11 +238,16 @@ std::optional<Quote> combine(std::vector<Weighted> parts) {
 std::optional<Quote> transferred(const Context& ctx, const Op& op, DType dtype, double flops, double bytes) {
   const auto proxies = rank_proxies(ctx.catalog, ctx.target, op.kind, dtype);
   std::vector<Weighted> parts;
+  // The ensemble is anchored on the most alike source that can answer: one whose tables lack
+  // the op (a conv direction it did not measure) neither joins nor sets the reach.
+  const auto* anchor = static_cast<const decltype(proxies)::value_type*>(nullptr);
   for (const auto& p : proxies) {
-    if (parts.size() >= kEnsembleSize || p.distance > proxies.front().distance + kEnsembleReach) break;
-    if (p.precision != proxies.front().precision) continue;  // one kind of math in one mean
-    if (auto q = scaled_from(ctx, Source{p.platform, p.tables, p.distance}, op, dtype, flops, bytes))
-      parts.push_back({std::move(*q), std::exp(-kEnsembleDecay * (p.distance - proxies.front().distance))});
+    if (parts.size() >= kEnsembleSize || (anchor && p.distance > anchor->distance + kEnsembleReach)) break;
+    if (anchor && p.precision != anchor->precision) continue;  // one kind of math in one mean
+    auto q = scaled_from(ctx, Source{p.platform, p.tables, p.distance}, op, dtype, flops, bytes);
+    if (!q) continue;
+    if (!anchor) anchor = &p;
+    parts.push_back({std::move(*q), std::exp(-kEnsembleDecay * (p.distance - anchor->distance))});
   }
   return combine(std::move(parts));
 }

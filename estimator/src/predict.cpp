@@ -4,6 +4,8 @@
 // method, its source and a relative uncertainty.
 #include "predict.hpp"
 
+#include <algorithm>
+
 #include "fallback_models.hpp"
 #include "fomcast/format.hpp"
 #include "similarity.hpp"
@@ -20,6 +22,39 @@ bool compute_shape(const Op& op) {
     case OpKind::rnn: return std::holds_alternative<RnnShape>(op.shape);
     default: return false;
   }
+}
+
+// Another card of the target's chip that has a table of this kind (NeuSight measured the
+// A100's convs on the 80 GB PCIe card, its GEMMs on the 40 GB one); nullptr when none.
+const Platform* sibling_with_kind(const Context& ctx, OpKind kind) {
+  for (const auto& [name, table] : ctx.catalog.tables) {
+    if (name == ctx.target.name) continue;
+    const Platform* sib = ctx.catalog.platform(name);
+    const PlatformTables* t = ctx.tables(name);
+    if (sib && t && same_chip(*sib, ctx.target) &&
+        std::any_of(t->groups.begin(), t->groups.end(), [&](const TableGroup& g) { return g.kind == kind; }))
+      return sib;
+  }
+  return nullptr;
+}
+
+// The sibling's table read as the target's own: the same kernels on the same SMs. nullopt
+// where the sibling measured no entry the op can be read from (its own GEMM fallbacks do
+// not count: a conv direction it did not measure goes to the transfer instead).
+std::optional<Quote> sibling_quote(const Context& ctx, const Platform& sib, const Op& op, DType dtype) {
+  const PlatformTables* t = ctx.tables(sib.name);
+  // The target's figures (peaks, precision), the sibling's name on what its table says.
+  Platform as_sibling = ctx.target;
+  as_sibling.name = sib.name;
+  auto q = t ? quote_op(*t, as_sibling, op, dtype) : std::nullopt;
+  if (!q || q->method == Method::implicit_gemm || q->method == Method::rnn_as_gemm) return std::nullopt;
+  q->detail = sib.name + "'s table read as " + ctx.target.name + "'s own (the same chip, " +
+              format_significant(sib.compute_units->value) + " SMs): " + std::string(to_string(q->method)) + " (" +
+              q->detail + ")";
+  q->method = Method::scaled_table;
+  q->source = sib.name;
+  q->uncertainty = quad(q->uncertainty, kinship_band(kinship(sib, ctx.target)));
+  return q;
 }
 
 // A oneDNN convolution that was measured is not timed from convolutions fomcast's own bench
@@ -91,13 +126,27 @@ OpEstimate predict_unbounded(const Context& ctx, const Op& op, std::size_t index
 
   const bool own_time_only = other_implementation_tables(ctx, op);
   if (compute_shape(op) && !own_time_only) {
+    // A conv or RNN the target can time only through its GEMM table (it has no table of the
+    // kind to correct that by), while another card of its chip measured the kind itself: that card's table, else (a
+    // direction it did not measure) the transfer from the platforms that did; the GEMM route stays the last resort
+    // (implicit GEMM: 23-80% median error, docs/accuracy.md section 1).
+    std::optional<Quote> via_gemm;
     if (const auto* t = ctx.tables(ctx.target.name))
-      if (auto q = quote_op(*t, ctx.target, op, dtype)) return applied(std::move(e), std::move(*q));
+      if (auto q = quote_op(*t, ctx.target, op, dtype)) {
+        const bool uncorrected =
+            (q->method == Method::implicit_gemm || q->method == Method::rnn_as_gemm) &&
+            std::none_of(t->groups.begin(), t->groups.end(), [&](const TableGroup& g) { return g.kind == op.kind; });
+        const Platform* sib = uncorrected ? sibling_with_kind(ctx, op.kind) : nullptr;
+        if (!sib) return applied(std::move(e), std::move(*q));
+        if (auto s = sibling_quote(ctx, *sib, op, dtype)) return applied(std::move(e), std::move(*s));
+        via_gemm = std::move(q);
+      }
     // The op's own measurement on the recording platform when it is the most alike
     // source, else several alike platforms' tables (fallback_models.hpp's ensemble).
     const Source src = best_source(ctx, op, dtype);
     std::optional<Quote> q = src.platform && !src.tables ? scaled_from(ctx, src, op, dtype, flops, bytes)
                                                          : transferred(ctx, op, dtype, flops, bytes);
+    if (!q) q = std::move(via_gemm);
     if (!q) q = roofline(ctx, op, dtype, flops, bytes);
     if (q) {
       e = applied(std::move(e), std::move(*q));

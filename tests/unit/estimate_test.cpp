@@ -161,6 +161,44 @@ TEST_CASE("implicit-gemm: a conv with no conv table is its GEMM on the GEMM tabl
   CHECK(d.detail.find("median conv/GEMM time ratio") != std::string::npos);
 }
 
+TEST_CASE("a conv on a card with no conv table reads the table of another card of its chip") {
+  // NeuSight measured the A100's convs on the 80 GB PCIe card and its GEMMs on the 40 GB one
+  // (data/neusight/README.md): a 40 GB card's conv is the same kernel on the same 108 SMs, so
+  // the 80 GB card's table answers it, not the 40 GB card's GEMM table (implicit GEMM).
+  ConvShape c;
+  c.n = 32, c.c = 128, c.k = 128, c.input = {1, 28, 28}, c.filter = {1, 3, 3}, c.pad = {0, 1, 1};
+  const auto fwd = only(workload({conv(c)}), "A100_PCIe_40GB");
+  INFO(fwd.detail);
+  CHECK(fwd.method == Method::scaled_table);
+  CHECK(fwd.source_platform == "A100_PCIe_80GB");
+  CHECK(fwd.detail.find("A100_PCIe_80GB's table read as A100_PCIe_40GB's own (the same chip, 108 SMs)") !=
+        std::string::npos);
+  // The same time as the 80 GB card gives itself (the same peaks; a compute-bound conv), in
+  // a wider band (another card).
+  const auto own = only(workload({conv(c)}), "A100_PCIe_80GB");
+  CHECK((own.method == Method::table || own.method == Method::interpolated));
+  CHECK(fwd.predicted_s == doctest::Approx(own.predicted_s));
+  CHECK(fwd.uncertainty > own.uncertainty);
+  // A direction the 80 GB card did not measure (NeuSight's convs are forward only) comes from
+  // the platforms that measured it, still not from the 40 GB card's GEMMs.
+  ConvShape bd = c;
+  bd.direction = ConvDirection::backward_data;
+  const auto bwd = only(workload({conv(bd, Phase::backward)}), "A100_PCIe_40GB");
+  INFO(bwd.detail);
+  CHECK(bwd.method == Method::scaled_table);
+  CHECK(bwd.source_platform != "A100_PCIe_40GB");
+  // Without the 80 GB card's table, the GEMM route is what is left.
+  Catalog without = catalog();
+  std::vector<Platform> specs;
+  std::vector<KernelTable> tables;
+  for (const auto& [name, p] : without.platforms) specs.push_back(p);
+  for (const auto& [name, t] : without.tables)
+    if (name != "A100_PCIe_80GB") tables.push_back(t);
+  const Catalog no_sibling = make_catalog(specs, tables);
+  const auto gemm_route = estimate_pass(workload({conv(c)}), "A100_PCIe_40GB", no_sibling).ops[0];
+  CHECK(gemm_route.method == Method::implicit_gemm);
+}
+
 TEST_CASE("rnn-as-gemm: a recurrent layer with no RNN table is its GEMMs") {
   // T4 has no RNN results. An LSTM H=512, B=16, T=25 forward is the input GEMM over all
   // timesteps (M = 4H, N = B*T, K = H) plus 25 recurrent GEMMs (M = 4H, N = B, K = H).
