@@ -389,10 +389,12 @@ std::optional<Quote> memory_from_tables(const Context& ctx, const Op& op, DType 
   // The target's launch gap: the median of every source's (sources_launch_floor).
   const double launch_to = sources_launch_floor(ctx, op.kind);
   std::vector<Weighted> parts;
+  const Candidate* anchor = nullptr;  // the most alike source that answers (transferred's rule)
   for (const auto& c : candidates) {
-    if (parts.size() >= kEnsembleSize || c.distance > candidates.front().distance + kEnsembleReach) break;
+    if (parts.size() >= kEnsembleSize || (anchor && c.distance > anchor->distance + kEnsembleReach)) break;
     auto q = quote_memory(*c.tables, *c.platform, op, dtype);
     if (!q) continue;
+    if (!anchor) anchor = &c;
     const TableGroup* g = nullptr;
     for (const KernelMode m : {KernelMode::train, KernelMode::inference})
       if (!g) g = c.tables->find(op.kind, KernelPrecision::fp32, m, std::monostate{});
@@ -411,7 +413,7 @@ std::optional<Quote> memory_from_tables(const Context& ctx, const Op& op, DType 
                 format_significant(f_t) + (own_arch ? ", the sources' median" : ", the source's fraction") + ")";
     q->method = Method::scaled_table;
     q->source = c.platform->name;
-    parts.push_back({std::move(*q), std::exp(-kEnsembleDecay * (c.distance - candidates.front().distance))});
+    parts.push_back({std::move(*q), std::exp(-kEnsembleDecay * (c.distance - anchor->distance))});
   }
   return combine(std::move(parts));
 }
