@@ -259,6 +259,42 @@ TEST_CASE("kineto: ROCm minitoy, CPU-only, Triton, alexnet, vLLM and torch.compi
   CHECK(find_all(tc, "aten::mm", [](const Op& op) { return gemm(op, 32768, 2048, 2048); }).size() == 1);
 }
 
+TEST_CASE("kineto: a benchmark's measured iterations are the passes, whatever its case and spelling") {
+  // A harness that labels a warm-up and two measured iterations ("Warm-Up", "MEASURE"):
+  // the measured ones are the passes (median 40 us), the warm-up's op is in none of them.
+  // A "measurement" or "warmed" label is another word and marks nothing.
+  fomcast::test::ScratchDir dir;
+  const std::string trace = dir.write(
+      "bench.json",
+      R"({"traceEvents": [)"
+      R"({"name": "[bench|Warm-Up]", "cat": "user_annotation", "ph": "X", "ts": 0, "dur": 100, "pid": 1, "tid": 1},)"
+      R"({"name": "aten::mm", "cat": "cpu_op", "ph": "X", "ts": 10, "dur": 50, "pid": 1, "tid": 1},)"
+      R"({"name": "[bench|MEASURE]", "cat": "user_annotation", "ph": "X", "ts": 200, "dur": 40, "pid": 1, "tid": 1},)"
+      R"({"name": "aten::relu", "cat": "cpu_op", "ph": "X", "ts": 205, "dur": 20, "pid": 1, "tid": 1},)"
+      R"({"name": "[bench|MEASURE]", "cat": "user_annotation", "ph": "X", "ts": 300, "dur": 40, "pid": 1, "tid": 1},)"
+      R"({"name": "aten::relu", "cat": "cpu_op", "ph": "X", "ts": 305, "dur": 20, "pid": 1, "tid": 1}]})");
+  IngestOptions o;
+  o.workload = "bench";
+  const Workload w = ingest_files({trace}, o);
+  CHECK(w.passes == 2);
+  CHECK(*w.pass_s == doctest::Approx(40e-6));
+  CHECK(has_note(w, "`measure` annotations mark 2 measured iterations"));
+  CHECK(find(w, "aten::relu").count == 1);
+  CHECK(find_all(w, "aten::mm").empty());
+  const std::string other = dir.write(
+      "other.json",
+      R"({"traceEvents": [)"
+      R"({"name": "warmed", "cat": "user_annotation", "ph": "X", "ts": 0, "dur": 100, "pid": 1, "tid": 1},)"
+      R"({"name": "aten::mm", "cat": "cpu_op", "ph": "X", "ts": 10, "dur": 50, "pid": 1, "tid": 1},)"
+      R"({"name": "measurement", "cat": "user_annotation", "ph": "X", "ts": 200, "dur": 40, "pid": 1, "tid": 1},)"
+      R"({"name": "aten::relu", "cat": "cpu_op", "ph": "X", "ts": 205, "dur": 20, "pid": 1, "tid": 1}]})");
+  o.workload = "other";
+  const Workload n = ingest_files({other}, o);
+  CHECK(n.passes == 1);
+  CHECK(has_note(n, "no step markers"));
+  CHECK(find(n, "aten::mm").count == 1);
+}
+
 TEST_CASE("kineto: the legacy autograd profiler's bare array is read") {
   // The format torch.autograd.profiler.profile().export_chrome_trace() writes (no
   // categories, "CPU functions" pid): a tiny example in that exact shape.

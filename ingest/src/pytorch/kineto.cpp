@@ -488,18 +488,21 @@ class KinetoReader {
   // A benchmark harness labels its iterations as warm-up or measured (PARAM's compute
   // benchmarks: `[param|pytorch.model.alex_net|0|0|0|warmup|forward]`, then `...|measure|
   // forward]`), after a start-up that can be most of the trace (CUDA context creation: 29.9
-  // of HTA's 43.4 s AlexNet trace). Only the word as a whole label counts: `measure` and
-  // `warmup` between separators, both kinds present.
+  // of HTA's 43.4 s AlexNet trace). Only whole words count, in any case: `measure`, and
+  // `warmup` (or `warm-up`, `warm_up`) between separators, both kinds present.
   void note_benchmark_phase(std::string_view name, double ts, double dur) {
     bool measure = false;
-    std::size_t i = 0;
-    while (i < name.size()) {
-      std::size_t j = i;
-      while (j < name.size() && std::isalnum(static_cast<unsigned char>(name[j]))) ++j;
-      const std::string_view word = name.substr(i, j - i);
+    std::string previous, word;
+    for (std::size_t i = 0; i <= name.size(); ++i) {
+      if (i < name.size() && std::isalnum(static_cast<unsigned char>(name[i]))) {
+        word.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(name[i]))));
+        continue;
+      }
+      if (word.empty()) continue;
       if (word == "measure") measure = true;
-      if (word == "warmup") saw_warmup_ = true;
-      i = j + 1;
+      if (word == "warmup" || (previous == "warm" && word == "up")) saw_warmup_ = true;  // warm-up, warm_up
+      previous = std::move(word);
+      word.clear();
     }
     if (measure) measure_spans_.push_back({static_cast<int64_t>(measure_spans_.size()), ts, ts + dur, dur, 0});
   }
