@@ -240,7 +240,7 @@ std::optional<Quote> transferred(const Context& ctx, const Op& op, DType dtype, 
   std::vector<Weighted> parts;
   // The ensemble is anchored on the most alike source that can answer: one whose tables lack
   // the op (a conv direction it did not measure) neither joins nor sets the reach.
-  const auto* anchor = static_cast<const decltype(proxies)::value_type*>(nullptr);
+  const Proxy* anchor = nullptr;
   for (const auto& p : proxies) {
     if (parts.size() >= kEnsembleSize || (anchor && p.distance > anchor->distance + kEnsembleReach)) break;
     if (anchor && p.precision != anchor->precision) continue;  // one kind of math in one mean

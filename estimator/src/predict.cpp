@@ -48,9 +48,9 @@ std::optional<Quote> sibling_quote(const Context& ctx, const Platform& sib, cons
   as_sibling.name = sib.name;
   auto q = t ? quote_op(*t, as_sibling, op, dtype) : std::nullopt;
   if (!q || q->method == Method::implicit_gemm || q->method == Method::rnn_as_gemm) return std::nullopt;
-  q->detail = sib.name + "'s table read as " + ctx.target.name + "'s own (the same chip, " +
-              format_significant(sib.compute_units->value) + " SMs): " + std::string(to_string(q->method)) + " (" +
-              q->detail + ")";
+  q->detail = sib.name + "'s table read as " + ctx.target.name +
+              "'s own (the same chip: " + format_significant(sib.compute_units->value) +
+              " compute units): " + std::string(to_string(q->method)) + " (" + q->detail + ")";
   q->method = Method::scaled_table;
   q->source = sib.name;
   q->uncertainty = quad(q->uncertainty, kinship_band(kinship(sib, ctx.target)));
@@ -127,9 +127,10 @@ OpEstimate predict_unbounded(const Context& ctx, const Op& op, std::size_t index
   const bool own_time_only = other_implementation_tables(ctx, op);
   if (compute_shape(op) && !own_time_only) {
     // A conv or RNN the target can time only through its GEMM table (it has no table of the
-    // kind to correct that by), while another card of its chip measured the kind itself: that card's table, else (a
-    // direction it did not measure) the transfer from the platforms that did; the GEMM route stays the last resort
-    // (implicit GEMM: 23-80% median error, docs/accuracy.md section 1).
+    // kind to correct that by), while another card of its chip measured the kind: that
+    // card's table, else (a direction it did not measure) the transfer from the platforms
+    // that did; the GEMM route is the last resort (implicit GEMM: 23-80% median error,
+    // docs/accuracy.md section 1).
     std::optional<Quote> via_gemm;
     if (const auto* t = ctx.tables(ctx.target.name))
       if (auto q = quote_op(*t, ctx.target, op, dtype)) {

@@ -171,7 +171,7 @@ TEST_CASE("a conv on a card with no conv table reads the table of another card o
   INFO(fwd.detail);
   CHECK(fwd.method == Method::scaled_table);
   CHECK(fwd.source_platform == "A100_PCIe_80GB");
-  CHECK(fwd.detail.find("A100_PCIe_80GB's table read as A100_PCIe_40GB's own (the same chip, 108 SMs)") !=
+  CHECK(fwd.detail.find("A100_PCIe_80GB's table read as A100_PCIe_40GB's own (the same chip: 108 compute units)") !=
         std::string::npos);
   // The same time as the 80 GB card gives itself (the same peaks; a compute-bound conv), in
   // a wider band (another card).
