@@ -143,6 +143,14 @@ TEST_CASE("leave-platform-out: each NeuSight GPU predicted from the others and i
   CHECK(held ==
         std::set<std::string>{"A100_PCIe_40GB", "A100_PCIe_80GB", "NV_T4", "P100_PCIe_16GB", "P4", "V100_PCIe_32GB"});
   CHECK(rows.size() == bound.size());
+  // Each row carries issue 13's goal for its kind; 11 of the 30 meet it now (docs/accuracy.md
+  // section 5), held as a floor.
+  std::size_t met = 0;
+  for (const auto& r : rows) {
+    CHECK(r.target_abs_error == doctest::Approx(r.kind == "conv" ? 0.15 : 0.10));
+    met += r.median_abs_error <= r.target_abs_error ? 1 : 0;
+  }
+  CHECK(met >= 11);
 
   // docs/accuracy.md's section 5 table prints these rows: "| held out | kind | n | before |
   // fomcast |", its fomcast column validate's median to 0.1%.

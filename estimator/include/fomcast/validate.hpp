@@ -106,8 +106,12 @@ struct LeavePlatformOut {
   ErrorStats curve_rule;
   int64_t capped = 0;                     // rows the roofline raised
   std::vector<KeyedLogError> log_errors;  // per held-out row, for shared_op_error
+  double target_abs_error = 0;            // issue 13's goal for the kind (leave_platform_out_target)
 };
 std::vector<LeavePlatformOut> validate_leave_platform_out(const Catalog&);
+// The median |error| issue 13 sets as the goal of a held-out GPU's rows of a kind: 15% for
+// convs, 10% for GEMMs, batched GEMMs, elementwise, normalization and softmax.
+double leave_platform_out_target(OpKind);
 
 // 3. Workload `from` (recorded on one platform) estimated on the platform `to` was
 // recorded on, against `to`'s measured pass time.
