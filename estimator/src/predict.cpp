@@ -4,8 +4,6 @@
 // method, its source and a relative uncertainty.
 #include "predict.hpp"
 
-#include <algorithm>
-
 #include "fallback_models.hpp"
 #include "fomcast/format.hpp"
 #include "similarity.hpp"
@@ -31,9 +29,7 @@ const Platform* sibling_with_kind(const Context& ctx, OpKind kind) {
     if (name == ctx.target.name) continue;
     const Platform* sib = ctx.catalog.platform(name);
     const PlatformTables* t = ctx.tables(name);
-    if (sib && t && same_chip(*sib, ctx.target) &&
-        std::any_of(t->groups.begin(), t->groups.end(), [&](const TableGroup& g) { return g.kind == kind; }))
-      return sib;
+    if (sib && t && same_chip(*sib, ctx.target) && t->has(kind)) return sib;
   }
   return nullptr;
 }
@@ -135,8 +131,7 @@ OpEstimate predict_unbounded(const Context& ctx, const Op& op, std::size_t index
     if (const auto* t = ctx.tables(ctx.target.name))
       if (auto q = quote_op(*t, ctx.target, op, dtype)) {
         const bool uncorrected =
-            (q->method == Method::implicit_gemm || q->method == Method::rnn_as_gemm) &&
-            std::none_of(t->groups.begin(), t->groups.end(), [&](const TableGroup& g) { return g.kind == op.kind; });
+            (q->method == Method::implicit_gemm || q->method == Method::rnn_as_gemm) && !t->has(op.kind);
         const Platform* sib = uncorrected ? sibling_with_kind(ctx, op.kind) : nullptr;
         if (!sib) return applied(std::move(e), std::move(*q));
         if (auto s = sibling_quote(ctx, *sib, op, dtype)) return applied(std::move(e), std::move(*s));

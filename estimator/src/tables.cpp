@@ -270,6 +270,10 @@ const TableGroup* PlatformTables::find(OpKind kind, KernelPrecision precision, K
   return nullptr;
 }
 
+bool PlatformTables::has(OpKind kind) const {
+  return std::any_of(groups.begin(), groups.end(), [&](const TableGroup& g) { return g.kind == kind; });
+}
+
 bool PlatformTables::has(OpKind kind, KernelPrecision precision) const {
   return std::any_of(groups.begin(), groups.end(),
                      [&](const TableGroup& g) { return g.kind == kind && g.precision == precision; });

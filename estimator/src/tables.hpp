@@ -100,6 +100,7 @@ struct PlatformTables {
 
   const TableGroup* find(OpKind kind, KernelPrecision precision, KernelMode mode, const TableVariant& variant) const;
   bool has(OpKind kind, KernelPrecision precision) const;
+  bool has(OpKind kind) const;  // of any precision
 };
 
 // How many back-to-back kernel launches a shape is at least (an RNN layer: one per

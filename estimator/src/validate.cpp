@@ -254,6 +254,20 @@ Op as_op(const KernelEntry& e) {
 
 double leave_platform_out_target(OpKind kind) { return kind == OpKind::conv ? 0.15 : 0.10; }
 
+bool meets_target(const LeavePlatformOut& r) { return r.stats.n > 0 && r.median_abs_error <= r.target_abs_error; }
+
+LeavePlatformOutSummary summarize(const std::vector<LeavePlatformOut>& rows) {
+  LeavePlatformOutSummary s;
+  std::vector<double> medians;
+  for (const auto& r : rows) {
+    s.met += meets_target(r) ? 1 : 0;
+    medians.push_back(r.median_abs_error);
+  }
+  s.rows = rows.size();
+  s.median_abs_error = est::percentile(medians, 0.5);
+  return s;
+}
+
 std::vector<LeavePlatformOut> validate_leave_platform_out(const Catalog& catalog) {
   // The NeuSight tables alone, of every platform that has them.
   std::vector<Platform> platforms;

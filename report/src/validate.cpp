@@ -164,24 +164,17 @@ std::string validation_to_text(const LooReport& loo, const std::vector<PlatformT
     t.header = {"held out", "kind",         "n",          "fomcast",         "target",    "p90", "bias",
                 "capped",   "naive source", "peak ratio", "bandwidth ratio", "curve rule"};
     t.right_align = {false, false, true, true, false, true, true, true, false, true, true, true};
-    std::size_t met = 0;
-    std::vector<double> medians;
     for (const auto& r : held) {
-      const bool ok = r.stats.n > 0 && r.median_abs_error <= r.target_abs_error;
-      met += ok ? 1 : 0;
-      medians.push_back(r.median_abs_error);
       t.rows.push_back({r.held_out, r.kind, std::to_string(r.n), median_error(r.stats),
-                        (ok ? "met " : "over ") + format_percent(r.target_abs_error, 0), format_percent(r.stats.p90, 1),
-                        format_percent(std::exp(r.stats.mean_log_ratio) - 1, 1), std::to_string(r.capped),
-                        r.source.empty() ? "-" : r.source, median_error(r.peak_ratio), median_error(r.bandwidth_ratio),
-                        median_error(r.curve_rule)});
+                        (meets_target(r) ? "met " : "over ") + format_percent(r.target_abs_error, 0),
+                        format_percent(r.stats.p90, 1), format_percent(std::exp(r.stats.mean_log_ratio) - 1, 1),
+                        std::to_string(r.capped), r.source.empty() ? "-" : r.source, median_error(r.peak_ratio),
+                        median_error(r.bandwidth_ratio), median_error(r.curve_rule)});
     }
     out += t.render();
-    std::sort(medians.begin(), medians.end());
-    const std::size_t m = medians.size();
-    const double median = m % 2 ? medians[m / 2] : (medians[m / 2 - 1] + medians[m / 2]) / 2;
-    out += std::to_string(met) + " of " + std::to_string(m) + " rows within their target; the rows' median " +
-           format_percent(median, 1) + "\n";
+    const LeavePlatformOutSummary s = summarize(held);
+    out += std::to_string(s.met) + " of " + std::to_string(s.rows) + " rows within their target; the rows' median " +
+           format_percent(s.median_abs_error, 1) + "\n";
   }
   if (!cross.empty()) {
     out += "\nCross-hardware: one workload's pass predicted from the same workload recorded elsewhere\n";

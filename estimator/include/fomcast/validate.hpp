@@ -112,6 +112,13 @@ std::vector<LeavePlatformOut> validate_leave_platform_out(const Catalog&);
 // The median |error| issue 13 sets as the goal of a held-out GPU's rows of a kind: 15% for
 // convs, 10% for GEMMs, batched GEMMs, elementwise, normalization and softmax.
 double leave_platform_out_target(OpKind);
+bool meets_target(const LeavePlatformOut&);
+// How many rows meet their target, and the median of the rows' medians.
+struct LeavePlatformOutSummary {
+  std::size_t rows = 0, met = 0;
+  double median_abs_error = 0;
+};
+LeavePlatformOutSummary summarize(const std::vector<LeavePlatformOut>&);
 
 // 3. Workload `from` (recorded on one platform) estimated on the platform `to` was
 // recorded on, against `to`'s measured pass time.

@@ -149,8 +149,8 @@ class KinetoReader {
     in_step(0);  // sorts
     const StepSpan& first = steps_.front();
     std::unordered_set<int64_t> ids;
-    for (const auto& [ts, id] : op_starts_)
-      if (ts >= first.start && ts < first.end) ids.insert(id);
+    for (std::size_t i = 0; i < kineto_ids_.size(); ++i)
+      if (kineto_id_starts_[i] >= first.start && kineto_id_starts_[i] < first.end) ids.insert(kineto_ids_[i].first);
     return ids;
   }
 
@@ -236,7 +236,7 @@ class KinetoReader {
   double first_us_ = std::numeric_limits<double>::infinity(), last_us_ = -std::numeric_limits<double>::infinity();
   int64_t et_name_matches_ = 0, et_name_mismatches_ = 0;
   std::vector<std::pair<int64_t, uint32_t>> kineto_ids_;  // ET joins: (External id, proto) of the CPU ops
-  std::vector<std::pair<double, int64_t>> op_starts_;     // ET joins: (start, External id) of the CPU ops
+  std::vector<double> kineto_id_starts_;                  // ET joins: the start of kineto_ids_[i]
 
   // -------------------------------------------------------------------------------------
   // Streaming
@@ -370,7 +370,7 @@ class KinetoReader {
         const uint32_t proto = intern_op(e);
         if (et_ && e.external_id >= 0) {
           kineto_ids_.emplace_back(e.external_id, proto);
-          op_starts_.emplace_back(ts, e.external_id);
+          kineto_id_starts_.push_back(ts);
         }
         CpuEvent c{ts, end, proto, CpuEventType::op, -1};
         builder_.add(thread_of(e), c);
