@@ -151,6 +151,9 @@ TEST_CASE("leave-platform-out: each NeuSight GPU predicted from the others and i
     met += r.median_abs_error <= r.target_abs_error ? 1 : 0;
   }
   CHECK(met >= 11);
+  const LeavePlatformOutSummary summary = summarize(rows);
+  CHECK(summary.rows == rows.size());
+  CHECK(summary.met == met);
 
   // docs/accuracy.md's section 5 table prints these rows: "| held out | kind | n | before |
   // fomcast |", its fomcast column validate's median to 0.1%.
