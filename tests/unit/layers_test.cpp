@@ -368,7 +368,55 @@ TEST_CASE("transformer block: eager attention kernels add the scale, the mask an
   CHECK(one(eager, "attention.merge_heads.grad", Phase::backward).bytes == 2 * 96 * 4);
   // The same GEMMs either way.
   CHECK(gemm(one(eager, "attention.scores", Phase::forward)) == gemm(one(fused, "attention.scores", Phase::forward)));
-  CHECK_THROWS_WITH_AS(block("flash", false), doctest::Contains("attention_kernels"), InputError);
+  CHECK_THROWS_WITH_AS(block("paged", false), doctest::Contains("attention_kernels"), InputError);
+}
+
+TEST_CASE("transformer block: flash attention runs its GEMMs without the scores' ops, causal on half the keys") {
+  // Batch 2, sequence 6, width 8, 2 heads of 4: batch x heads = 4.
+  auto block = [](const std::string& kernels, bool causal) {
+    return expand(R"({"batch_size": 2, "inputs": [{"name": "ids", "shape": [6]}], "layers": [
+        {"type": "embedding", "input_dim": 50, "output_dim": 8},
+        {"type": "transformer_block", "heads": 2, "ff_units": 32, "dropout": 0.1, "causal": )" +
+                  std::string(causal ? "true" : "false") + R"(, "attention_kernels": ")" + kernels + R"("}]})");
+  };
+  const auto fused = block("fused", false), flash = block("flash", false), causal = block("flash", true);
+  const Workload& w = flash.workload;
+  // Nothing runs on the [4 x 6 x 6] scores on its own: no softmax, no dropout of the
+  // probabilities (the block's two dropouts on [2 x 6 x 8] remain), no scale or mask.
+  for (const char* name : {"attention.softmax", "attention.scale", "attention.mask", "attention.scores"})
+    CHECK(find(w, name, Phase::forward).empty());
+  CHECK(find(w, "attention.softmax.grad", Phase::backward).empty());
+  CHECK(find(w, "dropout", Phase::forward).size() == find(fused.workload, "dropout", Phase::forward).size() - 1);
+  // Forward: S = Q K^T (6 x 6, inner 4) and C = P V (6 x 4, inner 6), 4 of each.
+  CHECK(gemm(one(w, "attention.flash.qk", Phase::forward)) == GemmShape{6, 6, 4, 4, false, true});
+  CHECK(gemm(one(w, "attention.flash.pv", Phase::forward)) == GemmShape{6, 4, 6, 4});
+  // Backward: the scores again, then dV = P^T dC, dP = dC V^T, dQ = dS K, dK = dS^T Q.
+  CHECK(gemm(one(w, "attention.flash.grad.qk", Phase::backward)) == GemmShape{6, 6, 4, 4, false, true});
+  CHECK(gemm(one(w, "attention.flash.grad.dv", Phase::backward)) == GemmShape{6, 4, 6, 4, true, false});
+  CHECK(gemm(one(w, "attention.flash.grad.dp", Phase::backward)) == GemmShape{6, 6, 4, 4, false, true});
+  CHECK(gemm(one(w, "attention.flash.grad.dq", Phase::backward)) == GemmShape{6, 4, 6, 4});
+  CHECK(gemm(one(w, "attention.flash.grad.dk", Phase::backward)) == GemmShape{6, 4, 6, 4, true, false});
+  // Work: forward 2 x 4 x 6 x 6 x (4 + 4) = 2304 FLOPs, as the fused path's two GEMMs;
+  // backward 2 x 4 x 6 x 6 x (3 x 4 + 2 x 4) = 5760, one recomputed GEMM more than the fused 4608.
+  auto flops = [](const Workload& wl, Phase phase, std::string_view prefix) {
+    double f = 0;
+    for (const auto& op : wl.ops)
+      if (op.phase == phase && op.kind == OpKind::batched_gemm && op.name.starts_with(prefix)) f += op.flops * op.count;
+    return f;
+  };
+  CHECK(flops(w, Phase::forward, "attention.flash") == 2304);
+  CHECK(flops(fused.workload, Phase::forward, "attention.") == 2304);
+  CHECK(flops(w, Phase::backward, "attention.flash") == 5760);
+  CHECK(flops(fused.workload, Phase::backward, "attention.") == 4608);
+  // Causal: the blocks above the diagonal are skipped, 3 of the 6 keys per query.
+  CHECK(gemm(one(causal.workload, "attention.flash.qk", Phase::forward)) == GemmShape{6, 3, 4, 4, false, true});
+  CHECK(gemm(one(causal.workload, "attention.flash.grad.dk", Phase::backward)) == GemmShape{3, 4, 6, 4, true, false});
+  CHECK(flops(causal.workload, Phase::forward, "attention.flash") == 1152);
+  // Kept for the backward: the softmax's row statistics (4 x 6) instead of the scores, the
+  // probabilities and the dropped probabilities (4 x 36 each): 4 x 6 - 3 x 144 = -408
+  // elements of 4 bytes.
+  CHECK(w.model->activations_bytes - fused.workload.model->activations_bytes == doctest::Approx(-408.0 * 4));
+  CHECK(w.model->params == fused.workload.model->params);
 }
 
 TEST_CASE("graphs: several inputs, concatenate, add, slice, shared weights, tied embeddings") {

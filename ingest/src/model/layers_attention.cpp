@@ -57,10 +57,14 @@ AttentionCfg read_attention(Fields& f, int64_t query_dim) {
   a.causal = f.boolean_or("causal", false);
   a.bias = f.boolean_or("use_bias", true);
   const std::string kernels = f.string_or("attention_kernels", "fused");
-  if (kernels != "fused" && kernels != "eager")
+  if (kernels == "eager")
+    a.kernels = AttentionCfg::Kernels::eager;
+  else if (kernels == "flash")
+    a.kernels = AttentionCfg::Kernels::flash;
+  else if (kernels != "fused")
     f.fail("attention_kernels",
-           "expected \"fused\" (scale, mask and softmax in one kernel) or \"eager\" (each its own)");
-  a.eager = kernels == "eager";
+           "expected \"fused\" (scale, mask and softmax in one kernel), \"eager\" (each its own) or \"flash\" "
+           "(FlashAttention: one kernel that never writes the scores)");
   return a;
 }
 

@@ -76,11 +76,15 @@ struct AttentionCfg {
   int64_t heads = 0, key_dim = 0, value_dim = 0, output_dim = 0;
   double dropout = 0;
   bool fused_qkv = false, causal = false, bias = true;
-  // "eager" (attention_kernels): the scale, the mask and the head merge run as kernels of
-  // their own, as in PyTorch code written op by op (Hugging Face's and NVIDIA
-  // DeepLearningExamples' BertSelfAttention); "fused" (the default): one elementwise op
-  // with the softmax, as fused attention implementations without flash kernels run it.
-  bool eager = false;
+  // How the attention's kernels run (attention_kernels). "fused" (the default): one
+  // elementwise op with the softmax, as fused attention implementations without flash
+  // kernels run it. "eager": the scale, the mask and the head merge run as kernels of their
+  // own, as in PyTorch code written op by op (Hugging Face's and NVIDIA
+  // DeepLearningExamples' BertSelfAttention). "flash": FlashAttention (PyTorch's
+  // scaled_dot_product_attention): scores, softmax, dropout and context in one kernel that
+  // never writes the scores, and one backward kernel that recomputes them.
+  enum class Kernels { fused, eager, flash };
+  Kernels kernels = Kernels::fused;
 };
 
 struct BlockCfg {

@@ -155,10 +155,44 @@ void emit_add(Emitter& e, const std::vector<Shape>& per_sample) {
   e.fwd(e.make("add", OpKind::elementwise, ts, Phase::forward), double(ts.elements()));
 }
 
+namespace {
+
+// FlashAttention (Dao et al. 2022; PyTorch's scaled_dot_product_attention on its flash path):
+// the forward computes Q K^T, the softmax, the dropout and P V block by block in one kernel
+// and writes only the context; the backward recomputes the scores and forms dV, dP, dQ and
+// dK. No table measures such a kernel, so each of its GEMMs is timed as the batched GEMM it
+// is, which the tables time with its product written out: that write stands for the
+// on-chip softmax, rescaling and masking the kernel does instead. No scale, mask, softmax
+// or dropout op runs on its own, and nothing the size of the scores is kept for the
+// backward. A causal mask skips the blocks above the diagonal: half the keys per query.
+void emit_flash_attention(Emitter& e, const AttentionCfg& a, int64_t sq, int64_t sk, bool grad) {
+  const int64_t dk = a.key_dim, dv = a.value_dim, bh = e.batch * a.heads;
+  const int64_t keys = a.causal ? std::max<int64_t>(1, (sk + 1) / 2) : sk;
+  e.begin_group();
+  // Kept: the context (the next op's input anyway) and the softmax's row statistics.
+  e.fwd(
+      gemm_op(e, "attention.flash.qk", OpKind::batched_gemm, GemmShape{sq, keys, dk, bh, false, true}, Phase::forward),
+      double(bh) * double(sq));
+  e.fwd(gemm_op(e, "attention.flash.pv", OpKind::batched_gemm, GemmShape{sq, dv, keys, bh}, Phase::forward),
+        double(bh) * double(sq) * double(dv));
+  if (!grad) return;
+  e.bwd(gemm_op(e, "attention.flash.grad.qk", OpKind::batched_gemm, GemmShape{sq, keys, dk, bh, false, true},
+                Phase::backward));
+  e.bwd(gemm_op(e, "attention.flash.grad.dv", OpKind::batched_gemm, GemmShape{keys, dv, sq, bh, true, false},
+                Phase::backward));
+  e.bwd(gemm_op(e, "attention.flash.grad.dp", OpKind::batched_gemm, GemmShape{sq, keys, dv, bh, false, true},
+                Phase::backward));
+  e.bwd(gemm_op(e, "attention.flash.grad.dq", OpKind::batched_gemm, GemmShape{sq, dk, keys, bh}, Phase::backward));
+  e.bwd(gemm_op(e, "attention.flash.grad.dk", OpKind::batched_gemm, GemmShape{keys, dk, sq, bh, true, false},
+                Phase::backward));
+}
+
+}  // namespace
+
 // Multi-head attention over query [Sq, Dq] and key/value [Sk, Dkv] per sample. Scores and
 // context are batched GEMMs with batch = batch x heads; the scale, mask and softmax are one
 // fused elementwise op, as in fused attention implementations without flash kernels, unless
-// the layer says its kernels are eager (AttentionCfg::eager).
+// the layer says its kernels are eager or flash (AttentionCfg::Kernels).
 void emit_attention(Emitter& e, const AttentionCfg& a, const Shape& q, const Shape& kv) {
   const int64_t sq = q[0], sk = kv[0], h = a.heads, dk = a.key_dim, dv = a.value_dim;
   const int64_t bh = e.batch * h;
@@ -174,6 +208,13 @@ void emit_attention(Emitter& e, const AttentionCfg& a, const Shape& q, const Sha
   e.input_grad = e.input_grad || e.weight_grad;
   const bool grad = e.input_grad;
 
+  if (a.kernels == AttentionCfg::Kernels::flash) {
+    emit_flash_attention(e, a, sq, sk, grad);
+    emit_dense(e, "attention.output", {sq, h * dv}, a.output_dim, a.bias, {});
+    e.input_grad = outer_input_grad;
+    return;
+  }
+  const bool eager = a.kernels == AttentionCfg::Kernels::eager;
   e.begin_group();
   e.fwd(gemm_op(e, "attention.scores", OpKind::batched_gemm, GemmShape{sq, sk, dk, bh, false, true}, Phase::forward),
         double(bh) * double(sq) * double(sk));
@@ -185,7 +226,7 @@ void emit_attention(Emitter& e, const AttentionCfg& a, const Shape& q, const Sha
   }
   const Shape probs{h, sq, sk};
   const Shape pt = batched(e, probs);
-  if (a.eager) {
+  if (eager) {
     // scores / sqrt(d), then + mask (a padding mask added, or a causal one selected with
     // torch.where): each reads and writes the scores. The scale's gradient is another pass;
     // an added mask passes the gradient on unchanged, a selected one zeroes part of it.
@@ -211,7 +252,7 @@ void emit_attention(Emitter& e, const AttentionCfg& a, const Shape& q, const Sha
     e.bwd(gemm_op(e, "attention.context.grad_value", OpKind::batched_gemm, GemmShape{sk, dv, sq, bh, true, false},
                   Phase::backward));
   }
-  if (a.eager) {
+  if (eager) {
     // The heads merged back: context.permute(0, 2, 1, 3).contiguous() copies the context,
     // and its gradient is copied back into the heads' layout.
     const Shape merged = batched(e, Shape{sq, h * dv});
