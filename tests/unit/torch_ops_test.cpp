@@ -71,6 +71,41 @@ TEST_CASE("torch ops: GEMM family") {
   CHECK(g(att).m == 141);
   CHECK(g(att).n == 141);
   CHECK(g(att).k == 64);
+  // The same call causal ("Concrete Inputs" as the h100 trace records them, is_causal True):
+  // the blocks above the diagonal are skipped, 71 of the 141 keys per query.
+  const std::string dims = "[[1, 8, 141, 64], [1, 8, 141, 64], [1, 8, 141, 64], [], [], [], []]";
+  const std::string types =
+      R"(["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Scalar", "Scalar", "Scalar", "Scalar"])";
+  const auto causal = shape("aten::_scaled_dot_product_flash_attention", dims, types,
+                            R"(["", "", "", "0.", "True", "False", "0.125"])");
+  CHECK(g(causal).n == 71);
+  CHECK(g(causal).batch == 16);
+  CHECK(causal.dtype == DType::bf16);
+  CHECK(g(shape("aten::_scaled_dot_product_flash_attention", dims, types,
+                R"(["", "", "", "0.", "False", "False", "0.125"])"))
+            .n == 141);
+  // The kernel's own entry point, [B, S, H, D], is_causal at position 8.
+  const auto fa = shape("aten::_flash_attention_forward",
+                        "[[1, 141, 8, 64], [1, 141, 8, 64], [1, 141, 8, 64], [], [], [], [], [], [], [], []]", "",
+                        R"(["", "", "", "", "", "141", "141", "0.", "True", "False", "0.125"])");
+  CHECK(g(fa).n == 71);
+  CHECK(g(fa).batch == 16);
+  // The backward: grad_out first, then the query and key; five GEMMs of the forward's size
+  // (the scores recomputed, dV, dP, dQ, dK).
+  const auto bwd = shape("aten::_scaled_dot_product_flash_attention_backward",
+                         "[[2, 12, 1024, 64], [2, 12, 1024, 64], [2, 12, 1024, 64], [2, 12, 1024, 64], "
+                         "[2, 12, 1024, 64], [2, 12, 1024], [], [], [], [], [], [], [], []]",
+                         "", R"(["", "", "", "", "", "", "", "", "1024", "1024", "0.", "True", "", ""])");
+  CHECK(bwd.kind == OpKind::batched_gemm);
+  CHECK(g(bwd) == GemmShape{1024, 512, 64, 5 * 24});
+  // The memory-efficient kernels say causal with custom_mask_type 1.
+  const auto eff =
+      shape("aten::_efficient_attention_backward",
+            "[[1, 256, 4, 32], [1, 256, 4, 32], [1, 256, 4, 32], [1, 256, 4, 32], [], [1, 256, 4, 32], [], "
+            "[], [], [], [1, 4, 256], [], [], [], [], []]",
+            "", R"(["", "", "", "", "", "", "", "", "256", "256", "", "0.", "", "", "1", "False"])");
+  CHECK(g(eff) == GemmShape{256, 128, 32, 5 * 4});
+  CHECK(is_compute_op_name("aten::_flash_attention_backward"));
 }
 
 TEST_CASE("torch ops: convolutions") {

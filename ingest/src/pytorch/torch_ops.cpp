@@ -247,25 +247,63 @@ std::optional<ShapedCall> gemm(const TorchCall& c, const Reader& r) {
   return std::nullopt;
 }
 
-// Attention forward as its two batched GEMMs (Q K^T and P V): batch 2 x B x H, M = S_q,
-// N = S_k, K = D, which carries the 4 B H S_q S_k D FLOPs of the op.
+// The fused attention schemas: where the query and key are, their layout, and where the
+// causal flag is (a bool, or the memory-efficient kernels' custom_mask_type int: 1 and 2 are
+// causal masks). Positions as in PyTorch's native_functions.yaml; a flag not recorded counts
+// as no mask.
+struct AttentionLayout {
+  std::string_view name;
+  bool bshd;              // [B, S, H, D] (the kernels' own entry points), else [B, H, S, D]
+  int query, key;         // argument positions
+  int is_causal = -1;     // bool argument
+  int mask_type = -1;     // int argument (custom_mask_type)
+  bool backward = false;  // the gradient kernel: it recomputes the scores
+};
+
+constexpr AttentionLayout kAttentionLayouts[] = {
+    {"aten::scaled_dot_product_attention", false, 0, 1, 5},
+    {"aten::_scaled_dot_product_flash_attention", false, 0, 1, 4},
+    {"aten::_scaled_dot_product_efficient_attention", false, 0, 1, 6},
+    {"aten::_scaled_dot_product_cudnn_attention", false, 0, 1, 6},
+    {"aten::_flash_attention_forward", true, 0, 1, 8},
+    {"aten::_efficient_attention_forward", true, 0, 1, -1, 9},
+    {"aten::_scaled_dot_product_flash_attention_backward", false, 1, 2, 11, -1, true},
+    {"aten::_scaled_dot_product_efficient_attention_backward", false, 1, 2, 11, -1, true},
+    {"aten::_flash_attention_backward", true, 1, 2, 11, -1, true},
+    {"aten::_efficient_attention_backward", true, 1, 2, -1, 14, true},
+};
+
+const AttentionLayout* attention_layout(std::string_view name) {
+  for (const auto& l : kAttentionLayouts)
+    if (l.name == name) return &l;
+  return nullptr;
+}
+
+// Fused attention as the batched GEMMs it computes, M = S_q, K = D: the forward's Q K^T and
+// P V (batch 2 x B x H), the backward's recomputed scores, dV, dP, dQ and dK (5 x B x H), as
+// the layer list's "flash" kernels (docs/model-format.md). A causal mask skips the blocks
+// above the diagonal: N = half the keys.
 std::optional<ShapedCall> attention(const TorchCall& c, const Reader& r) {
-  const std::string& n = c.name;
-  const bool bhsd = n == "aten::scaled_dot_product_attention" || n == "aten::_scaled_dot_product_flash_attention" ||
-                    n == "aten::_scaled_dot_product_efficient_attention" ||
-                    n == "aten::_scaled_dot_product_cudnn_attention";
-  const bool bshd = n == "aten::_flash_attention_forward" || n == "aten::_efficient_attention_forward";
-  if (!bhsd && !bshd) return std::nullopt;
-  const Dims* q = r.dims(0);
-  const Dims* k = r.dims(1);
+  const AttentionLayout* l = attention_layout(c.name);
+  if (!l) return std::nullopt;
+  const auto qi = static_cast<std::size_t>(l->query), ki = static_cast<std::size_t>(l->key);
+  const Dims* q = r.dims(qi);
+  const Dims* k = r.dims(ki);
   if (!q || !k || q->size() != 4 || k->size() != 4) return std::nullopt;
-  const int64_t b = (*q)[0], h = bhsd ? (*q)[1] : (*q)[2], sq = bhsd ? (*q)[2] : (*q)[1];
-  const int64_t sk = bhsd ? (*k)[2] : (*k)[1], d = (*q)[3];
+  const int64_t b = (*q)[0], h = l->bshd ? (*q)[2] : (*q)[1], sq = l->bshd ? (*q)[1] : (*q)[2];
+  const int64_t sk = l->bshd ? (*k)[1] : (*k)[2], d = (*q)[3];
+  bool causal = false;
+  if (l->is_causal >= 0) causal = r.boolean(static_cast<std::size_t>(l->is_causal)).value_or(false);
+  if (l->mask_type >= 0) {
+    const auto t = r.integer(static_cast<std::size_t>(l->mask_type));
+    causal = t && (*t == 1 || *t == 2);
+  }
+  const int64_t keys = causal ? std::max<int64_t>(1, (sk + 1) / 2) : sk;
   ShapedCall s;
   s.compute = true;
   s.dtype = r.dtype();
   s.kind = OpKind::batched_gemm;
-  s.shape = GemmShape{sq, sk, d, 2 * b * h};
+  s.shape = GemmShape{sq, keys, d, (l->backward ? 5 : 2) * b * h};
   return s;
 }
 
@@ -773,26 +811,12 @@ void ConvNotes::add_to(std::vector<std::string>& notes) const {
 
 bool is_compute_op_name(std::string_view name) {
   static const std::vector<std::string_view> names = [] {
-    std::vector<std::string_view> v = {"aten::mm",
-                                       "aten::addmm",
-                                       "aten::_addmm_activation",
-                                       "aten::bmm",
-                                       "aten::baddbmm",
-                                       "aten::addbmm",
-                                       "aten::linear",
-                                       "aten::matmul",
-                                       "aten::mv",
-                                       "aten::addmv",
-                                       "aten::dot",
-                                       "aten::vdot",
-                                       "aten::_scaled_mm",
-                                       "aten::_int_mm",
-                                       "aten::scaled_dot_product_attention",
-                                       "aten::_scaled_dot_product_flash_attention",
-                                       "aten::_scaled_dot_product_efficient_attention",
-                                       "aten::_scaled_dot_product_cudnn_attention",
-                                       "aten::_flash_attention_forward",
-                                       "aten::_efficient_attention_forward"};
+    std::vector<std::string_view> v = {"aten::mm",         "aten::addmm",   "aten::_addmm_activation",
+                                       "aten::bmm",        "aten::baddbmm", "aten::addbmm",
+                                       "aten::linear",     "aten::matmul",  "aten::mv",
+                                       "aten::addmv",      "aten::dot",     "aten::vdot",
+                                       "aten::_scaled_mm", "aten::_int_mm"};
+    for (const auto& l : kAttentionLayouts) v.push_back(l.name);
     for (const auto& l : kConvLayouts)
       if (l.name.find('-') == std::string_view::npos) v.push_back(l.name);
     return v;
