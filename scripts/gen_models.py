@@ -411,23 +411,39 @@ def bert_base():
         s, ["input_ids", "position_ids", "token_type_ids"], layers)
 
 
-def gpt2_small():
-    s, d, layers = 1024, 768, []
+# GPT-2's four sizes (Radford et al. 2019, Table 2; the released checkpoints' configs):
+# layers, width, heads, the parameter count with the LM head tied (Hugging Face's
+# GPT2LMHeadModel), and the batch the model file starts from.
+GPT2_SIZES = {
+    "gpt2-small": (12, 768, 12, "124M", 12,
+                   "batch 12 sequences of 1024 tokens (nanoGPT's per-GPU micro-batch for its GPT-2 124M "
+                   "reproduction)"),
+    "gpt2-medium": (24, 1024, 16, "355M", 8,
+                    "batch 8 sequences of 1024 tokens, a starting point (set --batch); the 24-layer, "
+                    "1024-wide, 16-head shape is also Megatron-LM's 'GPT-2 345M' example"),
+    "gpt2-large": (36, 1280, 20, "774M", 4, "batch 4 sequences of 1024 tokens, a starting point (set --batch)"),
+    "gpt2-xl": (48, 1600, 25, "1.5B", 2, "batch 2 sequences of 1024 tokens, a starting point (set --batch)"),
+}
+
+
+def gpt2(name):
+    n_layer, d, heads, size, batch, batch_note = GPT2_SIZES[name]
+    s, layers = 1024, []
     layers += [{"type": "embedding", "name": "wte", "input_dim": 50257, "output_dim": d, "inputs": ["input_ids"]},
                {"type": "embedding", "name": "wpe", "input_dim": 1024, "output_dim": d, "inputs": ["position_ids"]},
                {"type": "add", "name": "embeddings", "inputs": ["wte", "wpe"]}, {"type": "dropout", "rate": 0.1}]
-    for i in range(12):
-        layers.append({"type": "transformer_block", "name": "h.%d" % i, "heads": 12, "ff_units": 3072,
+    for i in range(n_layer):
+        layers.append({"type": "transformer_block", "name": "h.%d" % i, "heads": heads, "ff_units": 4 * d,
                        "activation": "gelu", "norm": "pre", "causal": True, "fused_qkv": True, "dropout": 0.1})
     layers += [{"type": "layernorm", "name": "ln_f", "epsilon": 1e-5},
                {"type": "dense", "name": "lm_head", "units": 50257, "use_bias": False, "share_weights": "wte",
                 "output_shape": [s, 50257]}]
+    label = {"gpt2-small": "small", "gpt2-medium": "medium", "gpt2-large": "large", "gpt2-xl": "XL"}[name]
     return language_model(
-        "gpt2-small", "GPT-2 small (Radford et al. 2019), 124M parameters, context 1024, LM head tied to the "
-                      "token embeddings", 12, 8823810, 1,
-        ["batch 12 sequences of 1024 tokens (nanoGPT's per-GPU micro-batch for its GPT-2 124M "
-         "reproduction); one epoch is OpenWebText's 9,035,582,198 training tokens in 8,823,810 "
-         "sequences of 1024; that reproduction runs about 32 such epochs"],
+        name, "GPT-2 %s (Radford et al. 2019), %s parameters, context 1024, LM head tied to the "
+              "token embeddings" % (label, size), batch, 8823810, 1,
+        [batch_note + "; one epoch is OpenWebText's 9,035,582,198 training tokens in 8,823,810 "
+         "sequences of 1024" + ("; that reproduction runs about 32 such epochs" if name == "gpt2-small" else "")],
         s, ["input_ids", "position_ids"], layers)
 
 # ---------------------------------------------------------------------------------------
@@ -452,8 +468,8 @@ def main():
     out_dir = os.path.join(ROOT, "data", "models")
     os.makedirs(out_dir, exist_ok=True)
     candle = candle_models()
-    models = candle + perf_bench_variants(candle) + [alexnet(), vgg16(), resnet50(), googlenet(), bert_base(),
-                                                      gpt2_small()]
+    models = candle + perf_bench_variants(candle) + [alexnet(), vgg16(), resnet50(), googlenet(), bert_base()]
+    models += [gpt2(name) for name in GPT2_SIZES]
     stale = []
     for m in models:
         path = os.path.join(out_dir, m["name"] + ".json")

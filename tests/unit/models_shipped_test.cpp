@@ -22,9 +22,10 @@ using fomcast::test::source_path;
 
 namespace {
 
-const std::vector<std::string> kShipped = {"P1B1",  "P1B2",     "P1B3",      "NT3",       "TC1",       "P3B1",
-                                           "UNO",   "COMBO",    "P2B1",      "P3B2",      "P3B3",      "alexnet",
-                                           "vgg16", "resnet50", "googlenet", "bert-base", "gpt2-small"};
+const std::vector<std::string> kShipped = {"P1B1",      "P1B2",       "P1B3",        "NT3",        "TC1",
+                                           "P3B1",      "UNO",        "COMBO",       "P2B1",       "P3B2",
+                                           "P3B3",      "alexnet",    "vgg16",       "resnet50",   "googlenet",
+                                           "bert-base", "gpt2-small", "gpt2-medium", "gpt2-large", "gpt2-xl"};
 
 ExpandedModel shipped(const std::string& name) {
   const std::string path = "models/" + name + ".json";
@@ -204,7 +205,7 @@ TEST_CASE("image networks: parameter counts of the papers' networks") {
   CHECK(r.workload.model->forward_macs / 1e9 == doctest::Approx(4.09).epsilon(0.01));
 }
 
-TEST_CASE("transformers: BERT-base and GPT-2 small parameters") {
+TEST_CASE("transformers: BERT-base and the GPT-2 sizes' parameters") {
   // BERT-base (Hugging Face BertForPreTraining): word 30522*768 + position 512*768 + type 2*768
   // + norm 2*768 = 23,837,184; 12 layers of 4*(768*768+768) + 2*768 + 768*3072+3072 + 3072*768+768
   // + 2*768 = 7,087,872; pooler 768*768+768; MLM transform 768*768+768 + norm 2*768 + decoder bias
@@ -221,6 +222,17 @@ TEST_CASE("transformers: BERT-base and GPT-2 small parameters") {
   // LM head 768x50257, and 12 x (scores + context) of 1024 positions x 768.
   const double per_token = 12.0 * (768 * 2304 + 768 * 768 + 2 * 768 * 3072) + 768.0 * 50257 + 12.0 * 2 * 1024 * 768;
   CHECK(gpt.workload.model->forward_macs == doctest::Approx(per_token * 1024).epsilon(1e-12));
+  // The larger GPT-2s, against the released checkpoints' parameter counts (Hugging Face
+  // GPT2LMHeadModel, head tied): wte 50257 d + wpe 1024 d + L (12 d^2 + 13 d) + ln_f 2 d.
+  auto gpt2_params = [](int64_t layers, int64_t d) {
+    return 50257 * d + 1024 * d + layers * (12 * d * d + 13 * d) + 2 * d;
+  };
+  CHECK(gpt2_params(12, 768) == 124439808);
+  CHECK(shipped("gpt2-medium").workload.model->params == gpt2_params(24, 1024));
+  CHECK(shipped("gpt2-medium").workload.model->params == 354823168);
+  CHECK(shipped("gpt2-large").workload.model->params == 774030080);
+  CHECK(shipped("gpt2-xl").workload.model->params == 1557611200);
+  CHECK(gpt2_params(48, 1600) == 1557611200);
   MESSAGE("bert-base " << bert.workload.model->params << " params, " << bert.workload.model->forward_macs / 1e9
                        << " GMACs/sequence; gpt2-small " << gpt.workload.model->params << " params, "
                        << gpt.workload.model->forward_macs / 1e9 << " GMACs/sequence");
