@@ -84,6 +84,28 @@ void note_borrowed_rate(OpEstimate& e, const Platform& target, DType dtype) {
                       std::string(to_string(p.dtype)) + " rate stands in");
 }
 
+// Tensor-core GEMM kernels load 16 bytes at a time: a dimension that is not a multiple of
+// 16 bytes of its storage type (8 half elements, 4 tf32 ones) runs on slower kernels with
+// narrower loads. The tables hold aligned shapes (DeepBench padded its tensor-core shapes to
+// multiples of 8; NeuSight's are fp32), so such an op's time is optimistic, and the note says
+// so and what avoids it. A time measured on the target knows better and stands.
+void note_misaligned_tensor_core(OpEstimate& e, const Op& op, DType dtype) {
+  if (e.method == Method::measured || e.method == Method::table || e.method == Method::unestimated) return;
+  if (op.kind != OpKind::gemm && op.kind != OpKind::batched_gemm) return;
+  const auto* g = std::get_if<GemmShape>(&op.shape);
+  const int64_t multiple = dtype == DType::fp16 || dtype == DType::bf16 ? 8 : dtype == DType::tf32 ? 4 : 0;
+  if (!g || multiple == 0) return;
+  std::string odd;
+  for (const auto& [name, dim] : {std::pair<const char*, int64_t>{"M", g->m}, {"N", g->n}, {"K", g->k}})
+    if (dim % multiple != 0) odd += (odd.empty() ? "" : ", ") + std::string(name) + "=" + std::to_string(dim);
+  if (odd.empty()) return;
+  e.notes.push_back(odd + " not a multiple of " + std::to_string(multiple) + " (16 bytes of " +
+                    std::string(to_string(dtype)) +
+                    "): tensor-core GEMM kernels run such shapes with narrower loads, slower than the aligned "
+                    "shapes the tables hold, so this time is likely optimistic; padding the dimension avoids it "
+                    "(nanoGPT pads GPT-2's 50257-token vocabulary to 50304)");
+}
+
 // Section 4 of issue 13: no op faster than its roofline on the target. A time the op
 // measured on the target itself (`measured`, or an exact `table` entry) stands; any other
 // method's time below the roofline is raised to it, and says so.
@@ -237,6 +259,7 @@ OpEstimate predict_op(const Context& ctx, const Op& op, std::size_t index) {
   const double flops = op.flops > 0 ? op.flops : op_flops(op.kind, op.shape);
   const double bytes = op.bytes > 0 ? op.bytes : op_bytes(op.kind, op.shape, dtype);
   cap_at_roofline(e, ctx.target, op, dtype, flops, bytes);
+  note_misaligned_tensor_core(e, op, dtype);
   return e;
 }
 

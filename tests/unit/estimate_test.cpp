@@ -114,6 +114,25 @@ TEST_CASE("dtype: a bf16 op on a platform with no 16-bit rate runs at its fp32 r
   CHECK(h.predicted_s > 0.5 * f.predicted_s);
 }
 
+TEST_CASE("dtype: a tensor-core GEMM with a dimension off 16 bytes says its time is optimistic") {
+  auto noted = [](const OpEstimate& e) {
+    return std::any_of(e.notes.begin(), e.notes.end(),
+                       [](const std::string& n) { return n.find("likely optimistic") != std::string::npos; });
+  };
+  // GPT-2's LM head at 12 x 1024 tokens: N = 50257 is no multiple of 8 halves or 4 tf32s.
+  const auto bf = only(workload({gemm(12288, 50257, 768, DType::bf16)}), "A100");
+  CHECK(noted(bf));
+  CHECK(std::any_of(bf.notes.begin(), bf.notes.end(),
+                    [](const std::string& n) { return n.starts_with("N=50257 not a multiple of 8"); }));
+  CHECK(noted(only(workload({gemm(12288, 50257, 768, DType::tf32)}), "A100")));
+  // Padded to 50304 (a multiple of 64), or in fp32 (no tensor cores): nothing to say.
+  CHECK_FALSE(noted(only(workload({gemm(12288, 50304, 768, DType::bf16)}), "A100")));
+  CHECK_FALSE(noted(only(workload({gemm(12288, 50257, 768)}), "A100")));
+  // 50260 is a multiple of 4 (tf32's 16 bytes) but not of 8 (bf16's).
+  CHECK_FALSE(noted(only(workload({gemm(12288, 50260, 768, DType::tf32)}), "A100")));
+  CHECK(noted(only(workload({gemm(12288, 50260, 768, DType::bf16)}), "A100")));
+}
+
 TEST_CASE("interpolated: between the measured neighbours, with a band from leave-one-out") {
   // results_gemm.csv: NV_V100 train fp32 1760 x N x 1760: N=64 56 us, N=128 88 us.
   const auto e = only(workload({gemm(1760, 96, 1760)}), "NV_V100");
