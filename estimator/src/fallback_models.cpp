@@ -152,6 +152,12 @@ double sources_launch_floor(const Context& ctx, OpKind kind) {
   return percentile(floors, 0.5);
 }
 
+double target_launch_gap(const Context& ctx, OpKind kind) {
+  if (const PlatformTables* t = ctx.tables(ctx.target.name))
+    if (t->has(kind)) return kind_launch_floor(*t, kind);
+  return sources_launch_floor(ctx, kind);
+}
+
 std::optional<Quote> scaled_from(const Context& ctx, const Source& src, const Op& op, DType dtype, double flops,
                                  double bytes) {
   if (!src.platform) return std::nullopt;

@@ -28,6 +28,10 @@ Source best_source(const Context&, const Op&, DType);
 // predicts: NeuSight's five machines measure 25-41 us for an empty-sized add, unrelated
 // to their chips' rank. The held-out GPU's own gap is never used (leave-platform-out).
 double sources_launch_floor(const Context&, OpKind);
+// The per-call launch gap an estimate of an op of `kind` on the context's target holds: the
+// target's own table's (its fastest latency-bound kernel of the kind) where it has one, else
+// sources_launch_floor's; 0 where neither says (DeepBench's device-time tables).
+double target_launch_gap(const Context&, OpKind);
 
 // scaled-table: the source's time for the op (its table's, or the op's own measurement)
 // x the roofline ratio source -> target.
