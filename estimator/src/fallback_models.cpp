@@ -158,6 +158,17 @@ double target_launch_gap(const Context& ctx, OpKind kind) {
   return sources_launch_floor(ctx, kind);
 }
 
+double launch_gap_part(const Context& ctx, const Op& op, const OpEstimate& e) {
+  switch (e.method) {
+    case Method::table:
+    case Method::interpolated:
+    case Method::scaled_table: return std::min(e.predicted_s, target_launch_gap(ctx, op.kind));
+    case Method::implicit_gemm:
+    case Method::rnn_as_gemm: return std::min(e.predicted_s, target_launch_gap(ctx, OpKind::gemm));
+    default: return 0;
+  }
+}
+
 std::optional<Quote> scaled_from(const Context& ctx, const Source& src, const Op& op, DType dtype, double flops,
                                  double bytes) {
   if (!src.platform) return std::nullopt;

@@ -32,6 +32,12 @@ double sources_launch_floor(const Context&, OpKind);
 // target's own table's (its fastest latency-bound kernel of the kind) where it has one, else
 // sources_launch_floor's; 0 where neither says (DeepBench's device-time tables).
 double target_launch_gap(const Context&, OpKind);
+// The part of one call's estimated time that is that gap: a time read from a table of
+// per-call measurements (NeuSight's: CUDA events around one PyTorch call), or transferred
+// with the sources' median gap, holds the host's and driver's time of the call. Measured,
+// bandwidth and roofline times hold none, nor DeepBench's device-time tables (gap 0).
+// What-if keeps it when the device gets faster; the estimate reports its sum.
+double launch_gap_part(const Context&, const Op&, const OpEstimate&);
 
 // scaled-table: the source's time for the op (its table's, or the op's own measurement)
 // x the roofline ratio source -> target.

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "catalog.hpp"
+#include "fallback_models.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/fom.hpp"
 #include "fomcast/format.hpp"
@@ -105,6 +106,7 @@ PassEstimate model_pass(const Workload& w, std::string_view platform, const Cata
       if (is_table_backed(e.method)) baseline_backed += count * *e.baseline_s;
     }
     if (is_table_backed(e.method)) predicted_backed += t;
+    pe.launch_gap_s += count * launch_gap_part(ctx, w.ops[e.op_index], e);
   }
   pe.coverage_of_baseline = baseline_total > 0;
   pe.table_coverage =
@@ -144,6 +146,7 @@ PassEstimate estimate_pass(const Workload& w, std::string_view platform, const C
   // Calibration models every other platform from the workload as recorded, at the
   // precision its measured times were taken in.
   est::calibrate_pass(pe, w, catalog, measured);
+  if (pe.ops_s > 0) pe.launch_gap_s *= pe.modelled_s / pe.ops_s;  // as the ops were carried
   return pe;
 }
 

@@ -61,23 +61,6 @@ double resource_scale(const Op& op, const Platform& p, const ScaleSpec& s, bool&
   return 1;
 }
 
-// The part of one call's estimated time that is the per-call launch gap its method holds
-// (tables.hpp's launch_floor_s: a NeuSight time is CUDA events around one PyTorch call, so
-// a small op's time is mostly the host's and driver's; a transfer gives the target the
-// sources' median gap). That part is host time: faster compute or memory leave it, a
-// faster host or leaner framework shrink it. Measured, bandwidth and roofline times hold
-// no gap.
-double launch_gap_part(const est::Context& ctx, const Op& op, const OpEstimate& e) {
-  switch (e.method) {
-    case Method::table:
-    case Method::interpolated:
-    case Method::scaled_table: return std::min(e.predicted_s, est::target_launch_gap(ctx, op.kind));
-    case Method::implicit_gemm:
-    case Method::rnn_as_gemm: return std::min(e.predicted_s, est::target_launch_gap(ctx, OpKind::gemm));
-    default: return 0;
-  }
-}
-
 }  // namespace
 
 ScaleSpec parse_scale(std::string_view text, std::string_view flag) {
@@ -146,7 +129,7 @@ WhatIf what_if(const Workload& recorded, std::string_view platform, const Catalo
     bool no_costs = false;
     // The device part of the op's time moves with peak_flops and mem_bw, its launch gap with
     // host and overhead; kind:<kind> (Amdahl over the class) moves both.
-    const double gap_share = e.predicted_s > 0 ? launch_gap_part(ctx, op, e) / e.predicted_s : 0;
+    const double gap_share = e.predicted_s > 0 ? est::launch_gap_part(ctx, op, e) / e.predicted_s : 0;
     const double device_factor = resource_scale(op, p, scale, no_costs);
     double factor = gap_share * host_factor + (1 - gap_share) * device_factor;
     if (device_factor < 1) held_gap += before * gap_share * host_factor;

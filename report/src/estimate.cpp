@@ -104,6 +104,8 @@ json estimate_to_json(const RunEstimate& r, const Workload& w) {
               {"overhead_factor", c.carry},
               {"modelled_s", p.modelled_s},
               {"residual_s", p.residual_s},
+              // Of modelled_s: the per-call launch gaps the op times hold (docs/calibration.md).
+              {"launch_gap_s", p.launch_gap_s},
               {"modelled_share", p.pass_s > 0 ? p.modelled_s / p.pass_s : 0.0},
               {"residual_share", p.residual_share},
               {"host_bound", p.host_bound},
@@ -135,6 +137,11 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
   out += "pass   " + format_duration(p.pass_s) + " +/- " + format_share(p.uncertainty) + " = modelled " +
          format_duration(p.modelled_s) + " (" + format_share(p.pass_s > 0 ? p.modelled_s / p.pass_s : 0) +
          ") + residual " + format_duration(p.residual_s) + " (" + format_share(p.residual_share) + ")\n";
+  if (p.launch_gap_s > 0 && p.modelled_s > 0)
+    out += "       of the modelled ops, " + format_duration(p.launch_gap_s) + " (" +
+           format_share(p.launch_gap_s / p.modelled_s) +
+           ") is the per-call launch gaps the tables' per-call times hold (host and driver): a run whose host "
+           "stays ahead of the GPU, or that replays CUDA graphs, hides much of it (docs/accuracy.md section 8)\n";
   const CalibrationLine& c = p.calibration;
   if (c.calibrated) {
     const std::string there = c.measured.platform.empty() ? std::string("an unnamed platform") : c.measured.platform;

@@ -74,3 +74,30 @@ TEST_CASE("whatif: mem_bw speeds up the device part of an op's time, not its lau
     noted = noted || n.get<std::string>().find("launch gap") != std::string::npos;
   CHECK(noted);
 }
+
+TEST_CASE("estimate: launch_gap_s is the launch gaps its op times hold, none in measured times") {
+  ScratchDir dir;
+  const std::string db = dir.file("db"), model = dir.file("small.json");
+  std::ofstream(model) << R"({"name": "small", "batch_size": 2048, "input_shape": [8192], "layers": [
+      {"type": "dense", "units": 8192, "activation": "relu"}, {"type": "dense", "units": 8192}]})";
+  REQUIRE(run_fomcast("ingest --workload small " + model, db).status == 0);
+  // What whatif holds back under mem_bw and peak_flops together is the estimate's launch_gap_s.
+  const json est = run_json("estimate --workload small --platform H100 --json", db);
+  const json w = run_json("whatif --workload small --platform H100 --scale mem_bw=1e6,peak_flops=1e6 --json", db);
+  const double gap = est.at("launch_gap_s").get<double>();
+  CHECK(gap > 0);
+  CHECK(gap < est.at("modelled_s").get<double>());
+  CHECK(w.at("modelled_s").get<double>() == doctest::Approx(gap).epsilon(1e-3));
+  // A trace estimated on the GPU it was recorded on keeps its measured kernel times: device
+  // times, no gap in them.
+  REQUIRE(run_fomcast("ingest --workload kineto " +
+                          fomcast::test::shared_path("traces/pytorch_kineto/tracelens_h100_bert-small-uncased.json.gz"),
+                      db)
+              .status == 0);
+  const json own = run_json("estimate --workload kineto --platform H100 --json", db);
+  double measured = 0;
+  for (const auto& op : own.at("ops"))
+    if (op.at("method") == "measured") measured += op.at("predicted_per_pass_s").get<double>();
+  CHECK(measured > 0);
+  CHECK(own.at("launch_gap_s").get<double>() <= own.at("modelled_s").get<double>() - measured + 1e-12);
+}

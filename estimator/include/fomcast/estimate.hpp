@@ -141,6 +141,10 @@ struct PassEstimate {
   double residual_share = 0;
   bool host_bound = false;
   double ops_sigma_s = 0;  // one standard deviation of ops_s, before scaling
+  // Of modelled_s, the per-call launch gaps the op times hold (host and driver time of each
+  // call in per-call tables, docs/calibration.md): what an eager, host-paced run pays per
+  // kernel and a CUDA-graph or compiled one largely does not.
+  double launch_gap_s = 0;
   // The pass under the residual rule's two bounds: the whole gap carried as host time
   // (unscaled by the ops), or the whole gap scaled with the ops. Equal to pass_s when not
   // calibrated or measured on this platform; the band (uncertainty) includes both.
