@@ -183,7 +183,11 @@ static RunEstimate parallel_problem(const Workload& w, const StudyProblem& sp, c
     req.global_batch = sp.global_batch.value_or(0);
     return run_parallel(w, platform, catalog, req, in.expand_model, in.layers, opts, path + ".parallel").run;
   } catch (const UsageError& e) {
-    throw InputError(w.name, e.what(), 0, -1, path + ".parallel");
+    // The layout's messages name the field they were given as a flag; the error names it once.
+    const std::string field = path + ".parallel", prefix = field + ": ";
+    std::string message = e.what();
+    if (message.starts_with(prefix)) message.erase(0, prefix.size());
+    throw InputError(w.name, message, 0, -1, field);
   }
 }
 

@@ -159,6 +159,15 @@ TEST_CASE("a study problem with a parallel layout is estimated as estimate --par
       "fom " + study(R"({"name": "p", "workload": "gpt2-small", "parallel": "dp=4,zz=2", "epochs": 1})"), db);
   CHECK(bad.status == 2);
   CHECK(bad.err.find("problems[0].parallel") != std::string::npos);
+  // Named once, not once by the layout's parser and again by the study's error.
+  const auto huge = run_fomcast(
+      "fom " + study(R"({"name": "p", "workload": "gpt2-small", "parallel": "dp=2", "batch_size": 4096, "epochs": 1})"),
+      db);
+  CHECK(huge.status == 2);
+  CHECK(huge.err.find("does not fit") != std::string::npos);
+  const auto first = huge.err.find("problems[0].parallel");
+  REQUIRE(first != std::string::npos);
+  CHECK(huge.err.find("problems[0].parallel", first + 1) == std::string::npos);
   const auto lonely =
       run_fomcast("fom " + study(R"({"name": "p", "workload": "gpt2-small", "micro_batches": 2, "epochs": 1})"), db);
   CHECK(lonely.status == 2);
