@@ -169,6 +169,12 @@ std::optional<MeasuredPass> study_measurement(const Workload& w, const StudyProb
 
 }  // namespace
 
+// The layout's messages name the field they were given as a flag; an error names it once.
+static std::string without_field(std::string message, const std::string& field) {
+  if (const std::string prefix = field + ": "; message.starts_with(prefix)) message.erase(0, prefix.size());
+  return message;
+}
+
 // A problem with a parallel layout (parallel.hpp): its step on the side's platform, rolled up
 // with the global batch. A bad layout or one that does not fit names the problem's field.
 static RunEstimate parallel_problem(const Workload& w, const StudyProblem& sp, const std::string& platform,
@@ -183,11 +189,7 @@ static RunEstimate parallel_problem(const Workload& w, const StudyProblem& sp, c
     req.global_batch = sp.global_batch.value_or(0);
     return run_parallel(w, platform, catalog, req, in.expand_model, in.layers, opts, path + ".parallel").run;
   } catch (const UsageError& e) {
-    // The layout's messages name the field they were given as a flag; the error names it once.
-    const std::string field = path + ".parallel", prefix = field + ": ";
-    std::string message = e.what();
-    if (message.starts_with(prefix)) message.erase(0, prefix.size());
-    throw InputError(w.name, message, 0, -1, field);
+    throw InputError(w.name, without_field(e.what(), path + ".parallel"), 0, -1, path + ".parallel");
   }
 }
 
@@ -222,9 +224,28 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
     } catch (const UsageError& e) {
       throw InputError(study.file, e.what(), 0, -1, path + ".batch_size");
     }
+    // A unit of work on a parallel layout occupies its D x T x P devices.
+    double nodes_per_unit = sp.nodes_per_unit;
+    if (!sp.parallel.empty()) {
+      int64_t devices = 1;
+      try {
+        devices = parse_parallel(sp.parallel, path + ".parallel").devices();
+      } catch (const UsageError& e) {
+        throw InputError(study.file, without_field(e.what(), path + ".parallel"), 0, -1, path + ".parallel");
+      }
+      if (!sp.nodes_per_unit_given)
+        nodes_per_unit = static_cast<double>(devices);
+      else if (std::abs(sp.nodes_per_unit - static_cast<double>(devices)) > 1e-9 * static_cast<double>(devices))
+        throw InputError(study.file,
+                         "the layout " + sp.parallel + " trains one unit of work on " + std::to_string(devices) +
+                             " devices, and nodes_per_unit (the platform devices one unit occupies) says " +
+                             format_significant(sp.nodes_per_unit, 6) + ": leave it out or give " +
+                             std::to_string(devices),
+                         0, -1, path + ".nodes_per_unit");
+    }
     RunOptions opts;
     opts.epochs = sp.epochs;
-    opts.nodes_per_unit = sp.nodes_per_unit;
+    opts.nodes_per_unit = nodes_per_unit;
     opts.precision = sp.precision.value_or(PrecisionMode::recorded);
     // CANDLE step 1: the problem's measured baseline time first, then stored calibrations
     // (read before, so that a failing database is not taken for a bad study).
@@ -251,11 +272,11 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
     } catch (const InputError& e) {
       throw InputError(study.file, e.message, 0, -1, e.field == path + ".parallel" ? e.field : path + ".workload");
     }
-    p.baseline = estimated_side(study.baseline, base, sp.nodes_per_unit);
+    p.baseline = estimated_side(study.baseline, base, nodes_per_unit);
     p.estimates = std::make_shared<const ProblemEstimates>(
         ProblemEstimates{apply_precision(*w, opts.precision).workload, base, target});
     p.target = sp.target_hours ? measured_side(study.target, *sp.target_hours * 3600.0, sp.nodes_per_unit)
-                               : estimated_side(study.target, target, sp.nodes_per_unit);
+                               : estimated_side(study.target, target, nodes_per_unit);
     const bool target_calibrated = !sp.target_hours && target.pass.calibration.calibrated;
     p.calibrated = base.pass.calibration.calibrated || target_calibrated;
     if (p.calibrated) {

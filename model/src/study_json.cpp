@@ -119,7 +119,10 @@ Study parse_study(std::string_view text, std::string_view file) {
     prob.target_hours = r.optional_number(p, "target_hours", path, ranges::hours);
     prob.baseline_epoch_s = r.optional_number(p, "baseline_epoch_s", path, ranges::seconds);
     prob.baseline_pass_s = r.optional_number(p, "baseline_pass_s", path, ranges::seconds);
-    if (auto npu = r.optional_number(p, "nodes_per_unit", path, ranges::nodes)) prob.nodes_per_unit = *npu;
+    if (auto npu = r.optional_number(p, "nodes_per_unit", path, ranges::nodes)) {
+      prob.nodes_per_unit = *npu;
+      prob.nodes_per_unit_given = true;
+    }
     for (const auto& [key, member] :
          {std::pair{"baseline_source", &StudyProblem::baseline_source}, std::pair{"note", &StudyProblem::note}}) {
       if (!p.contains(key) || p.at(key).is_null()) continue;
@@ -191,7 +194,7 @@ json study_to_json(const Study& s) {
     if (p.precision) j["precision"] = to_string(*p.precision);
     if (p.baseline_epoch_s) j["baseline_epoch_s"] = *p.baseline_epoch_s;
     if (p.baseline_pass_s) j["baseline_pass_s"] = *p.baseline_pass_s;
-    if (p.nodes_per_unit != 1) j["nodes_per_unit"] = p.nodes_per_unit;
+    if (p.nodes_per_unit_given) j["nodes_per_unit"] = p.nodes_per_unit;
     if (!p.parallel.empty()) j["parallel"] = p.parallel;
     if (p.micro_batches) j["micro_batches"] = *p.micro_batches;
     if (p.gpus_per_node) j["gpus_per_node"] = *p.gpus_per_node;

@@ -136,11 +136,15 @@ constexpr std::size_t kMaxWarningLines = 3;
 std::string fom_to_text(const FomResult& r, const Study& study, bool verbose) {
   // "NV_K20X x 18,688 nodes", or with the study's unit "MI250X x 37,632 nodes (a node here:
   // one MI250X module, 2 devices, one run per device)": what the count counts.
-  const auto side = [](const StudySide& s) {
+  const bool one_per_device = std::all_of(r.problems.begin(), r.problems.end(),
+                                          [](const ProblemResult& p) { return p.baseline.nodes_per_unit == 1; });
+  const auto side = [&](const StudySide& s) {
     std::string text = s.platform + " x " + format_number(s.nodes, 0) + " nodes";
     if (!s.unit.empty() || s.devices_per_unit != 1) {
       text += " (a node here: " + (s.unit.empty() ? std::string("one node") : "one " + s.unit);
-      if (s.devices_per_unit != 1) text += ", " + format_number(s.devices_per_unit, 0) + " devices, one run per device";
+      if (s.devices_per_unit != 1)
+        text +=
+            ", " + format_number(s.devices_per_unit, 0) + " devices" + (one_per_device ? ", one run per device" : "");
       text += ")";
     }
     return text;
@@ -173,10 +177,17 @@ std::string fom_to_text(const FomResult& r, const Study& study, bool verbose) {
   out += t.render();
   // A unit of work that takes more (or less) than one counted node says so: its units/day
   // count nodes / nodes_per_unit runs at once (docs/study-format.md).
-  for (const auto& p : r.problems)
-    if (p.baseline.nodes_per_unit != 1)
-      out += "(" + p.name + ": one unit of work occupies " + format_significant(p.baseline.nodes_per_unit, 3) +
-             " counted nodes on each side)\n";
+  for (const auto& p : r.problems) {
+    if (p.baseline.nodes_per_unit == 1) continue;
+    const double b = p.baseline.nodes_per_unit / p.baseline.devices_per_unit,
+                 t = p.target.nodes_per_unit / p.target.devices_per_unit;
+    out += "(" + p.name + ": one unit of work occupies " + format_significant(p.baseline.nodes_per_unit, 3) +
+           " platform devices on each side: " +
+           (b == t ? format_significant(b, 3) + (b == 1 ? " counted node" : " counted nodes")
+                   : format_significant(b, 3) + " counted node(s) on the baseline, " + format_significant(t, 3) +
+                         " on the target") +
+           ")\n";
+  }
   out += "\nHM of baseline units/day: " + format_number(r.baseline_hm_units_per_day, 2) + "\n";
   out += "HM of target units/day:   " + format_number(r.target_hm_units_per_day, 2) + "\n";
   out += "FOM = HM(target) / HM(baseline) = " + format_number(r.fom, 3) + "\n";

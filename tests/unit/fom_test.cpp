@@ -107,7 +107,8 @@ TEST_CASE("a problem whose unit of work occupies several counted nodes says so, 
   const std::string file = dir.write("four.json", study.dump());
   const auto text = run_fomcast("fom '" + file + "'", db);
   REQUIRE_MESSAGE(text.status == 0, text.err);
-  CHECK(text.out.find("(P1: one unit of work occupies 4 counted nodes on each side)") != std::string::npos);
+  CHECK(text.out.find("(P1: one unit of work occupies 4 platform devices on each side: 4 counted nodes)") !=
+        std::string::npos);
   CHECK(text.out.find("(P2: one unit") == std::string::npos);
   const auto j = nlohmann::json::parse(run_fomcast("fom --json '" + file + "'", db).out);
   CHECK(j["problems"][0]["baseline"]["nodes_per_unit"].get<double>() == 4);

@@ -168,8 +168,48 @@ TEST_CASE("a study problem with a parallel layout is estimated as estimate --par
   const auto first = huge.err.find("problems[0].parallel");
   REQUIRE(first != std::string::npos);
   CHECK(huge.err.find("problems[0].parallel", first + 1) == std::string::npos);
+  // A unit of work on dp=4,tp=2 occupies 8 devices: one 8-GPU node runs one at a time (not
+  // eight, one per device), whatever the study counts as a node.
+  {
+    auto path = dir.file("dgx.json");
+    std::ofstream(path) << R"({"name": "s", "baseline": {"platform": "A100", "nodes": 2, "devices_per_unit": 8},
+      "target": {"platform": "H100", "nodes": 2, "devices_per_unit": 8}, "problems": [
+      {"name": "p", "workload": "gpt2-small", "parallel": "dp=4,tp=2", "epochs": 1}]})";
+    const auto r = run_fomcast("fom " + path + " --json", db);
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    const json b = json::parse(r.out)["problems"][0]["baseline"];
+    CHECK(b["nodes_per_unit"].get<double>() == 8);
+    CHECK(b["units_per_day"].get<double>() * b["seconds_per_unit"].get<double>() == doctest::Approx(86400.0 * 2));
+    std::ofstream(path) << R"({"name": "s", "baseline": {"platform": "A100", "nodes": 2, "devices_per_unit": 8},
+      "target": {"platform": "H100", "nodes": 2, "devices_per_unit": 8}, "problems": [
+      {"name": "p", "workload": "gpt2-small", "parallel": "dp=4,tp=2", "epochs": 1, "nodes_per_unit": 1}]})";
+    const auto wrong = run_fomcast("fom " + path, db);
+    CHECK(wrong.status == 2);
+    CHECK(wrong.err.find("problems[0].nodes_per_unit") != std::string::npos);
+  }
   const auto lonely =
       run_fomcast("fom " + study(R"({"name": "p", "workload": "gpt2-small", "micro_batches": 2, "epochs": 1})"), db);
   CHECK(lonely.status == 2);
   CHECK(lonely.err.find("problems[0].micro_batches") != std::string::npos);
+}
+
+TEST_CASE("the shipped gpt2-dgx study: each problem takes a whole 8-GPU node, the FOM within the two chips' limits") {
+  ScratchDir dir;
+  const auto r =
+      run_fomcast("fom '" + fomcast::test::source_path("data/studies/gpt2-dgx.json") + "' --json", dir.file("p.db"));
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  const json j = json::parse(r.out);
+  REQUIRE(j["problems"].size() == 3);
+  for (const auto& p : j["problems"])
+    for (const char* side : {"baseline", "target"}) {
+      CAPTURE(p["name"]);
+      CHECK(p[side]["nodes_per_unit"].get<double>() == 8);
+      // One node of 8 devices runs one unit at a time.
+      CHECK(p[side]["units_per_day"].get<double>() * p[side]["seconds_per_unit"].get<double>() ==
+            doctest::Approx(86400.0));
+    }
+  // H100 against A100 SXM4 80 GB: bandwidth 3350 / 2039 = 1.64x, bf16 peak 989.4 / 312 = 3.17x;
+  // the same launch gaps on both sides pull the ratio toward 1. Nothing faster than the peak ratio.
+  CHECK(j["fom"].get<double>() > 1.0);
+  CHECK(j["fom"].get<double>() < 989.4 / 312.0);
 }

@@ -39,7 +39,10 @@ struct StudyProblem {
   std::optional<int64_t> batch_size, samples_per_epoch;  // the epoch's size, where the workload lacks it
   std::optional<double> baseline_epoch_s;
   std::optional<double> baseline_pass_s;
-  double nodes_per_unit = 1;               // nodes one unit of work occupies (ensembles run in parallel)
+  // Platform devices one unit of work occupies (counted nodes where devices_per_unit is 1;
+  // ensembles run in parallel); a parallel layout's D x T x P unless given.
+  double nodes_per_unit = 1;
+  bool nodes_per_unit_given = false;
   std::string baseline_source;             // where the measured baseline time comes from (calibration)
   std::string note;                        // free text: why a problem is (not) calibrated, configuration
   std::optional<PrecisionMode> precision;  // the workload's precision on both sides; else as recorded
