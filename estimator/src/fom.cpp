@@ -275,7 +275,7 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
     p.baseline = estimated_side(study.baseline, base, nodes_per_unit);
     p.estimates = std::make_shared<const ProblemEstimates>(
         ProblemEstimates{apply_precision(*w, opts.precision).workload, base, target});
-    p.target = sp.target_hours ? measured_side(study.target, *sp.target_hours * 3600.0, sp.nodes_per_unit)
+    p.target = sp.target_hours ? measured_side(study.target, *sp.target_hours * 3600.0, nodes_per_unit)
                                : estimated_side(study.target, target, nodes_per_unit);
     const bool target_calibrated = !sp.target_hours && target.pass.calibration.calibrated;
     p.calibrated = base.pass.calibration.calibrated || target_calibrated;
