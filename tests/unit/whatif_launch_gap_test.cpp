@@ -35,16 +35,20 @@ double class_before(const json& w, const std::string& name) {
   return 0;
 }
 
+// A batch of 2048 through two dense layers of 8192: each bias add and activation moves
+// 64-128 MB (tens of microseconds of streaming on an H100) on top of what one call costs.
+void ingest_small(const std::string& db, const std::string& model) {
+  std::ofstream(model) << R"({"name": "small", "batch_size": 2048, "input_shape": [8192], "layers": [
+      {"type": "dense", "units": 8192, "activation": "relu"}, {"type": "dense", "units": 8192}]})";
+  REQUIRE(run_fomcast("ingest --workload small " + model, db).status == 0);
+}
+
 }  // namespace
 
 TEST_CASE("whatif: mem_bw speeds up the device part of an op's time, not its launch gap; host does") {
   ScratchDir dir;
   const std::string db = dir.file("db"), model = dir.file("small.json");
-  // A batch of 2048 through two dense layers of 8192: each bias add and activation moves
-  // 64-128 MB (tens of microseconds of streaming on an H100) on top of what one call costs.
-  std::ofstream(model) << R"({"name": "small", "batch_size": 2048, "input_shape": [8192], "layers": [
-      {"type": "dense", "units": 8192, "activation": "relu"}, {"type": "dense", "units": 8192}]})";
-  REQUIRE(run_fomcast("ingest --workload small " + model, db).status == 0);
+  ingest_small(db, model);
   // H100 has no table: its elementwise ops are transferred, with the sources' median gap.
   const auto at = [&](const std::string& scale) {
     return run_json("whatif --workload small --platform H100 --scale " + scale + " --json", db);
@@ -78,9 +82,7 @@ TEST_CASE("whatif: mem_bw speeds up the device part of an op's time, not its lau
 TEST_CASE("estimate: launch_gap_s is the launch gaps its op times hold, none in measured times") {
   ScratchDir dir;
   const std::string db = dir.file("db"), model = dir.file("small.json");
-  std::ofstream(model) << R"({"name": "small", "batch_size": 2048, "input_shape": [8192], "layers": [
-      {"type": "dense", "units": 8192, "activation": "relu"}, {"type": "dense", "units": 8192}]})";
-  REQUIRE(run_fomcast("ingest --workload small " + model, db).status == 0);
+  ingest_small(db, model);
   // What whatif holds back under mem_bw and peak_flops together is the estimate's launch_gap_s.
   const json est = run_json("estimate --workload small --platform H100 --json", db);
   const json w = run_json("whatif --workload small --platform H100 --scale mem_bw=1e6,peak_flops=1e6 --json", db);
