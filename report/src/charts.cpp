@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "fomcast/format.hpp"
+
 namespace fomcast::chart {
 
 namespace {
@@ -283,13 +285,25 @@ std::string stacked_bars(const std::vector<Series>& series, const std::vector<St
 }
 
 std::string line_chart(const std::vector<Point>& points, std::string_view title, std::string_view axis_label,
-                       const std::function<std::string(double)>& tick_label) {
+                       const std::function<std::string(double)>& tick_label, double min_span) {
   double lo = INFINITY, hi = -INFINITY;
   for (const auto& p : points)
     if (std::isfinite(p.value)) lo = std::min(lo, p.value), hi = std::max(hi, p.value);
   if (!(hi >= lo)) lo = 0, hi = 1;
+  // Values that differ by less than the chart's span of interest are drawn as the flat line
+  // they are, not stretched over the whole height.
+  if (hi - lo < min_span) lo = hi - min_span;
   const double pad = hi > lo ? (hi - lo) * 0.15 : std::max(std::fabs(hi) * 0.05, 1e-9);
-  const auto ticks = linear_ticks(std::max(0.0, lo - pad), hi + pad, tick_label);
+  auto ticks = linear_ticks(std::max(0.0, lo - pad), hi + pad, tick_label);
+  // Ticks closer than the label's precision would print the same number twice: label them
+  // with as many decimals as their step needs.
+  bool repeated = false;
+  for (std::size_t i = 1; i < ticks.size(); ++i) repeated = repeated || ticks[i].label == ticks[i - 1].label;
+  if (repeated && ticks.size() >= 2) {
+    const double step = ticks[1].value - ticks[0].value;
+    const int decimals = std::max(0, static_cast<int>(std::ceil(-std::log10(step) - 1e-9)));
+    for (auto& t : ticks) t.label = format_number(t.value, decimals);
+  }
   const double y_lo = ticks.front().value, y_hi = ticks.back().value;
   const double x0 = 70, x1 = kWidth - 20, top = 14, bottom = 194, height = 246;
   auto y = [&](double v) { return bottom - (v - y_lo) / (y_hi - y_lo) * (bottom - top); };

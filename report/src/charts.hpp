@@ -62,7 +62,9 @@ struct Point {
   double value = 0;
   std::string tooltip;
 };
+// `min_span`: the least height of the value axis (a scaling efficiency of 99.9-100% is drawn
+// flat on a 10-point axis, not as a fall).
 std::string line_chart(const std::vector<Point>&, std::string_view title, std::string_view axis_label,
-                       const std::function<std::string(double)>& tick_label);
+                       const std::function<std::string(double)>& tick_label, double min_span = 0);
 
 }  // namespace fomcast::chart

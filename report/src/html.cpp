@@ -670,8 +670,9 @@ std::string scaling_section(const HtmlReportInput& in) {
     }
     out += "<h3>" + esc(c.workload) + " on " + esc(c.platform) + "</h3>\n";
     if (points.size() >= 2)
-      out += figure(chart::line_chart(points, "Weak scaling of " + c.workload + " on " + c.platform, "efficiency (%)",
-                                      [](double v) { return format_significant(v, 3); }),
+      out += figure(chart::line_chart(
+                        points, "Weak scaling of " + c.workload + " on " + c.platform, "efficiency (%)",
+                        [](double v) { return format_significant(v, 3); }, 10),
                     "Efficiency per number of devices (under the axis); the axis does not start at zero.");
     out += t.render();
     for (const auto& n : c.notes) out += "<p class=\"note\">" + esc(n) + "</p>\n";

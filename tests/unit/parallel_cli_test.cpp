@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <regex>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -155,6 +157,15 @@ TEST_CASE("a study problem with a parallel layout is estimated as estimate --par
   CHECK(page.find("<section id=\"scaling\">") != std::string::npos);
   CHECK(page.find("Weak scaling of gpt2-small on A100") != std::string::npos);
   CHECK(page.find("Weak scaling of gpt2-small on H100") != std::string::npos);
+  // Its value axis labels each tick with a number of its own (efficiencies of 99.9-100% once
+  // printed "100" on every tick of a stretched axis).
+  const auto chart_start = page.find("Weak scaling of gpt2-small on A100");
+  const std::string svg = page.substr(chart_start, page.find("</svg>", chart_start) - chart_start);
+  const std::regex tick(R"(class="tick" text-anchor="end">([^<]*)</text>)");
+  std::vector<std::string> labels;
+  for (std::sregex_iterator it(svg.begin(), svg.end(), tick), end; it != end; ++it) labels.push_back((*it)[1]);
+  CHECK(labels.size() >= 3);
+  CHECK(std::set<std::string>(labels.begin(), labels.end()).size() == labels.size());
   const auto bad = run_fomcast(
       "fom " + study(R"({"name": "p", "workload": "gpt2-small", "parallel": "dp=4,zz=2", "epochs": 1})"), db);
   CHECK(bad.status == 2);
