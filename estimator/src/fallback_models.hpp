@@ -36,7 +36,7 @@ double target_launch_gap(const Context&, OpKind);
 // per-call measurements (NeuSight's: CUDA events around one PyTorch call), or transferred
 // with the sources' median gap, holds the host's and driver's time of the call. Measured,
 // bandwidth and roofline times hold none, nor DeepBench's device-time tables (gap 0).
-// What-if keeps it when the device gets faster; the estimate reports its sum.
+// The roll-up stores it in OpEstimate::launch_gap_s.
 double launch_gap_part(const Context&, const Op&, const OpEstimate&);
 
 // scaled-table: the source's time for the op (its table's, or the op's own measurement)

@@ -79,6 +79,7 @@ PassEstimate model_pass(const Workload& w, std::string_view platform, const Cata
                           "channels-first workload; " +
                           std::string(to_string(te.method)) + ")");
       }
+    e.launch_gap_s = launch_gap_part(ctx, w.ops[i], e);
     pe.ops.push_back(std::move(e));
   }
 
@@ -106,7 +107,7 @@ PassEstimate model_pass(const Workload& w, std::string_view platform, const Cata
       if (is_table_backed(e.method)) baseline_backed += count * *e.baseline_s;
     }
     if (is_table_backed(e.method)) predicted_backed += t;
-    pe.launch_gap_s += count * launch_gap_part(ctx, w.ops[e.op_index], e);
+    pe.launch_gap_s += count * e.launch_gap_s;
   }
   pe.coverage_of_baseline = baseline_total > 0;
   pe.table_coverage =

@@ -9,8 +9,6 @@
 #include <cmath>
 #include <set>
 
-#include "catalog.hpp"
-#include "fallback_models.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/format.hpp"
 #include "fomcast/input_checks.hpp"
@@ -118,7 +116,6 @@ WhatIf what_if(const Workload& recorded, std::string_view platform, const Catalo
   r.platform = ref.platform;
   r.scale = scale;
 
-  const est::Context ctx{catalog, p, nullptr, [&](std::string_view name) { return est::tables_of(catalog, name); }, ""};
   const double host_factor = 1 / (scale.host * scale.overhead);
   std::map<OpKind, ClassTime> classes;
   double touched = 0, held_gap = 0;
@@ -129,7 +126,7 @@ WhatIf what_if(const Workload& recorded, std::string_view platform, const Catalo
     bool no_costs = false;
     // The device part of the op's time moves with peak_flops and mem_bw, its launch gap with
     // host and overhead; kind:<kind> (Amdahl over the class) moves both.
-    const double gap_share = e.predicted_s > 0 ? est::launch_gap_part(ctx, op, e) / e.predicted_s : 0;
+    const double gap_share = e.predicted_s > 0 ? e.launch_gap_s / e.predicted_s : 0;
     const double device_factor = resource_scale(op, p, scale, no_costs);
     double factor = gap_share * host_factor + (1 - gap_share) * device_factor;
     if (device_factor < 1) held_gap += before * gap_share * host_factor;

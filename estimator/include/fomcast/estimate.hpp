@@ -60,6 +60,10 @@ struct OpEstimate {
   double uncertainty = 0;            // relative, about one standard deviation
   std::optional<double> baseline_s;  // as measured on the recording platform
   std::vector<std::string> notes;    // precision substituted, transposes differ, ...
+  // Of predicted_s, the per-call launch gap it holds (host and driver time of a call in
+  // per-call tables; 0 for measured, bandwidth and roofline times): what-if leaves it to the
+  // host, PassEstimate::launch_gap_s sums it.
+  double launch_gap_s = 0;
   // The method's time was below the op's roofline on the target (flops at the peak of its
   // math precision, bytes at memory bandwidth) and was raised to it: `method` still says
   // where the number came from, this says it was bounded (docs/estimation.md).
