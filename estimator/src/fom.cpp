@@ -175,18 +175,27 @@ static std::string without_field(std::string message, const std::string& field) 
   return message;
 }
 
-// A problem with a parallel layout (parallel.hpp): its step on the side's platform, rolled up
-// with the global batch. A bad layout or one that does not fit names the problem's field.
-static RunEstimate parallel_problem(const Workload& w, const StudyProblem& sp, const std::string& platform,
-                                    const Catalog& catalog, const StudyInputs& in, const RunOptions& opts,
-                                    const std::string& path) {
+// A problem's parallel layout (parallel.hpp) as the study gives it; a bad one names the field.
+static ParallelRequest parallel_request(const Study& study, const StudyProblem& sp, const std::string& path) {
   ParallelRequest req;
   try {
-    req.layout = parse_parallel(sp.parallel, path + ".parallel");
-    req.layout.micro_batches = sp.micro_batches.value_or(0);
-    req.layout.gpus_per_node = sp.gpus_per_node.value_or(0);
-    req.layout.zero_stage = static_cast<int>(sp.zero_stage.value_or(0));
-    req.global_batch = sp.global_batch.value_or(0);
+    req.layout = parse_parallel(sp.parallel, "the layout");  // the error names the field
+  } catch (const UsageError& e) {
+    throw InputError(study.file, e.what(), 0, -1, path + ".parallel");
+  }
+  req.layout.micro_batches = sp.micro_batches.value_or(0);
+  req.layout.gpus_per_node = sp.gpus_per_node.value_or(0);
+  req.layout.zero_stage = static_cast<int>(sp.zero_stage.value_or(0));
+  req.global_batch = sp.global_batch.value_or(0);
+  return req;
+}
+
+// A problem with a parallel layout: its step on the side's platform, rolled up with the
+// global batch. A layout that does not fit names the problem's field.
+static RunEstimate parallel_problem(const Workload& w, const ParallelRequest& req, const std::string& platform,
+                                    const Catalog& catalog, const StudyInputs& in, const RunOptions& opts,
+                                    const std::string& path) {
+  try {
     return run_parallel(w, platform, catalog, req, in.expand_model, in.layers, opts, path + ".parallel").run;
   } catch (const UsageError& e) {
     throw InputError(w.name, without_field(e.what(), path + ".parallel"), 0, -1, path + ".parallel");
@@ -226,13 +235,10 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
     }
     // A unit of work on a parallel layout occupies its D x T x P devices.
     double nodes_per_unit = sp.nodes_per_unit;
+    std::optional<ParallelRequest> layout;
     if (!sp.parallel.empty()) {
-      int64_t devices = 1;
-      try {
-        devices = parse_parallel(sp.parallel, path + ".parallel").devices();
-      } catch (const UsageError& e) {
-        throw InputError(study.file, without_field(e.what(), path + ".parallel"), 0, -1, path + ".parallel");
-      }
+      layout = parallel_request(study, sp, path);
+      const int64_t devices = layout->layout.devices();
       if (!sp.nodes_per_unit_given)
         nodes_per_unit = static_cast<double>(devices);
       else if (std::abs(sp.nodes_per_unit - static_cast<double>(devices)) > 1e-9 * static_cast<double>(devices))
@@ -264,8 +270,8 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
       // runs nodes x devices per counted node of them at once (study.hpp).
       auto run = [&](const StudySide& side) {
         opts.nodes = side.nodes * side.devices_per_unit;
-        return sp.parallel.empty() ? estimate_run(*w, side.platform, *in.catalog, opts)
-                                   : parallel_problem(*w, sp, side.platform, *in.catalog, in, opts, path);
+        return layout ? parallel_problem(*w, *layout, side.platform, *in.catalog, in, opts, path)
+                      : estimate_run(*w, side.platform, *in.catalog, opts);
       };
       base = run(study.baseline);
       target = run(study.target);

@@ -170,6 +170,7 @@ TEST_CASE("a study problem with a parallel layout is estimated as estimate --par
       "fom " + study(R"({"name": "p", "workload": "gpt2-small", "parallel": "dp=4,zz=2", "epochs": 1})"), db);
   CHECK(bad.status == 2);
   CHECK(bad.err.find("problems[0].parallel") != std::string::npos);
+  CHECK(bad.err.find("problems[0].parallel", bad.err.find("problems[0].parallel") + 1) == std::string::npos);
   // Named once, not once by the layout's parser and again by the study's error.
   const auto huge = run_fomcast(
       "fom " + study(R"({"name": "p", "workload": "gpt2-small", "parallel": "dp=2", "batch_size": 4096, "epochs": 1})"),
