@@ -1,25 +1,22 @@
 // `fomcast whatif` keeps the per-call launch gap the estimate holds: faster compute or memory
 // shrink the device part of a call, a faster host the gap. Checked through the real binary on
-// a model of small ops (a batch of one), where the gap is most of each call.
+// a model whose elementwise ops are each a launch gap and tens of microseconds of streaming.
 #include <doctest/doctest.h>
 
 #include <fstream>
 
 #include <nlohmann/json.hpp>
 
+#include "cli_json.hpp"
 #include "test_support.hpp"
 
 using json = nlohmann::json;
+using fomcast::test::any_note_contains;
 using fomcast::test::run_fomcast;
+using fomcast::test::run_json;
 using fomcast::test::ScratchDir;
 
 namespace {
-
-json run_json(const std::string& args, const std::string& db) {
-  const auto r = run_fomcast(args, db);
-  REQUIRE_MESSAGE(r.status == 0, args << "\n" << r.err);
-  return json::parse(r.out);
-}
 
 double class_after(const json& w, const std::string& name) {
   for (const auto& c : w.at("classes"))
@@ -51,7 +48,7 @@ TEST_CASE("whatif: mem_bw speeds up the device part of an op's time, not its lau
   ingest_small(db, model);
   // H100 has no table: its elementwise ops are transferred, with the sources' median gap.
   const auto at = [&](const std::string& scale) {
-    return run_json("whatif --workload small --platform H100 --scale " + scale + " --json", db);
+    return run_json("whatif --workload small --platform H100 --scale " + scale, db);
   };
   const json ten = at("mem_bw=10"), hundred = at("mem_bw=100"), host = at("mem_bw=100,host=2");
   const double t = class_before(ten, "elementwise");
@@ -63,7 +60,7 @@ TEST_CASE("whatif: mem_bw speeds up the device part of an op's time, not its lau
   CHECK(gap > 0);
   // The gap per call is the NeuSight hosts' (25-41 us for an empty add, docs/accuracy.md).
   int64_t calls = 0;
-  const json est = run_json("estimate --workload small --platform H100 --json", db);
+  const json est = run_json("estimate --workload small --platform H100", db);
   for (const auto& op : est.at("ops"))
     if (op.at("kind") == "elementwise") calls += static_cast<int64_t>(op.at("count").get<double>());
   REQUIRE(calls > 0);
@@ -73,10 +70,7 @@ TEST_CASE("whatif: mem_bw speeds up the device part of an op's time, not its lau
   CHECK(class_after(host, "elementwise") == doctest::Approx(gap / 2 + device / 100).epsilon(1e-6));
   // A hundred times the bandwidth cannot make the pass a hundred times faster; the note says why.
   CHECK(hundred.at("speedup").get<double>() < 2.0);
-  bool noted = false;
-  for (const auto& n : hundred.at("notes"))
-    noted = noted || n.get<std::string>().find("launch gap") != std::string::npos;
-  CHECK(noted);
+  CHECK(any_note_contains(hundred.at("notes"), "launch gap"));
 }
 
 TEST_CASE("estimate: launch_gap_s is the launch gaps its op times hold, none in measured times") {
@@ -84,8 +78,8 @@ TEST_CASE("estimate: launch_gap_s is the launch gaps its op times hold, none in 
   const std::string db = dir.file("db"), model = dir.file("small.json");
   ingest_small(db, model);
   // What whatif holds back under mem_bw and peak_flops together is the estimate's launch_gap_s.
-  const json est = run_json("estimate --workload small --platform H100 --json", db);
-  const json w = run_json("whatif --workload small --platform H100 --scale mem_bw=1e6,peak_flops=1e6 --json", db);
+  const json est = run_json("estimate --workload small --platform H100", db);
+  const json w = run_json("whatif --workload small --platform H100 --scale mem_bw=1e6,peak_flops=1e6", db);
   const double gap = est.at("launch_gap_s").get<double>();
   CHECK(gap > 0);
   CHECK(gap < est.at("modelled_s").get<double>());
@@ -96,7 +90,7 @@ TEST_CASE("estimate: launch_gap_s is the launch gaps its op times hold, none in 
                           fomcast::test::shared_path("traces/pytorch_kineto/tracelens_h100_bert-small-uncased.json.gz"),
                       db)
               .status == 0);
-  const json own = run_json("estimate --workload kineto --platform H100 --json", db);
+  const json own = run_json("estimate --workload kineto --platform H100", db);
   double measured = 0;
   for (const auto& op : own.at("ops"))
     if (op.at("method") == "measured") measured += op.at("predicted_per_pass_s").get<double>();
