@@ -1,6 +1,7 @@
 // The many-device flags (parallel_flags.hpp).
 #include "parallel_flags.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <numeric>
 
@@ -54,13 +55,20 @@ std::optional<ParallelRequest> parallel_request(const ParallelFlags& f, const st
 std::vector<LayerCost> model_layer_costs(const Workload& w) {
   if (w.origin != "model") return {};
   std::vector<LayerCost> out;
-  for (const auto& l : stored_model_layers(w)) {
+  const std::vector<LayerSummary> layers = stored_model_layers(w);
+  auto type_of = [&](const std::string& name) {
+    const auto it = std::find_if(layers.begin(), layers.end(), [&](const LayerSummary& l) { return l.name == name; });
+    return it == layers.end() ? std::string() : it->type;
+  };
+  for (const auto& l : layers) {
     LayerCost c;
     c.name = l.name;
     c.type = l.type;
     c.params = static_cast<double>(l.params);
     c.forward_macs = l.forward_macs * l.share;
     c.output_elems = std::accumulate(l.output_shape.begin(), l.output_shape.end(), 1.0, std::multiplies<>());
+    c.kept_elems = l.kept_elements;
+    c.tied_to_embedding = !l.shares_weights_of.empty() && type_of(l.shares_weights_of) == "embedding";
     out.push_back(std::move(c));
   }
   return out;

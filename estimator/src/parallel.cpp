@@ -10,29 +10,10 @@
 #include "fomcast/error.hpp"
 #include "fomcast/format.hpp"
 #include "fomcast/op_graph.hpp"
+#include "parallel_layers.hpp"
 
 namespace fomcast {
 namespace {
-
-bool split_by_tp(const LayerCost& l) { return l.type == "transformer_block" || l.type == "embedding"; }
-bool is_block(const LayerCost& l) { return l.type == "transformer_block"; }
-
-double elem_bytes(DType d) {
-  switch (d) {
-    case DType::fp16:
-    case DType::bf16: return 2;
-    case DType::fp64: return 8;
-    default: return 4;
-  }
-}
-
-// The element type activations travel in: the first GEMM's.
-double activation_bytes_per_elem(const Workload& w) {
-  for (const auto& op : w.ops)
-    if (op.kind == OpKind::gemm || op.kind == OpKind::batched_gemm || op.kind == OpKind::conv)
-      return elem_bytes(op.dtype);
-  return 4;
-}
 
 // A trace has no model description: its weights taken in the GEMMs' element type.
 double param_bytes_per_param(const Workload& w) {
@@ -198,15 +179,20 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
   double macs = 0;
   for (const auto& l : layers) macs += l.forward_macs;
   std::vector<double> fwd(layers.size()), bwd(layers.size());
+  const bool has_blocks = std::any_of(layers.begin(), layers.end(), is_block);
+  double recompute_one_device = 0;  // the forward a single device runs again per micro-batch
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const double share = macs > 0 ? layers[i].forward_macs / macs : 1.0 / static_cast<double>(layers.size());
-    const double tf =
-        T > 1 && split_by_tp(layers[i]) ? ph.forward_tp_share / static_cast<double>(T) + (1 - ph.forward_tp_share) : 1;
-    const double tb = T > 1 && split_by_tp(layers[i])
-                          ? ph.backward_tp_share / static_cast<double>(T) + (1 - ph.backward_tp_share)
-                          : 1;
-    fwd[i] = ph.forward * share * tf;
-    bwd[i] = ph.backward * share * tb + (layout.recompute ? fwd[i] : 0);
+    // A layer's time is its MACs' share of the phase, so a split layer splits the phase's
+    // tensor-parallel share of it: together the split layers split exactly the region's ops.
+    auto tp_factor = [&](double region_share) {
+      if (T <= 1 || !split_by_tp(layers[i])) return 1.0;
+      return region_share / static_cast<double>(T) + (1 - region_share);
+    };
+    fwd[i] = ph.forward * share * tp_factor(ph.forward_tp_share);
+    const bool again = layout.recompute && checkpointed(layers[i], has_blocks);
+    bwd[i] = ph.backward * share * tp_factor(ph.backward_tp_share) + (again ? fwd[i] : 0);
+    if (again) recompute_one_device += ph.forward * share;
   }
   if (T > 1 && std::none_of(layers.begin(), layers.end(), split_by_tp))
     out.notes.push_back("tp=" + std::to_string(T) +
@@ -274,12 +260,16 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
           ag_s[i - lo] = timed_on(dp_net, "zero-3 all-gather (" + layers[i].name + ")", CollectiveKind::allgather,
                                   bytes, D, dp_per_node, true, 2 * M);
       }
+    // Two all-reduces per block each way; a recomputed block runs its forward's two again in
+    // the backward.
     std::vector<double> tp_s(hi - lo, 0);
+    auto rerun = [&](std::size_t i) { return layout.recompute && checkpointed(layers[i], has_blocks); };
     if (T > 1)
       for (std::size_t i = lo; i < hi; ++i)
         if (is_block(layers[i]))
           tp_s[i - lo] = 2 * timed("tp all-reduce (" + layers[i].name + ")", CollectiveKind::allreduce,
-                                   b * layers[i].output_elems * act_bytes, T, tp_per_node, true, 4 * M);
+                                   b * layers[i].output_elems * act_bytes, T, tp_per_node, true,
+                                   (rerun(i) ? 6 : 4) * M);
     // One micro-batch's forward or backward through the stage's layers.
     std::vector<std::size_t> last_bwd_layer_op(hi - lo, 0);
     auto chain = [&](int64_t m, bool forward) {
@@ -295,8 +285,9 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
         if (ag_s[i - lo] > 0) g.depend(ag, op), stage_comm[su] += ag_s[i - lo];
         std::size_t end = op;
         if (tp_s[i - lo] > 0) {
-          end = g.add({"tp all-reduce " + layers[i].name, cs, true, tp_s[i - lo]});
-          stage_comm[su] += tp_s[i - lo];
+          const double tp_here = tp_s[i - lo] * (!forward && rerun(i) ? 2 : 1);
+          end = g.add({"tp all-reduce " + layers[i].name, cs, true, tp_here});
+          stage_comm[su] += tp_here;
         }
         if (!forward) last_bwd_layer_op[i - lo] = end;
         if (first) c.first = op, first = false;
@@ -391,11 +382,14 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
   out.bubble_s = std::max(0.0, cp.without_comm_s - out.compute_s);
   out.residual_s = pass.residual_s;
   out.step_s = cp.seconds + out.residual_s;
-  out.single_device_pass_s = pass.pass_s;
   // One device doing the global batch micro-batch by micro-batch, accumulating gradients:
-  // forward and backward per micro-batch, the optimizer and the host residual once.
+  // forward and backward per micro-batch, the optimizer and the host residual once. With
+  // --recompute it recomputes too, so the efficiency measures the layout, not the
+  // recomputation (Megatron's weak-scaling figures compare runs that both recompute).
+  out.single_device_pass_s = pass.pass_s + recompute_one_device;
   const double once = std::min(pass.pass_s, ph.optimizer + pass.residual_s);
-  const double ideal = ((pass.pass_s - once) * static_cast<double>(D * M) + once) / static_cast<double>(out.devices);
+  const double ideal =
+      ((out.single_device_pass_s - once) * static_cast<double>(D * M) + once) / static_cast<double>(out.devices);
   out.scaling_efficiency = out.step_s > 0 ? ideal / out.step_s : 0;
   out.samples_per_s = out.step_s > 0 ? static_cast<double>(out.global_batch) / out.step_s : 0;
   out.memory = device_memory(w, layers, platform, layout);

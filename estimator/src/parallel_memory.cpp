@@ -2,26 +2,17 @@
 // state of the device's share of the parameters (ZeRO-1 shards the optimizer state over the
 // data-parallel ranks, ZeRO-2 the gradients too, ZeRO-3 the weights too), and the
 // activations of the micro-batches a stage holds at once under 1F1B (stage s: min(P - s, M);
-// the first stage, the most, is the one reported), or with recomputation only each layer's
-// input plus one layer's full activations.
+// the first stage, the most, is the one reported), or with recomputation only each
+// checkpointed layer's input plus one such layer's full activations (parallel_layers.hpp says
+// which layers are checkpointed). A model's layers say what each keeps; a trace's do not,
+// and the model's total is shared out instead.
 #include <algorithm>
 
 #include "fomcast/format.hpp"
 #include "fomcast/parallel.hpp"
+#include "parallel_layers.hpp"
 
 namespace fomcast {
-namespace {
-
-bool split_by_tp(const LayerCost& l) { return l.type == "transformer_block" || l.type == "embedding"; }
-
-double act_elem_bytes(const Workload& w) {
-  for (const auto& op : w.ops)
-    if (op.kind == OpKind::gemm || op.kind == OpKind::batched_gemm || op.kind == OpKind::conv)
-      return op.dtype == DType::fp16 || op.dtype == DType::bf16 ? 2 : 4;
-  return 4;
-}
-
-}  // namespace
 
 DeviceMemory device_memory(const Workload& w, const std::vector<LayerCost>& layers, const Platform& platform,
                            const ParallelLayout& layout) {
@@ -43,20 +34,40 @@ DeviceMemory device_memory(const Workload& w, const std::vector<LayerCost>& laye
   // A trace has no model description: weights and gradients in the GEMMs' element type;
   // its optimizer state and activations are not known and not counted (said in `detail`).
   const bool trace = !w.model;
-  m.weights_bytes = trace ? params * act_elem_bytes(w) : params * per(stats.weights_bytes);
+  m.weights_bytes = trace ? params * activation_bytes_per_elem(w) : params * per(stats.weights_bytes);
   m.gradients_bytes = trace ? m.weights_bytes : params * per(stats.gradients_bytes);
   m.optimizer_bytes = params * per(stats.optimizer_bytes);
   if (layout.zero_stage >= 1) m.optimizer_bytes /= D;
   if (layout.zero_stage >= 2) m.gradients_bytes /= D;
   if (layout.zero_stage >= 3) m.weights_bytes /= D;
   const double in_flight = static_cast<double>(std::min(P, M));
-  // The model's activations at this micro-batch, stage 0's share, split by TP in blocks.
-  const double stage_acts = stats.activations_bytes / static_cast<double>(P) / (layout.tp > 1 ? T : 1);
-  if (layout.recompute) {
-    const double inputs = static_cast<double>(w.batch_size) * total_out / static_cast<double>(P) * act_elem_bytes(w);
-    m.activations_bytes = inputs * in_flight + stats.activations_bytes * largest_layer_share;
+  const bool per_layer = std::any_of(layers.begin(), layers.end(), [](const LayerCost& l) { return l.kept_elems > 0; });
+  if (per_layer) {
+    // Each layer's kept activations, split T ways where the layout splits the layer, in the
+    // GEMMs' element type; stage 0's share of them.
+    const double b = static_cast<double>(w.batch_size), eb = activation_bytes_per_elem(w);
+    const bool has_blocks = std::any_of(layers.begin(), layers.end(), is_block);
+    auto split = [&](const LayerCost& l) { return layout.tp > 1 && split_by_tp(l) ? 1 / T : 1.0; };
+    double held = 0, largest = 0;  // per micro-batch in flight; one checkpointed layer at a time
+    for (const auto& l : layers) {
+      if (layout.recompute && checkpointed(l, has_blocks)) {
+        held += l.output_elems;  // its input, the layer before's output: the same shape in a block stack
+        largest = std::max(largest, l.kept_elems * split(l));
+      } else {
+        held += l.kept_elems * split(l);
+      }
+    }
+    m.activations_bytes = (held / static_cast<double>(P) * in_flight + largest) * b * eb;
   } else {
-    m.activations_bytes = stage_acts * in_flight;
+    // A trace's layers (no per-layer figure): the model's total, or its largest layer's share.
+    const double stage_acts = stats.activations_bytes / static_cast<double>(P) / (layout.tp > 1 ? T : 1);
+    if (layout.recompute) {
+      const double inputs =
+          static_cast<double>(w.batch_size) * total_out / static_cast<double>(P) * activation_bytes_per_elem(w);
+      m.activations_bytes = inputs * in_flight + stats.activations_bytes * largest_layer_share;
+    } else {
+      m.activations_bytes = stage_acts * in_flight;
+    }
   }
   m.total_bytes = m.weights_bytes + m.gradients_bytes + m.optimizer_bytes + m.activations_bytes;
   m.capacity_bytes = platform.mem_bytes ? platform.mem_bytes->value : 0;

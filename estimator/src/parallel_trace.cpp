@@ -47,6 +47,7 @@ LayerCost layer_of(const Op& op, double b, const std::vector<EmbeddingShape>& ta
       for (const auto& t : tables)
         if ((t.rows == g->n && t.dim == g->k) || (t.rows == g->k && t.dim == g->n)) {
           l.params = 0;
+          l.tied_to_embedding = true;
           *tied = true;
         }
     }

@@ -239,6 +239,82 @@ TEST_CASE("memory: activations of the micro-batches in flight, fewer with recomp
   CHECK(device_memory(t.w, layers, p, l).activations_bytes == doctest::Approx(2 * 1000 * 4 * 2 + 0.5e6));
 }
 
+TEST_CASE("memory: a model's layers say what each keeps; recomputation keeps the block inputs and one block") {
+  Toy t = toy(4e-3, 8e-3, 0);
+  t.w.batch_size = 2;
+  // Two blocks keeping 5000 elements per sample (output 1000) and a head tied to the token
+  // embedding keeping 3000 (output 2000); fp32 GEMMs: 4 B an element, 2 samples.
+  auto with_kept = [](LayerCost l, double kept, bool tied = false) {
+    l.kept_elems = kept;
+    l.tied_to_embedding = tied;
+    return l;
+  };
+  const std::vector<LayerCost> layers{with_kept(layer("a", 1e6, 1, 1000, "transformer_block"), 5000),
+                                      with_kept(layer("b", 1e6, 1, 1000, "transformer_block"), 5000),
+                                      with_kept(layer("head", 0, 1, 2000), 3000, true)};
+  ParallelLayout l;
+  const Platform p = toy_platform(100e9);
+  auto acts = [&] { return device_memory(t.w, layers, p, l).activations_bytes; };
+  CHECK(acts() == doctest::Approx((5000 + 5000 + 3000) * 2 * 4));
+  // Recomputed: each block keeps its input (1000) and one block's 5000 at a time; the head,
+  // not checkpointed, keeps its 3000.
+  l.recompute = true;
+  CHECK(acts() == doctest::Approx((1000 + 1000 + 3000 + 5000) * 2 * 4));
+  // tp=2: the blocks' and the tied head's activations split, the block inputs replicated.
+  l.tp = 2;
+  CHECK(acts() == doctest::Approx((1000 + 1000 + 1500 + 2500) * 2 * 4));
+  l.recompute = false;
+  CHECK(acts() == doctest::Approx((2500 + 2500 + 1500) * 2 * 4));
+  // pp=2, one micro-batch in flight: stage 0 holds half of the kept inputs, one block whole.
+  l.tp = 1;
+  l.pp = 2;
+  l.micro_batches = 1;
+  l.recompute = true;
+  CHECK(acts() == doctest::Approx(((1000 + 1000 + 3000) / 2.0 + 5000) * 2 * 4));
+  // Half-precision GEMMs keep half-precision activations.
+  for (auto& op : t.w.ops) op.dtype = DType::fp16;
+  CHECK(acts() == doctest::Approx(((1000 + 1000 + 3000) / 2.0 + 5000) * 2 * 2));
+}
+
+TEST_CASE("tensor parallel: an LM head tied to the token embedding splits over the vocabulary") {
+  const Toy t = toy(4e-3, 8e-3, 0);
+  const double sh = 1024.0 * 768;
+  LayerCost head = layer("lm_head", 0, 1, 50000);
+  std::vector<LayerCost> layers{layer("h.0", 1e6, 1, sh, "transformer_block"), head};
+  ParallelLayout l;
+  l.tp = 2;
+  // Half the MACs each; all GEMM. The block halves; an untied head stays whole: forward
+  // 1 + 2 ms, backward 2 + 4 ms.
+  CHECK(estimate_parallel(t.w, t.pass, layers, toy_platform(100e9), catalog(), l).compute_s ==
+        doctest::Approx(9e-3));
+  // Tied (Megatron's vocabulary-parallel logits): it halves too.
+  layers[1].tied_to_embedding = true;
+  CHECK(estimate_parallel(t.w, t.pass, layers, toy_platform(100e9), catalog(), l).compute_s ==
+        doctest::Approx(6e-3));
+}
+
+TEST_CASE("recomputation: the blocks' forward runs again, with its all-reduces; efficiency against a device that recomputes") {
+  const Toy t = toy(4e-3, 8e-3, 0);
+  const double sh = 1024.0 * 768;
+  const std::vector<LayerCost> layers{layer("h.0", 1e6, 1, sh, "transformer_block"), layer("lm_head", 1e6, 1, 50000)};
+  ParallelLayout l;
+  l.recompute = true;
+  // The block (half the MACs) runs its 2 ms forward again in the backward; the head does not.
+  auto one = estimate_parallel(t.w, t.pass, layers, toy_platform(100e9), catalog(), l);
+  CHECK(one.compute_s == doctest::Approx(14e-3));
+  CHECK(one.single_device_pass_s == doctest::Approx(14e-3));
+  CHECK(one.scaling_efficiency == doctest::Approx(1.0));
+  // tp=2: the block's forward all-reduces run again too: 6 a step, 4 of them in the backward.
+  l.tp = 2;
+  const auto two = estimate_parallel(t.w, t.pass, layers, toy_platform(100e9), catalog(), l);
+  REQUIRE(two.collectives.size() == 1);
+  CHECK(two.collectives[0].calls_per_step == 6);
+  const double ar = ring_allreduce_s(sh * 4, 2, 100e9, 0);
+  CHECK(two.exposed_comm_s == doctest::Approx(6 * ar));
+  // Block halved, head whole: forward 1 + 2, backward 2 + 1 (recomputed) + 4.
+  CHECK(two.compute_s == doctest::Approx(10e-3));
+}
+
 TEST_CASE("op graph: overlap changes the critical path") {
   // A (3) then B (3) on the compute stream; C (4), a collective after A, on another; D (1)
   // needs B and C. Without C the path is A-B-D = 7; with it A-C-D = 8: 1 s exposed.

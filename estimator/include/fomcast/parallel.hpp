@@ -54,6 +54,12 @@ struct LayerCost {
   double forward_macs = 0;                   // per sample
   double output_elems = 0;                   // per sample: what goes to the next layer (and back as a gradient)
   double in_features = 0, out_features = 0;  // a trace's linear layer: its weight K x N (0 elsewhere)
+  // per sample: activation elements the forward keeps for the backward (0: not known, as in
+  // a trace; memory then falls back to the model's total)
+  double kept_elems = 0;
+  // An output layer reusing an embedding's weights (GPT's tied LM head): Megatron splits it
+  // over the vocabulary with the embedding (its parallel_lm_logits), so it splits T ways.
+  bool tied_to_embedding = false;
 };
 
 // A trace's layer list (it has no model description), per sample of its batch: every call of
@@ -114,7 +120,7 @@ struct ParallelEstimate {
   double bubble_s = 0;              // pipeline idle time on the critical path
   double residual_s = 0;            // the single-device estimate's host residual, once per step
   double comm_total_s = 0;          // all communication on the busiest device, hidden or not
-  double single_device_pass_s = 0;  // one micro-batch on one device (with residual)
+  double single_device_pass_s = 0;  // one micro-batch on one device (with residual; recomputing as the layout does)
   // One device's time for the global batch (its micro-batches one after another, the
   // optimizer and host residual once) / (devices x step).
   double scaling_efficiency = 0;

@@ -29,6 +29,7 @@ struct LayerSummary {
   double forward_macs = 0;        // per sample, one application of the layer
   double share = 1;               // fraction of the passes the layer runs in (multi-task models)
   std::string shares_weights_of;  // "" unless it reuses another layer's weights
+  double kept_elements = 0;       // per sample: activation elements its forward keeps for the backward
 };
 
 struct ExpandedModel {

@@ -126,6 +126,7 @@ struct Node {
   bool trainable = true;
   double share = 1;  // fraction of passes it runs in
   double macs = 0;   // forward MACs per sample, from its emitted ops
+  double kept = 0;   // activation elements per sample its forward keeps for the backward
   Config cfg;
 };
 
