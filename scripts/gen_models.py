@@ -426,18 +426,53 @@ GPT2_SIZES = {
 }
 
 
-def gpt2(name):
-    n_layer, d, heads, size, batch, batch_note = GPT2_SIZES[name]
+# Megatron-LM's GPT-2 scaling configurations (Shoeybi et al. 2019, "Megatron-LM: Training
+# Multi-Billion Parameter Language Models Using Model Parallelism", Table 1): layers, hidden
+# size, heads, parameters, the model-parallel GPUs the paper ran each on; vocabulary padded to
+# 51,200, context 1024, batch 8 as in NVIDIA's "MegatronLM's Supercharged V1.0" weak-scaling
+# table (nv-adlr.github.io/MegatronLMV1). Its attention of that time ran each step as its own
+# kernel (scores scaled, masked, softmax, dropout, heads merged with .contiguous()): "eager".
+MEGATRON_SIZES = {
+    "megatron-gpt2-1.2b": (40, 1536, 16, "1.2B", 1),
+    "megatron-gpt2-2.5b": (54, 1920, 20, "2.5B", 2),
+    "megatron-gpt2-4.2b": (64, 2304, 24, "4.2B", 4),
+    "megatron-gpt2-8.3b": (72, 3072, 32, "8.3B", 8),
+}
+
+
+def gpt2_layers(n_layer, d, heads, vocab, attention_kernels=None):
     s, layers = 1024, []
-    layers += [{"type": "embedding", "name": "wte", "input_dim": 50257, "output_dim": d, "inputs": ["input_ids"]},
+    layers += [{"type": "embedding", "name": "wte", "input_dim": vocab, "output_dim": d, "inputs": ["input_ids"]},
                {"type": "embedding", "name": "wpe", "input_dim": 1024, "output_dim": d, "inputs": ["position_ids"]},
                {"type": "add", "name": "embeddings", "inputs": ["wte", "wpe"]}, {"type": "dropout", "rate": 0.1}]
     for i in range(n_layer):
-        layers.append({"type": "transformer_block", "name": "h.%d" % i, "heads": heads, "ff_units": 4 * d,
-                       "activation": "gelu", "norm": "pre", "causal": True, "fused_qkv": True, "dropout": 0.1})
+        block = {"type": "transformer_block", "name": "h.%d" % i, "heads": heads, "ff_units": 4 * d,
+                 "activation": "gelu", "norm": "pre", "causal": True, "fused_qkv": True, "dropout": 0.1}
+        if attention_kernels:
+            block["attention_kernels"] = attention_kernels
+        layers.append(block)
     layers += [{"type": "layernorm", "name": "ln_f", "epsilon": 1e-5},
-               {"type": "dense", "name": "lm_head", "units": 50257, "use_bias": False, "share_weights": "wte",
-                "output_shape": [s, 50257]}]
+               {"type": "dense", "name": "lm_head", "units": vocab, "use_bias": False, "share_weights": "wte",
+                "output_shape": [s, vocab]}]
+    return layers
+
+
+def megatron_gpt2(name):
+    n_layer, d, heads, size, gpus = MEGATRON_SIZES[name]
+    return language_model(
+        name, "Megatron-LM GPT-2 %s (Shoeybi et al. 2019, Table 1): %d layers, hidden %d, %d heads, "
+              "vocabulary padded to 51,200, context 1024, LM head tied to the token embeddings" % (size, n_layer, d, heads),
+        8, 8823810, 1,
+        ["batch 8 sequences of 1024 tokens, the weak-scaling runs of Megatron-LM v1.0; the paper ran this size "
+         "%d-way tensor parallel (--parallel tp=%d); its runs checkpoint every block (--recompute) and train in "
+         "fp16 (--precision fp16); docs/parallel.md compares them; one epoch taken as OpenWebText's 8,823,810 "
+         "sequences of 1024, as for gpt2-*" % (gpus, gpus)],
+        1024, ["input_ids", "position_ids"], gpt2_layers(n_layer, d, heads, 51200, "eager"))
+
+
+def gpt2(name):
+    n_layer, d, heads, size, batch, batch_note = GPT2_SIZES[name]
+    s, layers = 1024, gpt2_layers(n_layer, d, heads, 50257)
     label = {"gpt2-small": "small", "gpt2-medium": "medium", "gpt2-large": "large", "gpt2-xl": "XL"}[name]
     return language_model(
         name, "GPT-2 %s (Radford et al. 2019), %s parameters, context 1024, LM head tied to the "
@@ -470,6 +505,7 @@ def main():
     candle = candle_models()
     models = candle + perf_bench_variants(candle) + [alexnet(), vgg16(), resnet50(), googlenet(), bert_base()]
     models += [gpt2(name) for name in GPT2_SIZES]
+    models += [megatron_gpt2(name) for name in MEGATRON_SIZES]
     stale = []
     for m in models:
         path = os.path.join(out_dir, m["name"] + ".json")

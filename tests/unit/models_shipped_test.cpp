@@ -25,7 +25,9 @@ namespace {
 const std::vector<std::string> kShipped = {"P1B1",      "P1B2",       "P1B3",        "NT3",        "TC1",
                                            "P3B1",      "UNO",        "COMBO",       "P2B1",       "P3B2",
                                            "P3B3",      "alexnet",    "vgg16",       "resnet50",   "googlenet",
-                                           "bert-base", "gpt2-small", "gpt2-medium", "gpt2-large", "gpt2-xl"};
+                                           "bert-base", "gpt2-small", "gpt2-medium", "gpt2-large", "gpt2-xl",
+                                           "megatron-gpt2-1.2b", "megatron-gpt2-2.5b", "megatron-gpt2-4.2b",
+                                           "megatron-gpt2-8.3b"};
 
 ExpandedModel shipped(const std::string& name) {
   const std::string path = "models/" + name + ".json";
@@ -233,6 +235,21 @@ TEST_CASE("transformers: BERT-base and the GPT-2 sizes' parameters") {
   CHECK(shipped("gpt2-large").workload.model->params == 774030080);
   CHECK(shipped("gpt2-xl").workload.model->params == 1557611200);
   CHECK(gpt2_params(48, 1600) == 1557611200);
+  // Megatron-LM's scaling sizes (its paper's Table 1: 1.2, 2.5, 4.2 and 8.3 billion), the same
+  // shape with the vocabulary padded to 51,200.
+  auto megatron_params = [](int64_t layers, int64_t d) {
+    return 51200 * d + 1024 * d + layers * (12 * d * d + 13 * d) + 2 * d;
+  };
+  const std::pair<const char*, int64_t> megatron[] = {{"megatron-gpt2-1.2b", megatron_params(40, 1536)},
+                                                      {"megatron-gpt2-2.5b", megatron_params(54, 1920)},
+                                                      {"megatron-gpt2-4.2b", megatron_params(64, 2304)},
+                                                      {"megatron-gpt2-8.3b", megatron_params(72, 3072)}};
+  const double billions[] = {1.2, 2.5, 4.2, 8.3};
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto m = shipped(megatron[i].first);
+    CHECK(m.workload.model->params == megatron[i].second);
+    CHECK(std::round(static_cast<double>(m.workload.model->params) / 1e8) / 10 == doctest::Approx(billions[i]));
+  }
   MESSAGE("bert-base " << bert.workload.model->params << " params, " << bert.workload.model->forward_macs / 1e9
                        << " GMACs/sequence; gpt2-small " << gpt.workload.model->params << " params, "
                        << gpt.workload.model->forward_macs / 1e9 << " GMACs/sequence");
