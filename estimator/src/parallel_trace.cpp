@@ -194,12 +194,14 @@ DerivedLayers megatron_blocks(DerivedLayers in, const std::string& workload, int
   DerivedLayers out;
   out.notes = std::move(in.notes);
   std::size_t blocks = 0, replicated_linears = 0;
+  bool tied_head = false;
   std::optional<Block> first;
   for (std::size_t i = 0; i < in.layers.size();) {
     const auto b = block_at(in.layers, i);
     if (!b) {
       const LayerCost& l = in.layers[i];
-      if (l.type == "linear" && l.params > 0) ++replicated_linears;
+      if (l.type == "linear" && l.params > 0 && !l.tied_to_embedding) ++replicated_linears;
+      tied_head = tied_head || l.tied_to_embedding;
       out.layers.push_back(l);
       ++i;
       continue;
@@ -235,6 +237,7 @@ DerivedLayers megatron_blocks(DerivedLayers in, const std::string& workload, int
       std::to_string(std::llround(first->hidden)) + ", MLP " + std::to_string(std::llround(first->ffn)) +
       "; attention's input projection, batched GEMMs, output projection and MLP), each split " + std::to_string(tp) +
       " ways as Megatron does, with its two all-reduces each way" +
+      (tied_head ? "; the output projection tied to the token embedding split over the vocabulary" : "") +
       (replicated_linears > 0
            ? "; " + std::to_string(replicated_linears) + " other linear layers with weights replicated"
            : std::string()));

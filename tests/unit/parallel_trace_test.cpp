@@ -77,6 +77,8 @@ TEST_CASE("trace_layers: weight shapes, tied output projection, repeated blocks 
   CHECK(d.layers[2].params == 0);  // attention: no weight
   CHECK(d.layers[2].forward_macs == 2 * 3 * 3 * 4 / 2.0);
   CHECK(d.layers[5].params == 0);  // K=8 N=100: the embedding's table, tied
+  CHECK(d.layers[5].tied_to_embedding);
+  CHECK_FALSE(d.layers[1].tied_to_embedding);
   CHECK(any_note_contains(json(d.notes), "tied"));
 
   // Kept calls in run order give the layers' order, but only when they hold every layer call
@@ -141,6 +143,7 @@ TEST_CASE("estimate --parallel tp on the GPT-2 large execution trace: Megatron's
   const json est = run_json("estimate --workload gpt2et --platform A100 --parallel tp=4 --batch-per-gpu 1", db);
   CHECK(any_note_contains(est["parallel"]["notes"], "36 transformer blocks found"));
   CHECK(any_note_contains(est["parallel"]["notes"], "hidden 1280, MLP 5120"));
+  CHECK(any_note_contains(est["parallel"]["notes"], "tied to the token embedding split over the vocabulary"));
   // By hand: each block's two all-reduces forward and two backward carry its output, 512
   // tokens x 1280 x 4 B = 2,621,440 B, over the 4 ranks; on A100's NVLink ring (300 GB/s,
   // 0.47 us a step, 3.6 us a call): 2 x 3/4 x 2,621,440 / 300e9 + 6 x 0.47 us + 3.6 us =
