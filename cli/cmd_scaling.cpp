@@ -17,7 +17,7 @@ void add_scaling_command(CLI::App& app, Globals& g) {
   auto* cmd =
       app.add_subcommand("scaling", "Scaling efficiency of a workload as data, tensor or pipeline parallel grows");
   struct Opts {
-    std::string workload, platform, sweep;
+    std::string workload, platform, sweep, precision;
     bool weak = false, json = false;
     ParallelFlags parallel;
   };
@@ -28,10 +28,14 @@ void add_scaling_command(CLI::App& app, Globals& g) {
   cmd->add_option("--parallel", o->sweep,
                   "The layouts: one key with several values, e.g. dp=1,2,4,...,1024 (... doubles) or dp=8,tp=1,2,4")
       ->required();
+  cmd->add_option("--precision", o->precision,
+                  "fp32, tf32, fp16, bf16, amp-fp16 or amp-bf16: the arithmetic of the run (default: the workload's as "
+                  "recorded; docs/estimation.md)");
   cmd->add_flag("--weak", o->weak, "Weak scaling: the batch per device fixed (default strong: the global batch fixed)");
   cmd->add_flag("--json", o->json, "JSON output");
   add_parallel_flags(*cmd, o->parallel, false);
   cmd->callback([&g, o] {
+    const PrecisionMode precision = precision_flag(o->precision);
     const auto [layout, sweep] = parse_sweep(o->sweep);
     auto request =
         parallel_request(o->parallel, "dp=" + std::to_string(layout.dp) + ",tp=" + std::to_string(layout.tp) +
@@ -43,6 +47,7 @@ void add_scaling_command(CLI::App& app, Globals& g) {
     const Catalog catalog = load_catalog(store);
     RunOptions opts;
     opts.measured = measured_passes(*stored, store.calibrations(stored->name));
+    opts.precision = precision;
     const ScalingCurve c = scaling_curve(*stored, o->platform, catalog, *request, sweep.first, sweep.second, o->weak,
                                          expand_model_at_batch, model_layer_costs, opts);
     if (o->json)

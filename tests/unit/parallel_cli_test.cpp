@@ -148,6 +148,20 @@ TEST_CASE("scaling: strong and weak curves, efficiency per point") {
   CHECK(w.out.find("weak scaling over dp") != std::string::npos);
   const auto two = run_fomcast("scaling --workload gpt2-small --platform H100 --parallel dp=1,2,tp=1,2", db);
   CHECK(two.status == 2);
+  // --precision as on estimate: each point is estimate --parallel's step at that precision.
+  const auto bf = run_fomcast("scaling --workload gpt2-small --platform H100 --parallel tp=1,2 --precision amp-bf16 --json", db);
+  REQUIRE_MESSAGE(bf.status == 0, bf.err);
+  const auto one = run_fomcast("estimate --workload gpt2-small --platform H100 --parallel tp=2 --precision amp-bf16 --json", db);
+  REQUIRE_MESSAGE(one.status == 0, one.err);
+  const json jb = json::parse(bf.out);
+  REQUIRE(jb["points"].size() == 2);
+  CHECK(jb["points"][1]["step_s"].get<double>() == doctest::Approx(json::parse(one.out)["pass_s"].get<double>()));
+  const auto fp32 = run_fomcast("scaling --workload gpt2-small --platform H100 --parallel tp=1,2 --json", db);
+  REQUIRE(fp32.status == 0);
+  CHECK(jb["points"][1]["step_s"].get<double>() < json::parse(fp32.out)["points"][1]["step_s"].get<double>());
+  const auto badp = run_fomcast("scaling --workload gpt2-small --platform H100 --parallel tp=1,2 --precision fp8", db);
+  CHECK(badp.status == 2);
+  CHECK(badp.err.find("--precision") != std::string::npos);
 }
 
 TEST_CASE("whatif --parallel: a faster network shrinks only the exposed communication") {
