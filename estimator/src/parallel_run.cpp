@@ -45,7 +45,8 @@ ParallelRun run_parallel(const Workload& stored, std::string_view platform, cons
                      " with dp=" + std::to_string(l.dp) + ",tp=" + std::to_string(l.tp) +
                      ",pp=" + std::to_string(l.pp) + " at a micro-batch of " + std::to_string(b) + ": " +
                      format_gib(m.total_bytes) + " per device (" + m.detail + ") > " + format_gib(m.capacity_bytes) +
-                     "; use more tp/pp, --zero, --recompute or a smaller batch");
+                     "; use more tp/pp, " + (l.dp > 1 && l.zero_stage < 3 ? "a higher --zero, " : "") +
+                     (l.recompute ? "" : "--recompute, ") + "or a smaller batch");
   Workload global = out.micro;
   global.batch_size = out.parallel.global_batch;
   PassEstimate step = pass;

@@ -78,6 +78,7 @@ TEST_CASE("--recompute: Megatron's 4.2B fits 4-way on 32 GB V100s as it ran; the
   const auto plain = run_fomcast(run, db);
   CHECK(plain.status == 2);
   CHECK(plain.err.find("does not fit on V100_SXM2_32GB") != std::string::npos);
+  CHECK(plain.err.find("--recompute") != std::string::npos);  // what to change: it was not set
   // With it (the paper's runs) they do. Each of the 64 blocks keeps its fp16 input of 8 x 1024
   // x 2304 values, replicated over the tensor group: 2,415,919,104 B, plus one block live and
   // the layers around the blocks. Before, the LM head's logits counted as 43% of every kept
@@ -99,6 +100,14 @@ TEST_CASE("--recompute: Megatron's 4.2B fits 4-way on 32 GB V100s as it ran; the
     CHECK(c["calls_per_step"] == 6);
   }
   CHECK(tp_reduces == 64);
+  // Too big even recomputed: the advice no longer names what is already set.
+  const auto two = run_fomcast(
+      "estimate --workload megatron-gpt2-4.2b --platform V100_SXM2_32GB --precision fp16 --parallel tp=2 --recompute",
+      db);
+  CHECK(two.status == 2);
+  CHECK(two.err.find("does not fit") != std::string::npos);
+  CHECK(two.err.find("--recompute,") == std::string::npos);
+  CHECK(two.err.find("--zero") == std::string::npos);  // dp=1: ZeRO has nothing to shard over
   // One device recomputing is the reference: dp=1 is 100% efficient.
   const auto one = run_fomcast(
       "estimate --workload megatron-gpt2-1.2b --platform V100_SXM2_32GB --precision fp16 --parallel dp=1 "
