@@ -27,17 +27,26 @@ void add_parallel_flags(CLI::App& cmd, ParallelFlags& f, bool with_layout) {
   cmd.add_option("--zero", f.zero, "ZeRO stage of the data-parallel optimizer: 0 (DDP), 1, 2 or 3")
       ->check(CLI::Range(0, 3));
   cmd.add_option("--bucket-mb", f.bucket_mb, "DDP gradient bucket in MiB (default 25)")->check(CLI::Range(0.001, 1e6));
-  cmd.add_flag("--recompute", f.recompute, "Activation recomputation: keep layer inputs, run the forward again");
+  auto* full = cmd.add_flag("--recompute", f.recompute,
+                            "Activation recomputation: each transformer block keeps its input and runs its forward "
+                            "again in the backward (Megatron's --recompute-granularity full)");
+  cmd.add_flag("--recompute-attention", f.recompute_attention,
+               "Selective recomputation: only attention's core (scores, softmax, dropout, context) is dropped and run "
+               "again (Megatron's --recompute-granularity selective)")
+      ->excludes(full);
+  cmd.add_flag("--sequence-parallel", f.sequence_parallel,
+               "Megatron's sequence parallelism with tp: layer norms, dropouts and residual adds split over the "
+               "sequence, each all-reduce a reduce-scatter and an all-gather");
 }
 
 std::optional<ParallelRequest> parallel_request(const ParallelFlags& f, const std::string& layout_text) {
   const bool other = f.micro_batches || f.gpus_per_node || f.global_batch || f.batch_per_gpu || f.zero || f.recompute ||
-                     f.bucket_mb != 25;
+                     f.recompute_attention || f.sequence_parallel || f.bucket_mb != 25;
   if (layout_text.empty()) {
     if (other)
       throw UsageError(
-          "--micro-batches, --gpus-per-node, --global-batch, --batch-per-gpu, --zero, --bucket-mb and "
-          "--recompute need --parallel");
+          "--micro-batches, --gpus-per-node, --global-batch, --batch-per-gpu, --zero, --bucket-mb, --recompute, "
+          "--recompute-attention and --sequence-parallel need --parallel");
     return std::nullopt;
   }
   ParallelRequest r;
@@ -47,6 +56,8 @@ std::optional<ParallelRequest> parallel_request(const ParallelFlags& f, const st
   r.layout.zero_stage = f.zero;
   r.layout.bucket_bytes = f.bucket_mb * 1024 * 1024;
   r.layout.recompute = f.recompute;
+  r.layout.recompute_attention = f.recompute_attention;
+  r.layout.sequence_parallel = f.sequence_parallel;
   r.global_batch = f.global_batch;
   r.batch_per_gpu = f.batch_per_gpu;
   return r;
@@ -68,6 +79,7 @@ std::vector<LayerCost> model_layer_costs(const Workload& w) {
     c.forward_macs = l.forward_macs * l.share;
     c.output_elems = std::accumulate(l.output_shape.begin(), l.output_shape.end(), 1.0, std::multiplies<>());
     c.kept_elems = l.kept_elements;
+    c.kept_attention_elems = l.kept_attention_elements;
     c.tied_to_embedding = !l.shares_weights_of.empty() && type_of(l.shares_weights_of) == "embedding";
     out.push_back(std::move(c));
   }

@@ -16,7 +16,7 @@ struct ParallelFlags {
   int64_t micro_batches = 0, gpus_per_node = 0, global_batch = 0, batch_per_gpu = 0;
   int zero = 0;
   double bucket_mb = 25;
-  bool recompute = false;
+  bool recompute = false, recompute_attention = false, sequence_parallel = false;
 };
 // `with_layout`: --parallel itself too (scaling has its own).
 void add_parallel_flags(CLI::App&, ParallelFlags&, bool with_layout = true);

@@ -77,6 +77,15 @@ NetworkLevels network_levels(const Platform& p) {
   l.inter_lat = figure(p.inter_node_latency_s);
   l.flat_bw = figure(p.net_bw_bytes_per_s);
   l.flat_lat = figure(p.net_latency_s);
+  // Only where the spec has no network figure at all: a single net_bw (an NVLink bridge's)
+  // says more than the host link.
+  if (!p.intra_node_bw_bytes_per_s && !p.net_bw_bytes_per_s && p.host_link_bw_bytes_per_s && p.device_kind == "gpu") {
+    l.intra_bw = p.host_link_bw_bytes_per_s->value;
+    l.intra_over_pcie = true;
+    // NCCL's own latency model, NVIDIA/nccl src/graph/tuning.cc at 01afd20 (the commit the
+    // shipped specs cite for NVLink and the network), hwLat PCI ring LL: 1.0 us a ring step.
+    if (!p.intra_node_latency_s) l.intra_lat = 1.0e-6;
+  }
   if (!p.devices_per_node) l.missing.emplace_back("devices_per_node");
   if (!p.intra_node_bw_bytes_per_s) l.missing.emplace_back("intra_node_bw_gb_per_s");
   if (!p.intra_node_latency_s) l.missing.emplace_back("intra_node_latency_us");
@@ -143,9 +152,20 @@ std::optional<CollectiveTime> modelled(const Platform& p, CollectiveKind kind, d
       const double tree = tree_allreduce_s(bytes, r, l.intra_bw, l.intra_lat);
       if (tree < t.seconds) t.seconds = tree, t.algorithm = "tree";
     }
-    t.detail = t.algorithm + " within a node over " + format_significant(l.intra_bw / 1e9) + " GB/s, alpha " +
-               format_significant(l.intra_lat * 1e6) + " us";
-    if (!p.intra_node_latency_s) t.notes.emplace_back(p.name + ": no intra_node_latency_us in the spec: alpha 0");
+    t.detail = t.algorithm + " within a node over " + format_significant(l.intra_bw / 1e9) + " GB/s" +
+               (l.intra_over_pcie ? " (PCIe peer-to-peer)" : "") + ", alpha " + format_significant(l.intra_lat * 1e6) +
+               " us";
+    if (l.intra_over_pcie) {
+      t.uncertainty = 0.5;
+      t.notes.push_back(p.name +
+                        ": no intra-node link in the spec: its devices taken to exchange data peer-to-peer "
+                        "over PCIe at up to its host link, " +
+                        format_significant(l.intra_bw / 1e9) +
+                        " GB/s each way, 1 us a ring step (NCCL's PCI latency); a server's PCIe switches or an "
+                        "NVLink bridge change that (intra_node_bw_gb_per_s in a spec of your own)");
+    } else if (!p.intra_node_latency_s) {
+      t.notes.emplace_back(p.name + ": no intra_node_latency_us in the spec: alpha 0");
+    }
     return t;
   }
   if (!one_node && inter_ok) {

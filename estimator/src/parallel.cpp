@@ -25,7 +25,37 @@ double param_bytes_per_param(const Workload& w) {
 struct PhaseTimes {
   double forward = 0, backward = 0, optimizer = 0;
   double forward_tp_share = 0, backward_tp_share = 0;  // of the phase's time, in Megatron's TP region
+  double forward_attention = 0;  // attention's core forward: what selective recomputation runs again
 };
+
+// Attention's core, scores to context (what Megatron's selective recomputation drops and runs
+// again): the forward batched GEMMs, and the forward elementwise and reduction ops on a
+// tensor the size of one of those GEMMs' outputs (the scores) and larger than the block's
+// output. A flash kernel recomputes inside its own backward, so its GEMMs are not counted.
+std::vector<bool> attention_core(const Workload& w, const PassEstimate& pass, double block_elems) {
+  std::vector<double> scores;
+  for (const auto& e : pass.ops) {
+    const Op& op = w.ops[e.op_index];
+    const auto* g = std::get_if<GemmShape>(&op.shape);
+    if (g && op.kind == OpKind::batched_gemm && op.phase == Phase::forward &&
+        op.name.find("flash") == std::string::npos)
+      scores.push_back(static_cast<double>(g->batch) * static_cast<double>(g->m) * static_cast<double>(g->n));
+  }
+  std::vector<bool> core(pass.ops.size(), false);
+  if (scores.empty()) return core;
+  for (std::size_t i = 0; i < pass.ops.size(); ++i) {
+    const Op& op = w.ops[pass.ops[i].op_index];
+    if (op.phase != Phase::forward) continue;
+    if (op.kind == OpKind::batched_gemm) {
+      core[i] = op.name.find("flash") == std::string::npos;
+    } else if (op.kind == OpKind::elementwise || op.kind == OpKind::reduction) {
+      const auto* t = std::get_if<TensorShape>(&op.shape);
+      const double n = t ? static_cast<double>(t->elements()) : 0;
+      core[i] = n > block_elems && std::find(scores.begin(), scores.end(), n) != scores.end();
+    }
+  }
+  return core;
+}
 
 // Megatron's tensor-parallel region, split T ways: the GEMMs (column- and row-parallel weights,
 // attention's per-head batched GEMMs) and the memory-bound ops between a column- and a
@@ -45,9 +75,12 @@ PhaseTimes phase_times(const Workload& w, const PassEstimate& pass, double block
   PhaseTimes t;
   double fs = 0, bs = 0;
   const double scale = pass.ops_s > 0 ? pass.modelled_s / pass.ops_s : 1;
-  for (const auto& e : pass.ops) {
+  const std::vector<bool> core = attention_core(w, pass, block_elems);
+  for (std::size_t i = 0; i < pass.ops.size(); ++i) {
+    const auto& e = pass.ops[i];
     const Op& op = w.ops[e.op_index];
     const double s = op.count * e.predicted_s * scale;
+    if (core[i]) t.forward_attention += s;
     const bool split = in_tp_region(op, block_elems);
     switch (op.phase) {
       case Phase::backward:
@@ -180,19 +213,31 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
   for (const auto& l : layers) macs += l.forward_macs;
   std::vector<double> fwd(layers.size()), bwd(layers.size());
   const bool has_blocks = std::any_of(layers.begin(), layers.end(), is_block);
+  double block_macs = 0;  // attention's core belongs to the blocks alone
+  for (const auto& l : layers)
+    if (is_block(l)) block_macs += l.forward_macs;
+  const bool selective = layout.recompute_attention && !layout.recompute;
   double recompute_one_device = 0;  // the forward a single device runs again per micro-batch
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const double share = macs > 0 ? layers[i].forward_macs / macs : 1.0 / static_cast<double>(layers.size());
     // A layer's time is its MACs' share of the phase, so a split layer splits the phase's
     // tensor-parallel share of it: together the split layers split exactly the region's ops.
+    // Sequence parallel splits a block's remaining ops over the sequence: all of it splits.
     auto tp_factor = [&](double region_share) {
       if (T <= 1 || !split_by_tp(layers[i])) return 1.0;
+      if (layout.sequence_parallel && is_block(layers[i])) return 1 / static_cast<double>(T);
       return region_share / static_cast<double>(T) + (1 - region_share);
     };
     fwd[i] = ph.forward * share * tp_factor(ph.forward_tp_share);
     const bool again = layout.recompute && checkpointed(layers[i], has_blocks);
     bwd[i] = ph.backward * share * tp_factor(ph.backward_tp_share) + (again ? fwd[i] : 0);
     if (again) recompute_one_device += ph.forward * share;
+    if (selective && is_block(layers[i]) && block_macs > 0) {
+      // Attention's core forward once more, split over the heads like the rest of the region.
+      const double core = ph.forward_attention * layers[i].forward_macs / block_macs;
+      bwd[i] += core / static_cast<double>(T);
+      recompute_one_device += core;
+    }
   }
   if (T > 1 && std::none_of(layers.begin(), layers.end(), split_by_tp))
     out.notes.push_back("tp=" + std::to_string(T) +
@@ -264,12 +309,21 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
     // the backward.
     std::vector<double> tp_s(hi - lo, 0);
     auto rerun = [&](std::size_t i) { return layout.recompute && checkpointed(layers[i], has_blocks); };
+    // Under sequence parallel each all-reduce is a reduce-scatter and an all-gather of the
+    // same tensor (the same ring volume, twice the steps' latency).
     if (T > 1)
-      for (std::size_t i = lo; i < hi; ++i)
-        if (is_block(layers[i]))
-          tp_s[i - lo] = 2 * timed("tp all-reduce (" + layers[i].name + ")", CollectiveKind::allreduce,
-                                   b * layers[i].output_elems * act_bytes, T, tp_per_node, true,
-                                   (rerun(i) ? 6 : 4) * M);
+      for (std::size_t i = lo; i < hi; ++i) {
+        if (!is_block(layers[i])) continue;
+        const double bytes = b * layers[i].output_elems * act_bytes;
+        const int64_t calls = (rerun(i) ? 6 : 4) * M;
+        tp_s[i - lo] = layout.sequence_parallel
+                           ? 2 * (timed("tp reduce-scatter (" + layers[i].name + ")", CollectiveKind::reduce_scatter,
+                                        bytes, T, tp_per_node, true, calls) +
+                                  timed("tp all-gather (" + layers[i].name + ")", CollectiveKind::allgather, bytes, T,
+                                        tp_per_node, true, calls))
+                           : 2 * timed("tp all-reduce (" + layers[i].name + ")", CollectiveKind::allreduce, bytes, T,
+                                       tp_per_node, true, calls);
+      }
     // One micro-batch's forward or backward through the stage's layers.
     std::vector<std::size_t> last_bwd_layer_op(hi - lo, 0);
     auto chain = [&](int64_t m, bool forward) {
@@ -286,7 +340,7 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
         std::size_t end = op;
         if (tp_s[i - lo] > 0) {
           const double tp_here = tp_s[i - lo] * (!forward && rerun(i) ? 2 : 1);
-          end = g.add({"tp all-reduce " + layers[i].name, cs, true, tp_here});
+          end = g.add({"tp collectives " + layers[i].name, cs, true, tp_here});
           stage_comm[su] += tp_here;
         }
         if (!forward) last_bwd_layer_op[i - lo] = end;

@@ -48,13 +48,19 @@ DeviceMemory device_memory(const Workload& w, const std::vector<LayerCost>& laye
     const double b = static_cast<double>(w.batch_size), eb = activation_bytes_per_elem(w);
     const bool has_blocks = std::any_of(layers.begin(), layers.end(), is_block);
     auto split = [&](const LayerCost& l) { return layout.tp > 1 && split_by_tp(l) ? 1 / T : 1.0; };
+    // Sequence parallel keeps a block's input split over the sequence too; selective
+    // recomputation drops attention's core.
+    const bool selective = layout.recompute_attention && !layout.recompute;
+    auto input_split = [&](const LayerCost& l) { return layout.sequence_parallel && is_block(l) ? split(l) : 1.0; };
     double held = 0, largest = 0;  // per micro-batch in flight; one checkpointed layer at a time
     for (const auto& l : layers) {
+      const double kept = l.kept_elems - (selective && is_block(l) ? l.kept_attention_elems : 0);
       if (layout.recompute && checkpointed(l, has_blocks)) {
-        held += l.output_elems;  // its input, the layer before's output: the same shape in a block stack
-        largest = std::max(largest, l.kept_elems * split(l));
+        held +=
+            l.output_elems * input_split(l);  // its input, the layer before's output: the same shape in a block stack
+        largest = std::max(largest, kept * split(l));
       } else {
-        held += l.kept_elems * split(l);
+        held += kept * split(l);
       }
     }
     m.activations_bytes = (held / static_cast<double>(P) * in_flight + largest) * b * eb;
@@ -76,7 +82,10 @@ DeviceMemory device_memory(const Workload& w, const std::vector<LayerCost>& laye
              ", optimizer state " + format_gib(m.optimizer_bytes) + " (ZeRO-" + std::to_string(layout.zero_stage) +
              "), activations " + format_gib(m.activations_bytes) + " (" + format_significant(in_flight) +
              " micro-batch" + (in_flight == 1 ? "" : "es") + " in flight" +
-             (layout.recompute ? ", recomputed: layer inputs kept" : "") + ")" +
+             (layout.recompute             ? ", recomputed: layer inputs kept"
+              : layout.recompute_attention ? ", attention's core recomputed"
+                                           : "") +
+             (layout.sequence_parallel ? ", sequence parallel" : "") + ")" +
              (trace ? "; a trace: optimizer state and kept activations unknown, not counted (a lower bound)" : "");
   return m;
 }

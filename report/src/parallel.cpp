@@ -74,6 +74,8 @@ void add_parallel_json(json& j, const ParallelEstimate& p) {
                    {"zero_stage", p.layout.zero_stage},
                    {"bucket_bytes", p.layout.bucket_bytes},
                    {"recompute", p.layout.recompute},
+                   {"recompute_attention", p.layout.recompute_attention},
+                   {"sequence_parallel", p.layout.sequence_parallel},
                    {"step_s", p.step_s},
                    {"residual_s", p.residual_s},
                    {"comm_total_s", p.comm_total_s},
@@ -88,7 +90,11 @@ std::string parallel_to_text(const ParallelEstimate& p, bool verbose) {
                   ", pp=" + std::to_string(p.layout.pp) + " (" + std::to_string(p.devices) + " devices, " +
                   std::to_string(p.layout.micro()) + " micro-batch" + (p.layout.micro() == 1 ? "" : "es") + " of " +
                   std::to_string(p.micro_batch) + ", global batch " + std::to_string(p.global_batch) +
-                  (p.layout.zero_stage ? ", ZeRO-" + std::to_string(p.layout.zero_stage) : "") + ")\n";
+                  (p.layout.zero_stage ? ", ZeRO-" + std::to_string(p.layout.zero_stage) : "") +
+                  (p.layout.recompute             ? ", blocks recomputed"
+                   : p.layout.recompute_attention ? ", attention's core recomputed"
+                                                  : "") +
+                  (p.layout.sequence_parallel && p.layout.tp > 1 ? ", sequence parallel" : "") + ")\n";
   TextTable t;
   t.header = {"part of the step", "time"};
   t.right_align = {false, true};
@@ -99,8 +105,9 @@ std::string parallel_to_text(const ParallelEstimate& p, bool verbose) {
             {"step", format_duration(p.step_s)}};
   s += t.render();
   s += "scaling efficiency " + format_percent(p.scaling_efficiency, 1) +
-       " (one device: " + format_duration(p.single_device_pass_s) + " per micro-batch); communication in all " +
-       format_duration(p.comm_total_s) + ", " + format_duration(p.exposed_comm_s) + " of it exposed\n";
+       " (one device: " + format_duration(p.single_device_pass_s) + " per micro-batch); communication " +
+       format_duration(p.comm_total_s) + " on the busiest device, " + format_duration(p.exposed_comm_s) +
+       " exposed on the step's critical path (across the pipeline's stages)\n";
   s += "memory per device: " + format_gib(p.memory.total_bytes) +
        (p.memory.capacity_bytes > 0 ? " of " + format_gib(p.memory.capacity_bytes) : "") + " (" + p.memory.detail +
        ")\n";

@@ -73,6 +73,32 @@ TEST_CASE("collective_model picks the level and the fastest algorithm the figure
   CHECK(why.find("NONE") != std::string::npos);
 }
 
+TEST_CASE("a PCIe card with no intra-node link: peer-to-peer over its host link, 1 us a step, said so") {
+  Platform p;
+  p.name = "PCIE_CARD";
+  p.device_kind = "gpu";
+  p.host_link_bw_bytes_per_s = fig(31.5e9);
+  // 4 ranks in one node (no devices_per_node: the caller says 4 per node): the ring over PCIe.
+  auto t = collective_model(p, CollectiveKind::allreduce, 1e8, 4, 4);
+  REQUIRE(t);
+  CHECK(t->seconds ==
+        doctest::Approx(std::min(ring_allreduce_s(1e8, 4, 31.5e9, 1e-6), tree_allreduce_s(1e8, 4, 31.5e9, 1e-6))));
+  CHECK(t->detail.find("PCIe peer-to-peer") != std::string::npos);
+  REQUIRE_FALSE(t->notes.empty());
+  CHECK(t->notes[0].find("PCIE_CARD: no intra-node link") != std::string::npos);
+  // A spec's own intra-node figures win; a CPU's host link is no device-to-device path.
+  p.intra_node_bw_bytes_per_s = fig(300e9);
+  p.intra_node_latency_s = fig(0.5e-6);
+  auto own = collective_model(p, CollectiveKind::allreduce, 1e8, 4, 4);
+  REQUIRE(own);
+  CHECK(own->seconds == doctest::Approx(ring_allreduce_s(1e8, 4, 300e9, 0.5e-6)));
+  Platform cpu;
+  cpu.name = "CPU";
+  cpu.device_kind = "cpu";
+  cpu.host_link_bw_bytes_per_s = fig(31.5e9);
+  CHECK_FALSE(collective_model(cpu, CollectiveKind::allreduce, 1e8, 4, 4));
+}
+
 TEST_CASE("the library's base latency: once per collective call, not per step, not on a send") {
   Platform p = node_of_8();
   p.collective_base_latency_s = fig(20e-6);

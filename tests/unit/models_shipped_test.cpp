@@ -22,11 +22,29 @@ using fomcast::test::source_path;
 
 namespace {
 
-const std::vector<std::string> kShipped = {"P1B1",      "P1B2",       "P1B3",        "NT3",        "TC1",
-                                           "P3B1",      "UNO",        "COMBO",       "P2B1",       "P3B2",
-                                           "P3B3",      "alexnet",    "vgg16",       "resnet50",   "googlenet",
-                                           "bert-base", "gpt2-small", "gpt2-medium", "gpt2-large", "gpt2-xl",
-                                           "megatron-gpt2-1.2b", "megatron-gpt2-2.5b", "megatron-gpt2-4.2b",
+const std::vector<std::string> kShipped = {"P1B1",
+                                           "P1B2",
+                                           "P1B3",
+                                           "NT3",
+                                           "TC1",
+                                           "P3B1",
+                                           "UNO",
+                                           "COMBO",
+                                           "P2B1",
+                                           "P3B2",
+                                           "P3B3",
+                                           "alexnet",
+                                           "vgg16",
+                                           "resnet50",
+                                           "googlenet",
+                                           "bert-base",
+                                           "gpt2-small",
+                                           "gpt2-medium",
+                                           "gpt2-large",
+                                           "gpt2-xl",
+                                           "megatron-gpt2-1.2b",
+                                           "megatron-gpt2-2.5b",
+                                           "megatron-gpt2-4.2b",
                                            "megatron-gpt2-8.3b"};
 
 ExpandedModel shipped(const std::string& name) {

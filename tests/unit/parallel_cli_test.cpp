@@ -8,8 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_json.hpp"
 #include "test_support.hpp"
 
+using fomcast::test::any_note_contains;
 using fomcast::test::run_fomcast;
 using fomcast::test::ScratchDir;
 using nlohmann::json;
@@ -72,8 +74,9 @@ TEST_CASE("estimate --parallel refuses a layout that does not fit, and bad flags
 TEST_CASE("--recompute: Megatron's 4.2B fits 4-way on 32 GB V100s as it ran; the recomputed forward's all-reduces") {
   ScratchDir dir;
   const auto db = dir.file("p.db");
-  const std::string run = "estimate --workload megatron-gpt2-4.2b --platform V100_SXM2_32GB --precision fp16 "
-                          "--parallel tp=4";
+  const std::string run =
+      "estimate --workload megatron-gpt2-4.2b --platform V100_SXM2_32GB --precision fp16 "
+      "--parallel tp=4";
   // Without recomputation the kept activations of a batch of 8 do not fit.
   const auto plain = run_fomcast(run, db);
   CHECK(plain.status == 2);
@@ -117,6 +120,48 @@ TEST_CASE("--recompute: Megatron's 4.2B fits 4-way on 32 GB V100s as it ran; the
   CHECK(json::parse(one.out)["scaling_efficiency"].get<double>() == doctest::Approx(1.0));
 }
 
+TEST_CASE(
+    "Hugging Face Accelerate's Megatron-LM example: GPT-2 large tp=2 pp=2, selective recomputation, sequence "
+    "parallel") {
+  ScratchDir dir;
+  const auto db = dir.file("p.db");
+  const std::string run =
+      "estimate --workload gpt2-large --platform A100_PCIe_80GB --precision bf16 --parallel "
+      "tp=2,pp=2 --micro-batches 2 --batch-per-gpu 24 --json";
+  auto step = [&](const std::string& extra) {
+    const auto r = run_fomcast(run + extra, db);
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    return json::parse(r.out);
+  };
+  const json plain = step(""), selective = step(" --recompute-attention"), full = step(" --recompute"),
+             both = step(" --recompute-attention --sequence-parallel");
+  // A PCIe card: its devices exchange data over PCIe (its 31.5 GB/s host link), said so.
+  CHECK(any_note_contains(plain["parallel"]["notes"], "peer-to-peer over PCIe"));
+  // Selective recomputation drops attention's [24 x 20 x 1024 x 1024] tensors: most of the
+  // activations; full recomputation drops more and runs more again.
+  const double acts = plain["memory"]["activations_bytes"].get<double>();
+  CHECK(selective["memory"]["activations_bytes"].get<double>() < acts / 2);
+  CHECK(full["memory"]["activations_bytes"].get<double>() < selective["memory"]["activations_bytes"].get<double>());
+  CHECK(plain["compute_s"].get<double>() < selective["compute_s"].get<double>());
+  CHECK(selective["compute_s"].get<double>() < full["compute_s"].get<double>());
+  // Sequence parallel splits what tensor parallel left replicated: less compute, and its
+  // collectives are reduce-scatters and all-gathers.
+  CHECK(both["compute_s"].get<double>() < selective["compute_s"].get<double>());
+  int rs = 0, ar = 0;
+  for (const auto& c : both["parallel"]["collectives"]) {
+    rs += c["what"].get<std::string>().rfind("tp reduce-scatter", 0) == 0;
+    ar += c["what"].get<std::string>().rfind("tp all-reduce", 0) == 0;
+  }
+  CHECK(rs == 36);
+  CHECK(ar == 0);
+  CHECK(both["parallel"]["sequence_parallel"] == true);
+  CHECK(both["parallel"]["recompute_attention"] == true);
+  // The two recomputations are one choice.
+  const auto twice = run_fomcast(run + " --recompute --recompute-attention", db);
+  CHECK(twice.status == 2);
+  CHECK(twice.err.find("--recompute") != std::string::npos);
+}
+
 TEST_CASE("scaling: strong and weak curves, efficiency per point") {
   ScratchDir dir;
   const auto db = dir.file("p.db");
@@ -158,9 +203,11 @@ TEST_CASE("scaling: strong and weak curves, efficiency per point") {
   const auto two = run_fomcast("scaling --workload gpt2-small --platform H100 --parallel dp=1,2,tp=1,2", db);
   CHECK(two.status == 2);
   // --precision as on estimate: each point is estimate --parallel's step at that precision.
-  const auto bf = run_fomcast("scaling --workload gpt2-small --platform H100 --parallel tp=1,2 --precision amp-bf16 --json", db);
+  const auto bf =
+      run_fomcast("scaling --workload gpt2-small --platform H100 --parallel tp=1,2 --precision amp-bf16 --json", db);
   REQUIRE_MESSAGE(bf.status == 0, bf.err);
-  const auto one = run_fomcast("estimate --workload gpt2-small --platform H100 --parallel tp=2 --precision amp-bf16 --json", db);
+  const auto one =
+      run_fomcast("estimate --workload gpt2-small --platform H100 --parallel tp=2 --precision amp-bf16 --json", db);
   REQUIRE_MESSAGE(one.status == 0, one.err);
   const json jb = json::parse(bf.out);
   REQUIRE(jb["points"].size() == 2);

@@ -285,15 +285,15 @@ TEST_CASE("tensor parallel: an LM head tied to the token embedding splits over t
   l.tp = 2;
   // Half the MACs each; all GEMM. The block halves; an untied head stays whole: forward
   // 1 + 2 ms, backward 2 + 4 ms.
-  CHECK(estimate_parallel(t.w, t.pass, layers, toy_platform(100e9), catalog(), l).compute_s ==
-        doctest::Approx(9e-3));
+  CHECK(estimate_parallel(t.w, t.pass, layers, toy_platform(100e9), catalog(), l).compute_s == doctest::Approx(9e-3));
   // Tied (Megatron's vocabulary-parallel logits): it halves too.
   layers[1].tied_to_embedding = true;
-  CHECK(estimate_parallel(t.w, t.pass, layers, toy_platform(100e9), catalog(), l).compute_s ==
-        doctest::Approx(6e-3));
+  CHECK(estimate_parallel(t.w, t.pass, layers, toy_platform(100e9), catalog(), l).compute_s == doctest::Approx(6e-3));
 }
 
-TEST_CASE("recomputation: the blocks' forward runs again, with its all-reduces; efficiency against a device that recomputes") {
+TEST_CASE(
+    "recomputation: the blocks' forward runs again, with its all-reduces; efficiency against a device that "
+    "recomputes") {
   const Toy t = toy(4e-3, 8e-3, 0);
   const double sh = 1024.0 * 768;
   const std::vector<LayerCost> layers{layer("h.0", 1e6, 1, sh, "transformer_block"), layer("lm_head", 1e6, 1, 50000)};
@@ -313,6 +313,98 @@ TEST_CASE("recomputation: the blocks' forward runs again, with its all-reduces; 
   CHECK(two.exposed_comm_s == doctest::Approx(6 * ar));
   // Block halved, head whole: forward 1 + 2, backward 2 + 1 (recomputed) + 4.
   CHECK(two.compute_s == doctest::Approx(10e-3));
+}
+
+namespace {
+
+// A transformer block's micro-batch by hand: forward a GEMM, attention's scores (a batched
+// GEMM of 2 x 4 x 4 = 32 outputs) and an op on them, and an op on the block's 8-element
+// output, 1 ms each; backward one 4 ms GEMM. One block keeping 100 elements, 60 of them
+// attention's core.
+struct Block {
+  Workload w;
+  PassEstimate pass;
+  std::vector<LayerCost> layers;
+};
+Block attention_block() {
+  Block t;
+  t.w.name = "block";
+  t.w.origin = "model";
+  t.w.batch_size = 1;
+  t.w.model = ModelStats{1'000, 1, 4e3, 4e3, 8e3, 400};
+  auto op = [](OpKind k, Phase ph, OpShape shape) {
+    Op o;
+    o.kind = k;
+    o.phase = ph;
+    o.shape = std::move(shape);
+    return o;
+  };
+  t.w.ops = {op(OpKind::gemm, Phase::forward, GemmShape{8, 8, 8}),
+             op(OpKind::batched_gemm, Phase::forward, GemmShape{4, 4, 2, 2}),
+             op(OpKind::elementwise, Phase::forward, TensorShape{{{2, 4, 4}}}),
+             op(OpKind::elementwise, Phase::forward, TensorShape{{{8}}}),
+             op(OpKind::gemm, Phase::backward, GemmShape{8, 8, 8})};
+  const double s[] = {1e-3, 1e-3, 1e-3, 1e-3, 4e-3};
+  for (std::size_t i = 0; i < 5; ++i) {
+    OpEstimate e;
+    e.op_index = i;
+    e.predicted_s = s[i];
+    e.method = Method::roofline;
+    t.pass.ops.push_back(e);
+  }
+  t.pass.ops_s = t.pass.modelled_s = t.pass.pass_s = 8e-3;
+  LayerCost l = layer("h.0", 1e3, 1, 8, "transformer_block");
+  l.kept_elems = 100;
+  l.kept_attention_elems = 60;
+  t.layers = {l};
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("selective recomputation and sequence parallel: time, collectives and memory by hand") {
+  const Block t = attention_block();
+  const Platform p = toy_platform(100e9);
+  ParallelLayout l;
+  auto run = [&] { return estimate_parallel(t.w, t.pass, t.layers, p, catalog(), l); };
+  // tp=2: 3 of the 4 forward ms are in the tensor-parallel region (the GEMMs and the op on
+  // the 32 scores), the 8-element op is not: forward 4 x (0.75 / 2 + 0.25) = 2.5 ms,
+  // backward 2 ms.
+  l.tp = 2;
+  CHECK(run().compute_s == doctest::Approx(4.5e-3));
+  // Sequence parallel splits the rest too: 2 + 2 ms; each all-reduce becomes a
+  // reduce-scatter and an all-gather of the same 8 fp32 values (alpha 0: the same time).
+  l.sequence_parallel = true;
+  const auto sp = run();
+  CHECK(sp.compute_s == doctest::Approx(4e-3));
+  REQUIRE(sp.collectives.size() == 2);
+  CHECK(sp.collectives[0].what.find("tp reduce-scatter") == 0);
+  CHECK(sp.collectives[1].what.find("tp all-gather") == 0);
+  CHECK(sp.exposed_comm_s == doctest::Approx(4 * ring_allreduce_s(8 * 4, 2, 100e9, 0)));
+  // Selective recomputation runs attention's core forward (the batched GEMM and the op on
+  // the scores, 2 ms) again in the backward, split over the heads: + 1 ms.
+  l.sequence_parallel = false;
+  l.recompute_attention = true;
+  CHECK(run().compute_s == doctest::Approx(5.5e-3));
+  // On one device: 4 + 4 + 2 ms, against a device that recomputes too.
+  l.tp = 1;
+  const auto one = run();
+  CHECK(one.compute_s == doctest::Approx(10e-3));
+  CHECK(one.scaling_efficiency == doctest::Approx(1.0));
+  // Memory: the block keeps 100 elements of 4 B, 40 once attention's core is dropped.
+  l.recompute_attention = false;
+  CHECK(device_memory(t.w, t.layers, p, l).activations_bytes == doctest::Approx(400));
+  l.recompute_attention = true;
+  CHECK(device_memory(t.w, t.layers, p, l).activations_bytes == doctest::Approx(160));
+  l.tp = 2;
+  CHECK(device_memory(t.w, t.layers, p, l).activations_bytes == doctest::Approx(80));
+  // Full recomputation keeps the block's input (8) and one block (100 / 2); sequence
+  // parallel splits the input too.
+  l.recompute_attention = false;
+  l.recompute = true;
+  CHECK(device_memory(t.w, t.layers, p, l).activations_bytes == doctest::Approx((8 + 50) * 4));
+  l.sequence_parallel = true;
+  CHECK(device_memory(t.w, t.layers, p, l).activations_bytes == doctest::Approx((4 + 50) * 4));
 }
 
 TEST_CASE("op graph: overlap changes the critical path") {

@@ -47,6 +47,9 @@ double hierarchical_allreduce_s(double bytes, double nodes, double per_node, dou
 struct NetworkLevels {
   double devices_per_node = 0;  // 0: unknown
   double intra_bw = 0, intra_lat = 0;
+  // A GPU whose spec has no network figure but a host link (a PCIe card): its devices in one
+  // node exchange data peer-to-peer over PCIe, at most at the host link's rate.
+  bool intra_over_pcie = false;
   double node_nic_bw = 0;  // nics_per_node x nic_bw: what leaves a node
   double inter_lat = 0;
   double flat_bw = 0, flat_lat = 0;  // net_bw / net_latency: the pre-level single figure

@@ -40,6 +40,13 @@ struct ParallelLayout {
   int zero_stage = 0;         // 0 (plain DDP), 1, 2 or 3
   double bucket_bytes = 25.0 * 1024 * 1024;
   bool recompute = false;  // activation recomputation: keep layer inputs, run forward again
+  // Selective recomputation (Megatron's --recompute-granularity selective): only attention's
+  // core (scores, softmax, dropout, context) is dropped and run again in the backward.
+  bool recompute_attention = false;
+  // Megatron's sequence parallelism: the ops a block leaves replicated under tensor parallel
+  // (layer norms, dropouts, residual adds) split over the sequence, each all-reduce a
+  // reduce-scatter plus an all-gather.
+  bool sequence_parallel = false;
   int64_t devices() const { return dp * tp * pp; }
   int64_t micro() const { return micro_batches > 0 ? micro_batches : pp; }
 };
@@ -57,6 +64,7 @@ struct LayerCost {
   // per sample: activation elements the forward keeps for the backward (0: not known, as in
   // a trace; memory then falls back to the model's total)
   double kept_elems = 0;
+  double kept_attention_elems = 0;  // of them, attention's core: what selective recomputation drops
   // An output layer reusing an embedding's weights (GPT's tied LM head): Megatron splits it
   // over the vocabulary with the embedding (its parallel_lm_logits), so it splits T ways.
   bool tied_to_embedding = false;

@@ -124,9 +124,10 @@ struct Node {
   std::vector<ParamTensor> params;  // what it owns (a weight-sharing layer drops the shared ones)
   int shares = -1;                  // node whose weights it reuses
   bool trainable = true;
-  double share = 1;  // fraction of passes it runs in
-  double macs = 0;   // forward MACs per sample, from its emitted ops
-  double kept = 0;   // activation elements per sample its forward keeps for the backward
+  double share = 1;           // fraction of passes it runs in
+  double macs = 0;            // forward MACs per sample, from its emitted ops
+  double kept = 0;            // activation elements per sample its forward keeps for the backward
+  double kept_attention = 0;  // of them, attention's core (scores to context)
   Config cfg;
 };
 
@@ -162,7 +163,11 @@ struct Emitter {
   // runs nodes and groups in reverse.
   std::vector<std::vector<std::vector<Op>>> backward;
   double kept_elements = 0;  // forward outputs kept for the backward pass (per batch)
-  double node_macs = 0;      // of the node being emitted, per batch
+  // Of them, what attention's core keeps (scores to context: the part Megatron's selective
+  // recomputation drops and recomputes), per batch.
+  double attention_kept_elements = 0;
+  bool in_attention_core = false;  // set while attention's core ops are emitted
+  double node_macs = 0;            // of the node being emitted, per batch
 
   void begin_node();
   void begin_group();

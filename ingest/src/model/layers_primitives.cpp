@@ -82,6 +82,7 @@ Op Emitter::make(std::string name, OpKind kind, OpShape shape, Phase phase, doub
 void Emitter::fwd(Op op, double out_elements) {
   if (is_compute_bound(op.kind)) node_macs += op.flops / 2;
   kept_elements += out_elements;
+  if (in_attention_core) attention_kept_elements += out_elements;
   forward.push_back(std::move(op));
 }
 
@@ -215,6 +216,7 @@ void emit_attention(Emitter& e, const AttentionCfg& a, const Shape& q, const Sha
     return;
   }
   const bool eager = a.kernels == AttentionCfg::Kernels::eager;
+  e.in_attention_core = true;
   e.begin_group();
   e.fwd(gemm_op(e, "attention.scores", OpKind::batched_gemm, GemmShape{sq, sk, dk, bh, false, true}, Phase::forward),
         double(bh) * double(sq) * double(sk));
@@ -252,6 +254,7 @@ void emit_attention(Emitter& e, const AttentionCfg& a, const Shape& q, const Sha
     e.bwd(gemm_op(e, "attention.context.grad_value", OpKind::batched_gemm, GemmShape{sk, dv, sq, bh, true, false},
                   Phase::backward));
   }
+  e.in_attention_core = false;
   if (eager) {
     // The heads merged back: context.permute(0, 2, 1, 3).contiguous() copies the context,
     // and its gradient is copied back into the heads' layout.
