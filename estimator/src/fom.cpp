@@ -186,6 +186,9 @@ static ParallelRequest parallel_request(const Study& study, const StudyProblem& 
   req.layout.micro_batches = sp.micro_batches.value_or(0);
   req.layout.gpus_per_node = sp.gpus_per_node.value_or(0);
   req.layout.zero_stage = static_cast<int>(sp.zero_stage.value_or(0));
+  req.layout.recompute = sp.recompute;
+  req.layout.recompute_attention = sp.recompute_attention;
+  req.layout.sequence_parallel = sp.sequence_parallel;
   req.global_batch = sp.global_batch.value_or(0);
   return req;
 }

@@ -66,11 +66,29 @@ struct Reader {
 };
 
 const std::set<std::string> kProblemFields = {
-    "name",          "workload",          "baseline_hours",  "target_hours",
-    "epochs",        "baseline_epoch_s",  "baseline_pass_s", "nodes_per_unit",
-    "note",          "description",       "source",          "baseline_source",
-    "batch_size",    "samples_per_epoch", "precision",       "parallel",
-    "micro_batches", "gpus_per_node",     "global_batch",    "zero_stage",
+    "name",
+    "workload",
+    "baseline_hours",
+    "target_hours",
+    "epochs",
+    "baseline_epoch_s",
+    "baseline_pass_s",
+    "nodes_per_unit",
+    "note",
+    "description",
+    "source",
+    "baseline_source",
+    "batch_size",
+    "samples_per_epoch",
+    "precision",
+    "parallel",
+    "micro_batches",
+    "gpus_per_node",
+    "global_batch",
+    "zero_stage",
+    "recompute",
+    "recompute_attention",
+    "sequence_parallel",
 };
 
 }  // namespace
@@ -166,6 +184,17 @@ Study parse_study(std::string_view text, std::string_view file) {
       if (z != 0 && z != 1 && z != 2 && z != 3) r.fail(path + "zero_stage", "must be 0, 1, 2 or 3");
       prob.zero_stage = static_cast<int64_t>(z);
     }
+    for (const auto& [key, member] : {std::pair{"recompute", &StudyProblem::recompute},
+                                      std::pair{"recompute_attention", &StudyProblem::recompute_attention},
+                                      std::pair{"sequence_parallel", &StudyProblem::sequence_parallel}}) {
+      if (!p.contains(key)) continue;
+      if (!p.at(key).is_boolean())
+        r.fail(path + key, "must be true or false, not " + std::string(p.at(key).type_name()));
+      if (prob.parallel.empty()) r.fail(path + key, "needs \"parallel\"");
+      prob.*member = p.at(key).get<bool>();
+    }
+    if (prob.recompute && prob.recompute_attention)
+      r.fail(path + "recompute_attention", "one or the other: \"recompute\" recomputes whole blocks already");
     if (!prob.parallel.empty() && !prob.workload) r.fail(path + "parallel", "needs a workload to estimate");
     if (!prob.workload && !prob.baseline_hours)
       r.fail(path + "baseline_hours", "missing: give baseline_hours or a workload to estimate");
@@ -200,6 +229,9 @@ json study_to_json(const Study& s) {
     if (p.gpus_per_node) j["gpus_per_node"] = *p.gpus_per_node;
     if (p.global_batch) j["global_batch"] = *p.global_batch;
     if (p.zero_stage) j["zero_stage"] = *p.zero_stage;
+    if (p.recompute) j["recompute"] = true;
+    if (p.recompute_attention) j["recompute_attention"] = true;
+    if (p.sequence_parallel) j["sequence_parallel"] = true;
     if (!p.baseline_source.empty()) j["baseline_source"] = p.baseline_source;
     if (!p.note.empty()) j["note"] = p.note;
     problems.push_back(j);

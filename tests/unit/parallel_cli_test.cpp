@@ -312,6 +312,40 @@ TEST_CASE("a study problem with a parallel layout is estimated as estimate --par
       run_fomcast("fom " + study(R"({"name": "p", "workload": "gpt2-small", "micro_batches": 2, "epochs": 1})"), db);
   CHECK(lonely.status == 2);
   CHECK(lonely.err.find("problems[0].micro_batches") != std::string::npos);
+  // Recomputation and sequence parallel as the flags give them: a batch that does not fit
+  // whole fits recomputed, and the problem's step is estimate's with the same flags.
+  const std::string big = R"({"name": "p", "workload": "gpt2-small", "parallel": "dp=2,tp=2", "batch_size": 96,
+                             "epochs": 1)";
+  CHECK(run_fomcast("fom " + study(big + "}"), db).status == 2);
+  const auto fits =
+      run_fomcast("fom " + study(big + R"(, "recompute": true, "sequence_parallel": true})") + " --json", db);
+  REQUIRE_MESSAGE(fits.status == 0, fits.err);
+  const auto ea = run_fomcast(
+      "estimate --workload gpt2-small --platform A100 --parallel dp=2,tp=2 --batch-per-gpu 96 "
+      "--recompute --sequence-parallel --json",
+      db);
+  const auto eh = run_fomcast(
+      "estimate --workload gpt2-small --platform H100 --parallel dp=2,tp=2 --batch-per-gpu 96 "
+      "--recompute --sequence-parallel --json",
+      db);
+  REQUIRE(ea.status == 0);
+  REQUIRE(eh.status == 0);
+  CHECK(json::parse(fits.out)["problems"][0]["ratio"].get<double>() ==
+        doctest::Approx(json::parse(ea.out)["pass_s"].get<double>() / json::parse(eh.out)["pass_s"].get<double>())
+            .epsilon(1e-6));
+  for (const auto& [field, want] :
+       {std::pair{R"("recompute": 1)", "problems[0].recompute: must be true or false"},
+        std::pair{R"("recompute": true, "recompute_attention": true)",
+                  "problems[0].recompute_attention: one or the other"},
+        std::pair{R"("sequence_parallel": "yes")", "problems[0].sequence_parallel: must be true or false"}}) {
+    const auto r = run_fomcast("fom " + study(big + ", " + field + "}"), db);
+    CHECK(r.status == 2);
+    CHECK_MESSAGE(r.err.find(want) != std::string::npos, r.err);
+  }
+  const auto alone =
+      run_fomcast("fom " + study(R"({"name": "p", "workload": "gpt2-small", "recompute": true, "epochs": 1})"), db);
+  CHECK(alone.status == 2);
+  CHECK(alone.err.find("problems[0].recompute") != std::string::npos);
 }
 
 TEST_CASE("the shipped gpt2-dgx study: each problem takes a whole 8-GPU node, the FOM within the two chips' limits") {

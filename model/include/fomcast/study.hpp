@@ -51,6 +51,8 @@ struct StudyProblem {
   // the micro-batch per device. Empty: one device per unit, as before.
   std::string parallel;
   std::optional<int64_t> micro_batches, gpus_per_node, global_batch, zero_stage;
+  // The layout's --recompute, --recompute-attention (one or the other) and --sequence-parallel.
+  bool recompute = false, recompute_attention = false, sequence_parallel = false;
 };
 
 struct Study {
