@@ -80,6 +80,7 @@ std::vector<LayerCost> model_layer_costs(const Workload& w) {
     c.output_elems = std::accumulate(l.output_shape.begin(), l.output_shape.end(), 1.0, std::multiplies<>());
     c.kept_elems = l.kept_elements;
     c.kept_attention_elems = l.kept_attention_elements;
+    c.kept_replicated_elems = l.kept_replicated_elements;
     c.tied_to_embedding = !l.shares_weights_of.empty() && type_of(l.shares_weights_of) == "embedding";
     out.push_back(std::move(c));
   }

@@ -52,15 +52,20 @@ DeviceMemory device_memory(const Workload& w, const std::vector<LayerCost>& laye
     // recomputation drops attention's core.
     const bool selective = layout.recompute_attention && !layout.recompute;
     auto input_split = [&](const LayerCost& l) { return layout.sequence_parallel && is_block(l) ? split(l) : 1.0; };
+    // A layer's share on one rank: what tensor parallel splits, divided by T, and what it
+    // leaves whole (a block's norms, dropouts and residuals), split only by sequence parallel.
+    auto on_rank = [&](const LayerCost& l) {
+      const double kept = l.kept_elems - (selective && is_block(l) ? l.kept_attention_elems : 0);
+      return (kept - l.kept_replicated_elems) * split(l) + l.kept_replicated_elems * input_split(l);
+    };
     double held = 0, largest = 0;  // per micro-batch in flight; one checkpointed layer at a time
     for (const auto& l : layers) {
-      const double kept = l.kept_elems - (selective && is_block(l) ? l.kept_attention_elems : 0);
       if (layout.recompute && checkpointed(l, has_blocks)) {
-        held +=
-            l.output_elems * input_split(l);  // its input, the layer before's output: the same shape in a block stack
-        largest = std::max(largest, kept * split(l));
+        // Its input, the layer before's output: the same shape in a block stack.
+        held += l.output_elems * input_split(l);
+        largest = std::max(largest, on_rank(l));
       } else {
-        held += kept * split(l);
+        held += on_rank(l);
       }
     }
     m.activations_bytes = (held / static_cast<double>(P) * in_flight + largest) * b * eb;

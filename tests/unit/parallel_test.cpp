@@ -320,7 +320,7 @@ namespace {
 // A transformer block's micro-batch by hand: forward a GEMM, attention's scores (a batched
 // GEMM of 2 x 4 x 4 = 32 outputs) and an op on them, and an op on the block's 8-element
 // output, 1 ms each; backward one 4 ms GEMM. One block keeping 100 elements, 60 of them
-// attention's core.
+// attention's core and 20 what tensor parallel leaves whole.
 struct Block {
   Workload w;
   PassEstimate pass;
@@ -356,6 +356,7 @@ Block attention_block() {
   LayerCost l = layer("h.0", 1e3, 1, 8, "transformer_block");
   l.kept_elems = 100;
   l.kept_attention_elems = 60;
+  l.kept_replicated_elems = 20;  // its norms', dropouts' and residuals': whole on every TP rank
   t.layers = {l};
   return t;
 }
@@ -396,13 +397,14 @@ TEST_CASE("selective recomputation and sequence parallel: time, collectives and 
   CHECK(device_memory(t.w, t.layers, p, l).activations_bytes == doctest::Approx(400));
   l.recompute_attention = true;
   CHECK(device_memory(t.w, t.layers, p, l).activations_bytes == doctest::Approx(160));
+  // tp=2 splits the 20 others, not the 20 replicated: 10 + 20.
   l.tp = 2;
-  CHECK(device_memory(t.w, t.layers, p, l).activations_bytes == doctest::Approx(80));
-  // Full recomputation keeps the block's input (8) and one block (100 / 2); sequence
-  // parallel splits the input too.
+  CHECK(device_memory(t.w, t.layers, p, l).activations_bytes == doctest::Approx((10 + 20) * 4));
+  // Full recomputation keeps the block's input (8) and one block (80 / 2 + 20); sequence
+  // parallel splits the input and the replicated part too (80 / 2 + 20 / 2).
   l.recompute_attention = false;
   l.recompute = true;
-  CHECK(device_memory(t.w, t.layers, p, l).activations_bytes == doctest::Approx((8 + 50) * 4));
+  CHECK(device_memory(t.w, t.layers, p, l).activations_bytes == doctest::Approx((8 + 60) * 4));
   l.sequence_parallel = true;
   CHECK(device_memory(t.w, t.layers, p, l).activations_bytes == doctest::Approx((4 + 50) * 4));
 }

@@ -65,6 +65,8 @@ struct LayerCost {
   // a trace; memory then falls back to the model's total)
   double kept_elems = 0;
   double kept_attention_elems = 0;  // of them, attention's core: what selective recomputation drops
+  double kept_replicated_elems =
+      0;  // of them, what Megatron's TP leaves whole on every rank (norms, dropouts, residuals)
   // An output layer reusing an embedding's weights (GPT's tied LM head): Megatron splits it
   // over the vocabulary with the embedding (its parallel_lm_logits), so it splits T ways.
   bool tied_to_embedding = false;

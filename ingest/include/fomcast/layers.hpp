@@ -26,11 +26,12 @@ struct LayerSummary {
   // as Keras counts them; a layer that reuses another's weights owns only what it adds.
   int64_t params = 0;
   int64_t trainable_params = 0;
-  double forward_macs = 0;             // per sample, one application of the layer
-  double share = 1;                    // fraction of the passes the layer runs in (multi-task models)
-  std::string shares_weights_of;       // "" unless it reuses another layer's weights
-  double kept_elements = 0;            // per sample: activation elements its forward keeps for the backward
-  double kept_attention_elements = 0;  // of them, attention's core (scores to context)
+  double forward_macs = 0;              // per sample, one application of the layer
+  double share = 1;                     // fraction of the passes the layer runs in (multi-task models)
+  std::string shares_weights_of;        // "" unless it reuses another layer's weights
+  double kept_elements = 0;             // per sample: activation elements its forward keeps for the backward
+  double kept_attention_elements = 0;   // of them, attention's core (scores to context)
+  double kept_replicated_elements = 0;  // of them, a block's norms, dropouts and residuals: whole on every TP rank
 };
 
 struct ExpandedModel {

@@ -124,22 +124,32 @@ void emit_transformer_block(Emitter& e, const Node& n) {
   const Shape& x = n.in[0];
   const bool outer_input_grad = e.input_grad;
   const bool inner = e.input_grad || e.weight_grad;
+  // The ops on the block's own [s x h] activations, which tensor parallel replicates.
+  auto replicated = [&](auto&& emit) {
+    e.in_replicated = true;
+    emit();
+    e.in_replicated = false;
+  };
   if (b.pre_norm) {  // x + drop(attn(ln(x))); then x + drop(mlp(ln(x)))
-    emit_norm(e, Norm::layer, x);
+    replicated([&] { emit_norm(e, Norm::layer, x); });
     e.input_grad = inner;
     emit_attention(e, b.attention, x, x);
   } else {  // ln(x + drop(attn(x))); then ln(x + drop(mlp(x)))
     emit_attention(e, b.attention, x, x);
     e.input_grad = inner;
   }
-  emit_dropout(e, b.dropout, x);
-  emit_add(e, {x, x});
-  emit_norm(e, Norm::layer, x);
+  replicated([&] {
+    emit_dropout(e, b.dropout, x);
+    emit_add(e, {x, x});
+    emit_norm(e, Norm::layer, x);
+  });
   emit_dense(e, "mlp.up", x, b.ff_units, true, b.act);
   emit_dense(e, "mlp.down", {x[0], b.ff_units}, x[1], true, {});
-  emit_dropout(e, b.dropout, x);
-  emit_add(e, {x, x});
-  if (!b.pre_norm) emit_norm(e, Norm::layer, x);
+  replicated([&] {
+    emit_dropout(e, b.dropout, x);
+    emit_add(e, {x, x});
+    if (!b.pre_norm) emit_norm(e, Norm::layer, x);
+  });
   e.input_grad = outer_input_grad;
 }
 

@@ -343,11 +343,13 @@ Emitter emit_layers(Graph& g, DType dtype, int64_t batch) {
                                [&](int t) { return g.tensors[static_cast<std::size_t>(t)].needs_grad; });
     e.weight_grad = trains(g, n);
     e.begin_node();
-    const double kept_before = e.kept_elements, attention_before = e.attention_kept_elements;
+    const double kept_before = e.kept_elements, attention_before = e.attention_kept_elements,
+                 replicated_before = e.replicated_kept_elements;
     n.kind->emit(e, n);
     n.macs = e.node_macs / double(batch);
     n.kept = (e.kept_elements - kept_before) / double(batch);
     n.kept_attention = (e.attention_kept_elements - attention_before) / double(batch);
+    n.kept_replicated = (e.replicated_kept_elements - replicated_before) / double(batch);
     g.tensors[static_cast<std::size_t>(g.by_name.at(n.name))].needs_grad = e.input_grad || e.weight_grad;
   }
   return e;
@@ -409,7 +411,7 @@ void sum_up(ExpandedModel& result, const Graph& g, const Emitter& e, const Optim
             int64_t trainable) {
   for (const auto& n : g.nodes) {
     stats.forward_macs += n.macs;
-    LayerSummary s{n.name, n.type, n.in, n.out, 0, 0, n.macs, n.share, "", n.kept, n.kept_attention};
+    LayerSummary s{n.name, n.type, n.in, n.out, 0, 0, n.macs, n.share, "", n.kept, n.kept_attention, n.kept_replicated};
     for (const auto& p : n.params) {
       s.params += p.elements();
       if (p.trainable && n.trainable) s.trainable_params += p.elements();

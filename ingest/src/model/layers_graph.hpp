@@ -124,10 +124,11 @@ struct Node {
   std::vector<ParamTensor> params;  // what it owns (a weight-sharing layer drops the shared ones)
   int shares = -1;                  // node whose weights it reuses
   bool trainable = true;
-  double share = 1;           // fraction of passes it runs in
-  double macs = 0;            // forward MACs per sample, from its emitted ops
-  double kept = 0;            // activation elements per sample its forward keeps for the backward
-  double kept_attention = 0;  // of them, attention's core (scores to context)
+  double share = 1;            // fraction of passes it runs in
+  double macs = 0;             // forward MACs per sample, from its emitted ops
+  double kept = 0;             // activation elements per sample its forward keeps for the backward
+  double kept_attention = 0;   // of them, attention's core (scores to context)
+  double kept_replicated = 0;  // of them, what tensor parallel leaves whole on every rank
   Config cfg;
 };
 
@@ -167,7 +168,11 @@ struct Emitter {
   // recomputation drops and recomputes), per batch.
   double attention_kept_elements = 0;
   bool in_attention_core = false;  // set while attention's core ops are emitted
-  double node_macs = 0;            // of the node being emitted, per batch
+  // And what a transformer block's layer norms, hidden-size dropouts and residual adds keep:
+  // whole on every rank under Megatron's tensor parallel (split only by sequence parallel).
+  double replicated_kept_elements = 0;
+  bool in_replicated = false;
+  double node_macs = 0;  // of the node being emitted, per batch
 
   void begin_node();
   void begin_group();

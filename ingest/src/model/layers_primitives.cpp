@@ -83,6 +83,7 @@ void Emitter::fwd(Op op, double out_elements) {
   if (is_compute_bound(op.kind)) node_macs += op.flops / 2;
   kept_elements += out_elements;
   if (in_attention_core) attention_kept_elements += out_elements;
+  if (in_replicated) replicated_kept_elements += out_elements;
   forward.push_back(std::move(op));
 }
 
