@@ -3,6 +3,8 @@
 // gradient all-reduce with the backward pass, and a DAG whose critical path overlap changes.
 #include <doctest/doctest.h>
 
+#include <numeric>
+
 #include "fomcast/collectives.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/op_graph.hpp"
@@ -24,6 +26,20 @@ Platform toy_platform(double intra_bw) {
   return p;
 }
 
+// A pass whose i-th op takes seconds[i] (one call each, roofline), and its totals.
+PassEstimate pass_of(const std::vector<double>& seconds) {
+  PassEstimate pass;
+  for (std::size_t i = 0; i < seconds.size(); ++i) {
+    OpEstimate e;
+    e.op_index = i;
+    e.predicted_s = seconds[i];
+    e.method = Method::roofline;
+    pass.ops.push_back(e);
+  }
+  pass.ops_s = pass.modelled_s = pass.pass_s = std::accumulate(seconds.begin(), seconds.end(), 0.0);
+  return pass;
+}
+
 // One forward GEMM, one backward GEMM, one optimizer op, with the times given (one pass).
 struct Toy {
   Workload w;
@@ -40,15 +56,7 @@ Toy toy(double fwd_s, double bwd_s, double opt_s) {
   f.phase = Phase::forward, b.phase = Phase::backward;
   o.kind = OpKind::optimizer, o.phase = Phase::optimizer;
   t.w.ops = {f, b, o};
-  const double s[] = {fwd_s, bwd_s, opt_s};
-  for (std::size_t i = 0; i < 3; ++i) {
-    OpEstimate e;
-    e.op_index = i;
-    e.predicted_s = s[i];
-    e.method = Method::roofline;
-    t.pass.ops.push_back(e);
-  }
-  t.pass.ops_s = t.pass.modelled_s = t.pass.pass_s = fwd_s + bwd_s + opt_s;
+  t.pass = pass_of({fwd_s, bwd_s, opt_s});
   return t;
 }
 
@@ -344,15 +352,7 @@ Block attention_block() {
              op(OpKind::elementwise, Phase::forward, TensorShape{{{2, 4, 4}}}),
              op(OpKind::elementwise, Phase::forward, TensorShape{{{8}}}),
              op(OpKind::gemm, Phase::backward, GemmShape{8, 8, 8})};
-  const double s[] = {1e-3, 1e-3, 1e-3, 1e-3, 4e-3};
-  for (std::size_t i = 0; i < 5; ++i) {
-    OpEstimate e;
-    e.op_index = i;
-    e.predicted_s = s[i];
-    e.method = Method::roofline;
-    t.pass.ops.push_back(e);
-  }
-  t.pass.ops_s = t.pass.modelled_s = t.pass.pass_s = 8e-3;
+  t.pass = pass_of({1e-3, 1e-3, 1e-3, 1e-3, 4e-3});
   LayerCost l = layer("h.0", 1e3, 1, 8, "transformer_block");
   l.kept_elems = 100;
   l.kept_attention_elems = 60;
