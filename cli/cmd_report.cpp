@@ -13,6 +13,7 @@
 #include <iostream>
 
 #include "context.hpp"
+#include "fomcast/calibrate.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/fom.hpp"
 #include "fomcast/layers.hpp"
@@ -103,21 +104,22 @@ void add_report_command(CLI::App& app, Globals& g) {
     in.database = store.path();
     // Problems with a parallel layout: weak scaling over dp on each side, up to 4x the layout's.
     const Catalog catalog = load_catalog(store);
-    for (const auto& p : study.problems) {
+    // The same layout, precision and calibrations as `fom` estimated the problem with.
+    for (std::size_t i = 0; i < study.problems.size(); ++i) {
+      const auto& p = study.problems[i];
       if (p.parallel.empty() || !p.workload) continue;
       const auto w = store.workload(*p.workload);
       if (!w) continue;
-      ParallelRequest req;
-      req.layout = parse_parallel(p.parallel, "parallel");
-      req.layout.micro_batches = p.micro_batches.value_or(0);
-      req.layout.gpus_per_node = p.gpus_per_node.value_or(0);
-      req.layout.zero_stage = static_cast<int>(p.zero_stage.value_or(0));
+      ParallelRequest req = study_parallel_request(study, p, "problems[" + std::to_string(i) + "]");
       req.batch_per_gpu = p.batch_size.value_or(0);
+      RunOptions opts;
+      opts.precision = p.precision.value_or(PrecisionMode::recorded);
+      opts.measured = measured_passes(*w, store.calibrations(w->name));
       std::vector<int64_t> dps;
       for (int64_t d = 1; d <= std::max<int64_t>(8, 4 * req.layout.dp); d *= 2) dps.push_back(d);
       for (const auto* side : {&study.baseline, &study.target})
-        in.scaling.push_back(
-            scaling_curve(*w, side->platform, catalog, req, "dp", dps, true, expand_model_at_batch, model_layer_costs));
+        in.scaling.push_back(scaling_curve(*w, side->platform, catalog, req, "dp", dps, true, expand_model_at_batch,
+                                           model_layer_costs, opts));
     }
     write_atomically(o->out, report_to_html(in));
     std::cout << o->out << "\n";

@@ -176,7 +176,7 @@ static std::string without_field(std::string message, const std::string& field) 
 }
 
 // A problem's parallel layout (parallel.hpp) as the study gives it; a bad one names the field.
-static ParallelRequest parallel_request(const Study& study, const StudyProblem& sp, const std::string& path) {
+ParallelRequest study_parallel_request(const Study& study, const StudyProblem& sp, const std::string& path) {
   ParallelRequest req;
   try {
     req.layout = parse_parallel(sp.parallel, "the layout");  // the error names the field
@@ -240,7 +240,7 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
     double nodes_per_unit = sp.nodes_per_unit;
     std::optional<ParallelRequest> layout;
     if (!sp.parallel.empty()) {
-      layout = parallel_request(study, sp, path);
+      layout = study_parallel_request(study, sp, path);
       const int64_t devices = layout->layout.devices();
       if (!sp.nodes_per_unit_given)
         nodes_per_unit = static_cast<double>(devices);

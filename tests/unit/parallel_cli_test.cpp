@@ -347,6 +347,15 @@ TEST_CASE("a study problem with a parallel layout is estimated as estimate --par
     CHECK(r.status == 2);
     CHECK_MESSAGE(r.err.find(want) != std::string::npos, r.err);
   }
+  // The report's weak-scaling sweep keeps the problem's layout flags and precision: this
+  // problem fits only recomputed, and every point of its sweep is estimated.
+  const auto html2 = dir.file("r2.html");
+  const auto rep2 =
+      run_fomcast("report " + study(big + R"(, "recompute": true, "precision": "bf16"})") + " --out " + html2, db);
+  REQUIRE_MESSAGE(rep2.status == 0, rep2.err);
+  const std::string page2 = fomcast::test::slurp(html2);
+  CHECK(page2.find("Weak scaling of gpt2-small on A100") != std::string::npos);
+  CHECK(page2.find("does not fit") == std::string::npos);
   const auto alone =
       run_fomcast("fom " + study(R"({"name": "p", "workload": "gpt2-small", "recompute": true, "epochs": 1})"), db);
   CHECK(alone.status == 2);

@@ -137,4 +137,8 @@ FomResult evaluate_study(const Study&, const StudyInputs&);
 FomResult evaluate_study(const Study&, const Store&, const ModelExpander& expand_model = {},
                          const LayerReader& layers = {});
 
+// A problem's parallel layout as the study gives it (`parallel` and its companions); a bad
+// layout is an InputError naming `path`.parallel. The one reading `fom` and `report` share.
+ParallelRequest study_parallel_request(const Study&, const StudyProblem&, const std::string& path);
+
 }  // namespace fomcast
