@@ -216,7 +216,8 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
   double block_macs = 0;  // attention's core belongs to the blocks alone
   for (const auto& l : layers)
     if (is_block(l)) block_macs += l.forward_macs;
-  const bool selective = layout.recompute_attention && !layout.recompute;
+  const bool selective = recomputes_attention_only(layout);
+  auto rerun = [&](std::size_t i) { return recomputed(layout, layers[i], has_blocks); };
   double recompute_one_device = 0;  // the forward a single device runs again per micro-batch
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const double share = macs > 0 ? layers[i].forward_macs / macs : 1.0 / static_cast<double>(layers.size());
@@ -229,9 +230,8 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
       return region_share / static_cast<double>(T) + (1 - region_share);
     };
     fwd[i] = ph.forward * share * tp_factor(ph.forward_tp_share);
-    const bool again = layout.recompute && checkpointed(layers[i], has_blocks);
-    bwd[i] = ph.backward * share * tp_factor(ph.backward_tp_share) + (again ? fwd[i] : 0);
-    if (again) recompute_one_device += ph.forward * share;
+    bwd[i] = ph.backward * share * tp_factor(ph.backward_tp_share) + (rerun(i) ? fwd[i] : 0);
+    if (rerun(i)) recompute_one_device += ph.forward * share;
     if (selective && is_block(layers[i]) && block_macs > 0) {
       // Attention's core forward once more, split over the heads like the rest of the region.
       const double core = ph.forward_attention * layers[i].forward_macs / block_macs;
@@ -308,7 +308,6 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
     // Two all-reduces per block each way; a recomputed block runs its forward's two again in
     // the backward.
     std::vector<double> tp_s(hi - lo, 0);
-    auto rerun = [&](std::size_t i) { return layout.recompute && checkpointed(layers[i], has_blocks); };
     // Under sequence parallel each all-reduce is a reduce-scatter and an all-gather of the
     // same tensor (the same ring volume, twice the steps' latency).
     if (T > 1)

@@ -13,11 +13,17 @@ inline bool split_by_tp(const LayerCost& l) {
 }
 inline bool is_block(const LayerCost& l) { return l.type == "transformer_block"; }
 
-// Under --recompute, what is checkpointed (its input kept, its forward run again in the
+// Whether --recompute checkpoints the layer (its input kept, its forward run again in the
 // backward): each transformer block where the model has them, as Megatron's
 // --checkpoint-activations and Hugging Face's gradient checkpointing do (the embeddings and
 // the LM head keep their activations), else every layer.
-inline bool checkpointed(const LayerCost& l, bool model_has_blocks) { return !model_has_blocks || is_block(l); }
+inline bool recomputed(const ParallelLayout& layout, const LayerCost& l, bool model_has_blocks) {
+  return layout.recompute && (!model_has_blocks || is_block(l));
+}
+// Whether only attention's core is recomputed (--recompute-attention; --recompute covers it).
+inline bool recomputes_attention_only(const ParallelLayout& layout) {
+  return layout.recompute_attention && !layout.recompute;
+}
 
 // The element type activations are kept and travel in: the first GEMM's (2 bytes under fp16,
 // bf16 and autocast, whose GEMMs keep half-precision copies of their inputs).

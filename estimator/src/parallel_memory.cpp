@@ -50,7 +50,7 @@ DeviceMemory device_memory(const Workload& w, const std::vector<LayerCost>& laye
     auto split = [&](const LayerCost& l) { return layout.tp > 1 && split_by_tp(l) ? 1 / T : 1.0; };
     // Sequence parallel keeps a block's input split over the sequence too; selective
     // recomputation drops attention's core.
-    const bool selective = layout.recompute_attention && !layout.recompute;
+    const bool selective = recomputes_attention_only(layout);
     auto input_split = [&](const LayerCost& l) { return layout.sequence_parallel && is_block(l) ? split(l) : 1.0; };
     // A layer's share on one rank: what tensor parallel splits, divided by T, and what it
     // leaves whole (a block's norms, dropouts and residuals), split only by sequence parallel.
@@ -60,7 +60,7 @@ DeviceMemory device_memory(const Workload& w, const std::vector<LayerCost>& laye
     };
     double held = 0, largest = 0;  // per micro-batch in flight; one checkpointed layer at a time
     for (const auto& l : layers) {
-      if (layout.recompute && checkpointed(l, has_blocks)) {
+      if (recomputed(layout, l, has_blocks)) {
         // Its input, the layer before's output: the same shape in a block stack.
         held += l.output_elems * input_split(l);
         largest = std::max(largest, on_rank(l));
