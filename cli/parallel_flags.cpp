@@ -81,6 +81,9 @@ std::vector<LayerCost> model_layer_costs(const Workload& w) {
     c.kept_elems = l.kept_elements;
     c.kept_attention_elems = l.kept_attention_elements;
     c.kept_replicated_elems = l.kept_replicated_elements;
+    c.kept_mask_bytes = l.kept_mask_bytes;
+    c.kept_attention_mask_bytes = l.kept_attention_mask_bytes;
+    c.kept_replicated_mask_bytes = l.kept_replicated_mask_bytes;
     c.tied_to_embedding = !l.shares_weights_of.empty() && type_of(l.shares_weights_of) == "embedding";
     out.push_back(std::move(c));
   }

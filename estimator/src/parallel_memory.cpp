@@ -41,10 +41,11 @@ DeviceMemory device_memory(const Workload& w, const std::vector<LayerCost>& laye
   if (layout.zero_stage >= 2) m.gradients_bytes /= D;
   if (layout.zero_stage >= 3) m.weights_bytes /= D;
   const double in_flight = static_cast<double>(std::min(P, M));
-  const bool per_layer = std::any_of(layers.begin(), layers.end(), [](const LayerCost& l) { return l.kept_elems > 0; });
+  const bool per_layer = std::any_of(layers.begin(), layers.end(),
+                                     [](const LayerCost& l) { return l.kept_elems > 0 || l.kept_mask_bytes > 0; });
   if (per_layer) {
     // Each layer's kept activations, split T ways where the layout splits the layer, in the
-    // GEMMs' element type; stage 0's share of them.
+    // GEMMs' element type (dropout masks in bytes); stage 0's share of them.
     const double b = static_cast<double>(w.batch_size), eb = activation_bytes_per_elem(w);
     const bool has_blocks = std::any_of(layers.begin(), layers.end(), is_block);
     auto split = [&](const LayerCost& l) { return layout.tp > 1 && split_by_tp(l) ? 1 / T : 1.0; };
@@ -52,23 +53,27 @@ DeviceMemory device_memory(const Workload& w, const std::vector<LayerCost>& laye
     // recomputation drops attention's core.
     const bool selective = recomputes_attention_only(layout);
     auto input_split = [&](const LayerCost& l) { return layout.sequence_parallel && is_block(l) ? split(l) : 1.0; };
-    // A layer's share on one rank: what tensor parallel splits, divided by T, and what it
-    // leaves whole (a block's norms, dropouts and residuals), split only by sequence parallel.
+    // A layer's bytes on one rank, per sample: what tensor parallel splits, divided by T, and
+    // what it leaves whole (a block's norms, dropouts and residuals), split only by sequence
+    // parallel.
     auto on_rank = [&](const LayerCost& l) {
-      const double kept = l.kept_elems - (selective && is_block(l) ? l.kept_attention_elems : 0);
-      return (kept - l.kept_replicated_elems) * split(l) + l.kept_replicated_elems * input_split(l);
+      const bool drop_core = selective && is_block(l);
+      const double kept = (l.kept_elems - (drop_core ? l.kept_attention_elems : 0)) * eb + l.kept_mask_bytes -
+                          (drop_core ? l.kept_attention_mask_bytes : 0);
+      const double replicated = l.kept_replicated_elems * eb + l.kept_replicated_mask_bytes;
+      return (kept - replicated) * split(l) + replicated * input_split(l);
     };
     double held = 0, largest = 0;  // per micro-batch in flight; one checkpointed layer at a time
     for (const auto& l : layers) {
       if (recomputed(layout, l, has_blocks)) {
         // Its input, the layer before's output: the same shape in a block stack.
-        held += l.output_elems * input_split(l);
+        held += l.output_elems * input_split(l) * eb;
         largest = std::max(largest, on_rank(l));
       } else {
         held += on_rank(l);
       }
     }
-    m.activations_bytes = (held / static_cast<double>(P) * in_flight + largest) * b * eb;
+    m.activations_bytes = (held / static_cast<double>(P) * in_flight + largest) * b;
   } else {
     // A trace's layers (no per-layer figure): the model's total, or its largest layer's share.
     const double stage_acts = stats.activations_bytes / static_cast<double>(P) / (layout.tp > 1 ? T : 1);

@@ -412,11 +412,57 @@ TEST_CASE("transformer block: flash attention runs its GEMMs without the scores'
   CHECK(gemm(one(causal.workload, "attention.flash.qk", Phase::forward)) == GemmShape{6, 3, 4, 4, false, true});
   CHECK(gemm(one(causal.workload, "attention.flash.grad.dk", Phase::backward)) == GemmShape{3, 4, 6, 4, true, false});
   CHECK(flops(causal.workload, Phase::forward, "attention.flash") == 1152);
-  // Kept for the backward: the softmax's row statistics (4 x 6) instead of the scores, the
-  // probabilities and the dropped probabilities (4 x 36 each): 4 x 6 - 3 x 144 = -408
-  // elements of 4 bytes.
-  CHECK(w.model->activations_bytes - fused.workload.model->activations_bytes == doctest::Approx(-408.0 * 4));
+  // Kept for the backward: the softmax's row statistics (4 x 6, 4 bytes each) instead of the
+  // probabilities, the dropped probabilities (4 x 36 each, 4 bytes) and the dropout's mask
+  // (one byte each): 96 - (576 + 576 + 144) = -1200 bytes. (The raw scores are kept by
+  // neither: the softmax's backward needs only its output.)
+  CHECK(w.model->activations_bytes - fused.workload.model->activations_bytes == doctest::Approx(-1200.0));
   CHECK(w.model->params == fused.workload.model->params);
+}
+
+TEST_CASE("kept activations: what autograd saves, each tensor once (Korthikanti et al.'s block)") {
+  // Two post-norm blocks in fp16: s = 6, h = 8, a = 2 heads, feed-forward 4h, dropout, batch 2.
+  // Korthikanti et al. (2022, section 4.1) count a block's kept bytes as s b h (34 + 5 a s / h):
+  // the QKV input, Q, K, V, the output projection's input, the MLP's input, GELU's input and
+  // output, the two layer norms' inputs (2 bytes each), the softmax's output and the dropped
+  // probabilities (2 bytes each), and three dropout masks (1 byte each). Not the raw scores,
+  // the scale's or the mask's outputs, nor a dropout's input or output before a residual add.
+  for (const char* kernels : {"eager", "fused"}) {
+    CAPTURE(kernels);
+    const auto m = expand(R"({"batch_size": 2, "dtype": "fp16", "inputs": [{"name": "ids", "shape": [6]}], "layers": [
+        {"type": "embedding", "input_dim": 50, "output_dim": 8},
+        {"type": "transformer_block", "heads": 2, "ff_units": 32, "dropout": 0.1, "norm": "post",
+         "attention_kernels": ")" +
+                          std::string(kernels) + R"("},
+        {"type": "transformer_block", "heads": 2, "ff_units": 32, "dropout": 0.1, "norm": "post",
+         "attention_kernels": ")" +
+                          std::string(kernels) + R"("}]})");
+    const double s = 6, h = 8, a = 2;
+    for (int i : {1, 2}) {
+      const LayerSummary& l = m.layers[static_cast<std::size_t>(i)];
+      CHECK(l.kept_elements * 2 + l.kept_mask_bytes == doctest::Approx(s * h * (34 + 5 * a * s / h)));
+      CHECK(l.kept_mask_bytes == doctest::Approx(a * s * s + 2 * s * h));  // per sample
+      // Attention's core: the softmax's output, its dropout's mask and output.
+      CHECK(l.kept_attention_elements == doctest::Approx(2 * a * s * s));
+      CHECK(l.kept_attention_mask_bytes == doctest::Approx(a * s * s));
+      // Whole on every tensor-parallel rank: the block's input (the QKV input; the first
+      // block's is the embedding's output, not a block's), both norms' inputs, the MLP's input
+      // and the two hidden dropouts' masks.
+      CHECK(l.kept_replicated_elements == doctest::Approx((i == 1 ? 3 : 4) * s * h));
+      CHECK(l.kept_replicated_mask_bytes == doctest::Approx(2 * s * h));
+    }
+  }
+  // A conv, batch norm and ReLU chain: the conv saves its input, the norm its input (the
+  // conv's output), ReLU its output, which the next conv saves again: kept once. The image
+  // (3 x 4 x 4) is saved by the first conv; the second conv's output by nobody (average
+  // pooling's backward needs only shapes); the pooled output by the loss.
+  const auto cnn = expand(R"({"batch_size": 1, "input_shape": [4, 4, 3], "loss": "mse", "layers": [
+      {"type": "conv2d", "filters": 2, "kernel_size": 3, "padding": "same", "use_bias": false},
+      {"type": "batchnorm"}, {"type": "activation", "activation": "relu"},
+      {"type": "conv2d", "filters": 2, "kernel_size": 3, "padding": "same", "use_bias": false},
+      {"type": "global_avgpool2d"}]})");
+  const double image = 48, map = 32;
+  CHECK(cnn.workload.model->activations_bytes == doctest::Approx((image + map + map + 2) * 4));
 }
 
 TEST_CASE("graphs: several inputs, concatenate, add, slice, shared weights, tied embeddings") {

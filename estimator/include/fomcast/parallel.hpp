@@ -67,6 +67,9 @@ struct LayerCost {
   double kept_attention_elems = 0;  // of them, attention's core: what selective recomputation drops
   double kept_replicated_elems =
       0;  // of them, what Megatron's TP leaves whole on every rank (norms, dropouts, residuals)
+  // Dropout masks it keeps, bytes per sample (one per element, whatever the activations'
+  // type): all, attention's core's, and the replicated ones.
+  double kept_mask_bytes = 0, kept_attention_mask_bytes = 0, kept_replicated_mask_bytes = 0;
   // An output layer reusing an embedding's weights (GPT's tied LM head): Megatron splits it
   // over the vocabulary with the embedding (its parallel_lm_logits), so it splits T ways.
   bool tied_to_embedding = false;

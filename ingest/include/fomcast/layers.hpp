@@ -32,6 +32,9 @@ struct LayerSummary {
   double kept_elements = 0;             // per sample: activation elements its forward keeps for the backward
   double kept_attention_elements = 0;   // of them, attention's core (scores to context)
   double kept_replicated_elements = 0;  // of them, a block's norms, dropouts and residuals: whole on every TP rank
+  // Dropout masks it keeps, one byte per element whatever the activations' type: all of them,
+  // attention's core's, and the replicated ones (a block's hidden-size dropouts).
+  double kept_mask_bytes = 0, kept_attention_mask_bytes = 0, kept_replicated_mask_bytes = 0;
 };
 
 struct ExpandedModel {

@@ -83,6 +83,8 @@ struct Tensor {
   bool needs_grad = false;
   int producer = -1;  // node index; -1 for a model input
   bool consumed = false;
+  // Whether the backward pass keeps it (some op saved it), and where it was written.
+  bool kept = false, replicated = false;
 };
 
 struct Graph {
@@ -334,8 +336,6 @@ Emitter emit_layers(Graph& g, DType dtype, int64_t batch) {
   e.batch = batch;
   e.dtype = dtype;
   e.elem_bytes = dtype_bytes(dtype);
-  for (const auto& t : g.tensors)
-    if (t.producer < 0) e.kept_elements += double(batch) * double(product(t.shape));
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     Node& n = g.nodes[i];
     e.share = n.share;
@@ -343,29 +343,59 @@ Emitter emit_layers(Graph& g, DType dtype, int64_t batch) {
                                [&](int t) { return g.tensors[static_cast<std::size_t>(t)].needs_grad; });
     e.weight_grad = trains(g, n);
     e.begin_node();
-    const double kept_before = e.kept_elements, attention_before = e.attention_kept_elements,
-                 replicated_before = e.replicated_kept_elements;
+    // The node's first op reads its inputs: one value, kept once if an op of the node saves it.
+    Emitter::Value in{0, true, false, false, true};
+    for (int t : n.inputs) {
+      const Tensor& x = g.tensors[static_cast<std::size_t>(t)];
+      if (x.kept) continue;
+      in.elements += double(batch) * double(product(x.shape));
+      in.kept = false;
+      in.replicated = in.replicated || x.replicated;
+    }
+    e.current = in;
+    e.node_input_saved = false;
+    const Emitter::Kept before = e.kept;
     n.kind->emit(e, n);
     n.macs = e.node_macs / double(batch);
-    n.kept = (e.kept_elements - kept_before) / double(batch);
-    n.kept_attention = (e.attention_kept_elements - attention_before) / double(batch);
-    n.kept_replicated = (e.replicated_kept_elements - replicated_before) / double(batch);
-    g.tensors[static_cast<std::size_t>(g.by_name.at(n.name))].needs_grad = e.input_grad || e.weight_grad;
+    const double b = double(batch);
+    n.kept = (e.kept.elements - before.elements) / b;
+    n.kept_attention = (e.kept.attention_elements - before.attention_elements) / b;
+    n.kept_replicated = (e.kept.replicated_elements - before.replicated_elements) / b;
+    n.kept_mask_bytes = (e.kept.mask_bytes - before.mask_bytes) / b;
+    n.kept_attention_mask_bytes = (e.kept.attention_mask_bytes - before.attention_mask_bytes) / b;
+    n.kept_replicated_mask_bytes = (e.kept.replicated_mask_bytes - before.replicated_mask_bytes) / b;
+    if (e.node_input_saved)
+      for (int t : n.inputs) g.tensors[static_cast<std::size_t>(t)].kept = true;
+    Tensor& out = g.tensors[static_cast<std::size_t>(g.by_name.at(n.name))];
+    out.needs_grad = e.input_grad || e.weight_grad;
+    out.kept = e.current.kept;  // a view (flatten, reshape) is its input's storage
+    out.replicated = e.current.replicated;
   }
   return e;
 }
 
 // Stage 4: the loss on every output (a layer nobody reads): its forward reduction joins the
 // forward ops; its backward dY ops are returned, to run before the layers' backward ops.
-std::vector<Op> emit_loss(Emitter& e, const Graph& g, const std::string& loss) {
+std::vector<Op> emit_loss(Emitter& e, Graph& g, const std::string& loss) {
   std::vector<Op> loss_backward;
   if (loss.empty()) return loss_backward;
-  for (const auto& t : g.tensors) {
+  for (auto& t : g.tensors) {
     if (t.producer < 0 || t.consumed) continue;
     e.share = t.share;
     const Shape y = batched(e, t.shape);
     const Shape target = loss == "sparse_categorical_crossentropy" ? Shape(y.begin(), y.end() - 1) : y;
-    e.fwd(e.make("loss." + loss, OpKind::reduction, TensorShape{{y, target}}, Phase::forward), 0);
+    // The loss's backward needs its input (the logits, or their log-softmax of the same
+    // size): kept, and counted with the layer that wrote it.
+    if (!t.kept) {
+      Node& producer = g.nodes[static_cast<std::size_t>(t.producer)];
+      const double elements = double(product(y));
+      e.current = {elements, false, false, t.replicated, false};
+      e.save_input();
+      producer.kept += elements / double(e.batch);
+      if (t.replicated) producer.kept_replicated += elements / double(e.batch);
+      t.kept = true;
+    }
+    e.fwd(e.make("loss." + loss, OpKind::reduction, TensorShape{{y, target}}, Phase::forward));
     if (t.needs_grad)
       loss_backward.push_back(
           e.make("loss." + loss + ".grad", OpKind::elementwise, TensorShape{{y, target}}, Phase::backward));
@@ -411,7 +441,21 @@ void sum_up(ExpandedModel& result, const Graph& g, const Emitter& e, const Optim
             int64_t trainable) {
   for (const auto& n : g.nodes) {
     stats.forward_macs += n.macs;
-    LayerSummary s{n.name, n.type, n.in, n.out, 0, 0, n.macs, n.share, "", n.kept, n.kept_attention, n.kept_replicated};
+    LayerSummary s{n.name,
+                   n.type,
+                   n.in,
+                   n.out,
+                   0,
+                   0,
+                   n.macs,
+                   n.share,
+                   "",
+                   n.kept,
+                   n.kept_attention,
+                   n.kept_replicated,
+                   n.kept_mask_bytes,
+                   n.kept_attention_mask_bytes,
+                   n.kept_replicated_mask_bytes};
     for (const auto& p : n.params) {
       s.params += p.elements();
       if (p.trainable && n.trainable) s.trainable_params += p.elements();
@@ -422,7 +466,7 @@ void sum_up(ExpandedModel& result, const Graph& g, const Emitter& e, const Optim
   stats.weights_bytes = double(stats.params) * e.elem_bytes;
   stats.gradients_bytes = double(trainable) * e.elem_bytes;
   stats.optimizer_bytes = double(trainable) * opt.states * e.elem_bytes;
-  stats.activations_bytes = e.kept_elements * e.elem_bytes;
+  stats.activations_bytes = e.kept.elements * e.elem_bytes + e.kept.mask_bytes;
   result.workload.model = stats;
   result.workload.events = static_cast<int64_t>(g.nodes.size());
 }

@@ -129,6 +129,8 @@ struct Node {
   double kept = 0;             // activation elements per sample its forward keeps for the backward
   double kept_attention = 0;   // of them, attention's core (scores to context)
   double kept_replicated = 0;  // of them, what tensor parallel leaves whole on every rank
+  // Dropout masks it keeps, bytes per sample, and of them attention's core's and the replicated.
+  double kept_mask_bytes = 0, kept_attention_mask_bytes = 0, kept_replicated_mask_bytes = 0;
   Config cfg;
 };
 
@@ -163,22 +165,50 @@ struct Emitter {
   // Backward ops of each node, grouped by the primitive that produced them; the pass
   // runs nodes and groups in reverse.
   std::vector<std::vector<std::vector<Op>>> backward;
-  double kept_elements = 0;  // forward outputs kept for the backward pass (per batch)
-  // Of them, what attention's core keeps (scores to context: the part Megatron's selective
-  // recomputation drops and recomputes), per batch.
-  double attention_kept_elements = 0;
+  // What the backward pass keeps of the forward, per batch, as autograd saves it: each op
+  // says whether its backward needs its input (a GEMM, a norm, GELU), its output (ReLU,
+  // softmax) or only a mask (dropout), and a tensor two ops save is kept once. A scale, a
+  // mask, a bias add or a residual add saves nothing, so the raw attention scores and a
+  // block's pre-dropout output are not kept (Korthikanti et al. 2022, section 4.1).
+  struct Kept {
+    double elements = 0;    // in the activations' element type
+    double mask_bytes = 0;  // dropout masks, one byte per element whatever the type
+    // Of them, what attention's core keeps (scores to context: the part Megatron's selective
+    // recomputation drops and recomputes).
+    double attention_elements = 0, attention_mask_bytes = 0;
+    // And what a transformer block's layer norms, hidden-size dropouts and residual adds
+    // keep: whole on every rank under Megatron's tensor parallel (split only by sequence
+    // parallel).
+    double replicated_elements = 0, replicated_mask_bytes = 0;
+  };
+  Kept kept;                       // per batch
   bool in_attention_core = false;  // set while attention's core ops are emitted
-  // And what a transformer block's layer norms, hidden-size dropouts and residual adds keep:
-  // whole on every rank under Megatron's tensor parallel (split only by sequence parallel).
-  double replicated_kept_elements = 0;
   bool in_replicated = false;
   double node_macs = 0;  // of the node being emitted, per batch
 
+  // The value the last forward op wrote (a node's input tensors until its first op runs):
+  // kept only when an op that reads it saves it, or the op that wrote it saves its output.
+  struct Value {
+    double elements = 0;
+    bool kept = true;
+    bool attention = false, replicated = false;  // where it was written
+    bool node_input = false;                     // the node's input tensors, not yet overwritten
+  };
+  Value current;
+  bool node_input_saved = false;  // the node's inputs were saved by one of its ops
+
   void begin_node();
   void begin_group();
-  // out_elements: what the op writes that the backward pass keeps.
-  void fwd(Op op, double out_elements);
+  void fwd(Op op);
   void bwd(Op op);
+  // The op just emitted wrote `elements` (per batch); its backward needs them or not.
+  void wrote(double elements);
+  void wrote_and_saved(double elements);
+  // The next op reads the current value and its backward needs it.
+  void save_input();
+  // Another tensor the op's backward needs (FlashAttention's row statistics).
+  void keep(double elements);
+  void keep_mask(double elements);
 
   Op make(std::string name, OpKind kind, OpShape shape, Phase phase, double bytes = 0, double flops = 0) const;
 };

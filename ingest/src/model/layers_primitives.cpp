@@ -79,12 +79,37 @@ Op Emitter::make(std::string name, OpKind kind, OpShape shape, Phase phase, doub
   return op;
 }
 
-void Emitter::fwd(Op op, double out_elements) {
+void Emitter::fwd(Op op) {
   if (is_compute_bound(op.kind)) node_macs += op.flops / 2;
-  kept_elements += out_elements;
-  if (in_attention_core) attention_kept_elements += out_elements;
-  if (in_replicated) replicated_kept_elements += out_elements;
   forward.push_back(std::move(op));
+}
+
+void Emitter::wrote(double elements) { current = {elements, false, in_attention_core, in_replicated, false}; }
+
+void Emitter::wrote_and_saved(double elements) {
+  wrote(elements);
+  save_input();
+}
+
+void Emitter::save_input() {
+  if (current.kept) return;
+  kept.elements += current.elements;
+  if (current.attention) kept.attention_elements += current.elements;
+  if (current.replicated) kept.replicated_elements += current.elements;
+  current.kept = true;
+  if (current.node_input) node_input_saved = true;
+}
+
+void Emitter::keep(double elements) {
+  kept.elements += elements;
+  if (in_attention_core) kept.attention_elements += elements;
+  if (in_replicated) kept.replicated_elements += elements;
+}
+
+void Emitter::keep_mask(double elements) {
+  kept.mask_bytes += elements;
+  if (in_attention_core) kept.attention_mask_bytes += elements;
+  if (in_replicated) kept.replicated_mask_bytes += elements;
 }
 
 void Emitter::bwd(Op op) { backward.back().back().push_back(std::move(op)); }
@@ -99,8 +124,11 @@ void emit_dense(Emitter& e, std::string_view name, const Shape& in, int64_t unit
   out.back() = units;
   const std::string n(name);
   e.begin_group();
-  e.fwd(gemm_op(e, n, OpKind::gemm, GemmShape{rows, units, k}, Phase::forward), double(rows) * double(units));
-  if (bias) e.fwd(e.make("bias_add", OpKind::elementwise, TensorShape{{batched(e, out), {units}}}, Phase::forward), 0);
+  e.save_input();  // the weight gradient needs the input
+  e.fwd(gemm_op(e, n, OpKind::gemm, GemmShape{rows, units, k}, Phase::forward));
+  e.wrote(double(rows) * double(units));
+  // In place on the GEMM's output (addmm), and its gradient needs nothing saved.
+  if (bias) e.fwd(e.make("bias_add", OpKind::elementwise, TensorShape{{batched(e, out), {units}}}, Phase::forward));
   if (e.weight_grad) {
     if (bias) e.bwd(e.make("bias_grad", OpKind::reduction, TensorShape{{batched(e, out)}}, Phase::backward));
     e.bwd(gemm_op(e, n + ".grad_weight", OpKind::gemm, GemmShape{k, units, rows, 1, true, false}, Phase::backward));
@@ -114,7 +142,16 @@ void emit_activation(Emitter& e, const Activation& act, const Shape& per_sample)
   if (act.none()) return;
   const Shape t = batched(e, per_sample);
   e.begin_group();
-  e.fwd(e.make(act.name, OpKind::elementwise, TensorShape{{t}}, Phase::forward), double(product(t)));
+  // ReLU, sigmoid, tanh and the softmaxes differentiate from their output; GELU, SiLU and
+  // the rest from their input.
+  const bool from_output = act.name == "relu" || act.name == "sigmoid" || act.name == "tanh" || act.name == "softmax" ||
+                           act.name == "log_softmax";
+  if (!from_output) e.save_input();
+  e.fwd(e.make(act.name, OpKind::elementwise, TensorShape{{t}}, Phase::forward));
+  if (from_output)
+    e.wrote_and_saved(double(product(t)));
+  else
+    e.wrote(double(product(t)));
   // The gradient reads dY and the saved output (or input) and writes dX.
   if (e.input_grad || e.weight_grad)
     e.bwd(e.make(act.name + ".grad", OpKind::elementwise, TensorShape{{t, t}}, Phase::backward));
@@ -127,7 +164,9 @@ void emit_dropout(Emitter& e, double rate, const Shape& per_sample) {
   // Reads x, writes y and a one-byte mask; the gradient reads dY and the mask, writes dX.
   const double bytes = (2 * e.elem_bytes + 1) * n;
   e.begin_group();
-  e.fwd(e.make("dropout", OpKind::elementwise, TensorShape{{t}}, Phase::forward, bytes), n);
+  e.fwd(e.make("dropout", OpKind::elementwise, TensorShape{{t}}, Phase::forward, bytes));
+  e.keep_mask(n);
+  e.wrote(n);
   if (e.input_grad || e.weight_grad)
     e.bwd(e.make("dropout.grad", OpKind::elementwise, TensorShape{{t, t}}, Phase::backward, bytes));
 }
@@ -143,7 +182,9 @@ void emit_norm(Emitter& e, Norm norm, const Shape& per_sample, int64_t lrn_size)
   const double bwd_passes = norm == Norm::batch ? 5 : 3;
   const double flops = norm == Norm::lrn ? 2.0 * double(lrn_size) * n : 5 * n;
   e.begin_group();
-  e.fwd(e.make(name, OpKind::normalization, TensorShape{{t}}, Phase::forward, fwd_passes * n * e.elem_bytes, flops), n);
+  e.save_input();  // (and its per-row or per-channel statistics, small beside it)
+  e.fwd(e.make(name, OpKind::normalization, TensorShape{{t}}, Phase::forward, fwd_passes * n * e.elem_bytes, flops));
+  e.wrote(n);
   if (e.input_grad || e.weight_grad)
     e.bwd(e.make(std::string(name) + ".grad", OpKind::normalization, TensorShape{{t, t}}, Phase::backward,
                  bwd_passes * n * e.elem_bytes, 2 * flops));
@@ -153,8 +194,9 @@ void emit_add(Emitter& e, const std::vector<Shape>& per_sample) {
   TensorShape ts;
   for (const auto& s : per_sample) ts.inputs.push_back(batched(e, s));
   e.begin_group();
-  // The gradient of a sum is passed on unchanged: no backward op.
-  e.fwd(e.make("add", OpKind::elementwise, ts, Phase::forward), double(ts.elements()));
+  // The gradient of a sum is passed on unchanged: no backward op, nothing saved.
+  e.fwd(e.make("add", OpKind::elementwise, ts, Phase::forward));
+  e.wrote(double(ts.elements()));
 }
 
 namespace {
@@ -171,12 +213,13 @@ void emit_flash_attention(Emitter& e, const AttentionCfg& a, int64_t sq, int64_t
   const int64_t dk = a.key_dim, dv = a.value_dim, bh = e.batch * a.heads;
   const int64_t keys = a.causal ? std::max<int64_t>(1, (sk + 1) / 2) : sk;
   e.begin_group();
-  // Kept: the context (the next op's input anyway) and the softmax's row statistics.
+  // Kept: Q, K and V (the projections', saved by the caller), the softmax's row
+  // statistics and the context.
   e.fwd(
-      gemm_op(e, "attention.flash.qk", OpKind::batched_gemm, GemmShape{sq, keys, dk, bh, false, true}, Phase::forward),
-      double(bh) * double(sq));
-  e.fwd(gemm_op(e, "attention.flash.pv", OpKind::batched_gemm, GemmShape{sq, dv, keys, bh}, Phase::forward),
-        double(bh) * double(sq) * double(dv));
+      gemm_op(e, "attention.flash.qk", OpKind::batched_gemm, GemmShape{sq, keys, dk, bh, false, true}, Phase::forward));
+  e.keep(double(bh) * double(sq));
+  e.fwd(gemm_op(e, "attention.flash.pv", OpKind::batched_gemm, GemmShape{sq, dv, keys, bh}, Phase::forward));
+  e.wrote_and_saved(double(bh) * double(sq) * double(dv));
   if (!grad) return;
   e.bwd(gemm_op(e, "attention.flash.grad.qk", OpKind::batched_gemm, GemmShape{sq, keys, dk, bh, false, true},
                 Phase::backward));
@@ -199,12 +242,15 @@ void emit_attention(Emitter& e, const AttentionCfg& a, const Shape& q, const Sha
   const int64_t sq = q[0], sk = kv[0], h = a.heads, dk = a.key_dim, dv = a.value_dim;
   const int64_t bh = e.batch * h;
   const bool outer_input_grad = e.input_grad;
+  // Each projection's output is saved by the batched GEMM (or flash kernel) that reads it.
   if (a.fused_qkv) {
     emit_dense(e, "attention.qkv", q, h * (2 * dk + dv), a.bias, {});
+    e.save_input();
   } else {
-    emit_dense(e, "attention.query", q, h * dk, a.bias, {});
-    emit_dense(e, "attention.key", kv, h * dk, a.bias, {});
-    emit_dense(e, "attention.value", kv, h * dv, a.bias, {});
+    for (const auto& [name, dim] : {std::pair{"attention.query", dk}, {"attention.key", dk}, {"attention.value", dv}}) {
+      emit_dense(e, name, name == std::string_view("attention.query") ? q : kv, h * dim, a.bias, {});
+      e.save_input();
+    }
   }
   // Everything after the projections depends on their weights.
   e.input_grad = e.input_grad || e.weight_grad;
@@ -219,8 +265,10 @@ void emit_attention(Emitter& e, const AttentionCfg& a, const Shape& q, const Sha
   const bool eager = a.kernels == AttentionCfg::Kernels::eager;
   e.in_attention_core = true;
   e.begin_group();
-  e.fwd(gemm_op(e, "attention.scores", OpKind::batched_gemm, GemmShape{sq, sk, dk, bh, false, true}, Phase::forward),
-        double(bh) * double(sq) * double(sk));
+  // The raw scores are not kept: the scale, the mask and the softmax's backward need none
+  // of them.
+  e.fwd(gemm_op(e, "attention.scores", OpKind::batched_gemm, GemmShape{sq, sk, dk, bh, false, true}, Phase::forward));
+  e.wrote(double(bh) * double(sq) * double(sk));
   if (grad) {
     // S = Q K^T: dQ = dS K, dK = dS^T Q.
     e.bwd(gemm_op(e, "attention.scores.grad_query", OpKind::batched_gemm, GemmShape{sq, dk, sk, bh}, Phase::backward));
@@ -234,20 +282,25 @@ void emit_attention(Emitter& e, const AttentionCfg& a, const Shape& q, const Sha
     // torch.where): each reads and writes the scores. The scale's gradient is another pass;
     // an added mask passes the gradient on unchanged, a selected one zeroes part of it.
     e.begin_group();
-    e.fwd(e.make("attention.scale", OpKind::elementwise, TensorShape{{pt}}, Phase::forward), 0);
+    e.fwd(e.make("attention.scale", OpKind::elementwise, TensorShape{{pt}}, Phase::forward));
     if (grad) e.bwd(e.make("attention.scale.grad", OpKind::elementwise, TensorShape{{pt}}, Phase::backward));
     e.begin_group();
-    e.fwd(e.make("attention.mask", OpKind::elementwise, TensorShape{{pt}}, Phase::forward), 0);
+    e.fwd(e.make("attention.mask", OpKind::elementwise, TensorShape{{pt}}, Phase::forward));
     if (grad && a.causal) e.bwd(e.make("attention.mask.grad", OpKind::elementwise, TensorShape{{pt}}, Phase::backward));
   }
   e.begin_group();
-  e.fwd(e.make("attention.softmax", OpKind::elementwise, TensorShape{{pt}}, Phase::forward), double(product(pt)));
+  e.fwd(e.make("attention.softmax", OpKind::elementwise, TensorShape{{pt}}, Phase::forward));
+  e.wrote_and_saved(double(product(pt)));
   if (grad) e.bwd(e.make("attention.softmax.grad", OpKind::elementwise, TensorShape{{pt, pt}}, Phase::backward));
   emit_dropout(e, a.dropout, probs);
 
   e.begin_group();
-  e.fwd(gemm_op(e, "attention.context", OpKind::batched_gemm, GemmShape{sq, dv, sk, bh}, Phase::forward),
-        double(bh) * double(sq) * double(dv));
+  e.save_input();  // the probabilities (dropped out or not); V was saved above
+  e.fwd(gemm_op(e, "attention.context", OpKind::batched_gemm, GemmShape{sq, dv, sk, bh}, Phase::forward));
+  // The context is the core's output, kept (by the output projection) when the core is
+  // recomputed too.
+  e.in_attention_core = false;
+  e.wrote(double(bh) * double(sq) * double(dv));
   if (grad) {
     // C = P V: dP = dC V^T, dV = P^T dC.
     e.bwd(gemm_op(e, "attention.context.grad_probs", OpKind::batched_gemm, GemmShape{sq, sk, dv, bh, false, true},
@@ -255,13 +308,13 @@ void emit_attention(Emitter& e, const AttentionCfg& a, const Shape& q, const Sha
     e.bwd(gemm_op(e, "attention.context.grad_value", OpKind::batched_gemm, GemmShape{sk, dv, sq, bh, true, false},
                   Phase::backward));
   }
-  e.in_attention_core = false;
   if (eager) {
     // The heads merged back: context.permute(0, 2, 1, 3).contiguous() copies the context,
     // and its gradient is copied back into the heads' layout.
     const Shape merged = batched(e, Shape{sq, h * dv});
     e.begin_group();
-    e.fwd(e.make("attention.merge_heads", OpKind::elementwise, TensorShape{{merged}}, Phase::forward), 0);
+    e.fwd(e.make("attention.merge_heads", OpKind::elementwise, TensorShape{{merged}}, Phase::forward));
+    e.wrote(double(product(merged)));
     if (grad) e.bwd(e.make("attention.merge_heads.grad", OpKind::elementwise, TensorShape{{merged}}, Phase::backward));
   }
   emit_dense(e, "attention.output", {sq, h * dv}, a.output_dim, a.bias, {});

@@ -157,8 +157,10 @@ void emit_conv(Emitter& e, const Node& n) {
   s.n = e.batch;
   const Shape out = batched(e, n.out);
   e.begin_group();
-  e.fwd(e.make(name, OpKind::conv, s, Phase::forward), double(product(out)));
-  if (c.bias) e.fwd(e.make("bias_add", OpKind::elementwise, TensorShape{{out, {c.filters}}}, Phase::forward), 0);
+  e.save_input();  // the filter gradient needs the input
+  e.fwd(e.make(name, OpKind::conv, s, Phase::forward));
+  e.wrote(double(product(out)));
+  if (c.bias) e.fwd(e.make("bias_add", OpKind::elementwise, TensorShape{{out, {c.filters}}}, Phase::forward));
   if (e.weight_grad) {
     if (c.bias) e.bwd(e.make("bias_grad", OpKind::reduction, TensorShape{{out}}, Phase::backward));
     ConvShape g = s;
@@ -206,8 +208,13 @@ void emit_pool(Emitter& e, const Node& n) {
   const Shape in = batched(e, n.in[0]), out = batched(e, n.out);
   const double n_in = double(product(in)), n_out = double(product(out)), window = double(product(c.window));
   e.begin_group();
-  e.fwd(e.make(name, OpKind::pooling, TensorShape{{in}}, Phase::forward, (n_in + n_out) * e.elem_bytes, n_out * window),
-        n_out);
+  // Max pooling's backward needs the input and where the maxima were (counted as one
+  // element each); average pooling's needs only the shapes.
+  if (c.max) e.save_input();
+  e.fwd(
+      e.make(name, OpKind::pooling, TensorShape{{in}}, Phase::forward, (n_in + n_out) * e.elem_bytes, n_out * window));
+  if (c.max) e.keep(n_out);
+  e.wrote(n_out);
   // Max pooling's gradient also reads where the maxima were; average pooling's does not.
   if (e.input_grad)
     e.bwd(e.make(name + ".grad", OpKind::pooling, TensorShape{{out, in}}, Phase::backward,
@@ -273,7 +280,9 @@ void emit_embedding(Emitter& e, const Node& n) {
   const auto& c = std::get<EmbeddingCfg>(n.cfg);
   const EmbeddingShape s{c.vocab, c.dim, e.batch * product(n.in[0])};
   e.begin_group();
-  e.fwd(e.make("embedding", OpKind::embedding, s, Phase::forward), double(s.lookups) * double(s.dim));
+  e.save_input();  // the ids: which rows the table's gradient goes to
+  e.fwd(e.make("embedding", OpKind::embedding, s, Phase::forward));
+  e.wrote(double(s.lookups) * double(s.dim));
   // Token ids have no gradient: only the table's (a scatter-add of dY into the rows used).
   if (e.weight_grad) e.bwd(e.make("embedding.grad", OpKind::embedding, s, Phase::backward));
 }
@@ -312,8 +321,11 @@ void emit_rnn(Emitter& e, const Node& n) {
   const std::string name(to_string(c.cell));
   const double g = gates(c.cell), steps = double(e.batch) * double(in[0]), u = double(c.units);
   e.begin_group();
-  // Kept: the gate activations and cell states of every step.
-  e.fwd(e.make(name, OpKind::rnn, s, Phase::forward), steps * u * (g + 1));
+  // Kept: the input and the gate activations and cell states of every step.
+  e.save_input();
+  e.fwd(e.make(name, OpKind::rnn, s, Phase::forward));
+  e.keep(steps * u * (g + 1));
+  e.wrote(double(e.batch) * double(product(n.out)));
   if (e.input_grad || e.weight_grad) {
     // Backward through time always needs dH (recurrent weights); dX only when the input
     // needs it; dW when trained. 2 FLOPs per multiply-accumulate.
@@ -356,7 +368,8 @@ void emit_concatenate(Emitter& e, const Node& n) {
   const Shape out = batched(e, n.out);
   const double bytes = 2.0 * double(product(out)) * e.elem_bytes;  // every element read and written once
   e.begin_group();
-  e.fwd(e.make("concat", OpKind::elementwise, ts, Phase::forward, bytes), double(product(out)));
+  e.fwd(e.make("concat", OpKind::elementwise, ts, Phase::forward, bytes));
+  e.wrote(double(product(out)));
   if (e.input_grad) e.bwd(e.make("concat.grad", OpKind::elementwise, TensorShape{{out}}, Phase::backward, bytes));
 }
 
@@ -417,7 +430,8 @@ void emit_slice(Emitter& e, const Node& n) {
   const Shape in = batched(e, n.in[0]), out = batched(e, n.out);
   const double n_in = double(product(in)), n_out = double(product(out));
   e.begin_group();
-  e.fwd(e.make("slice", OpKind::elementwise, TensorShape{{in}}, Phase::forward, 2 * n_out * e.elem_bytes), n_out);
+  e.fwd(e.make("slice", OpKind::elementwise, TensorShape{{in}}, Phase::forward, 2 * n_out * e.elem_bytes));
+  e.wrote(n_out);
   // The gradient is zeros with dY copied into the slice.
   if (e.input_grad)
     e.bwd(
