@@ -14,6 +14,7 @@
 #include "fomcast/report/validate_e2e.hpp"
 #include "fomcast/validate.hpp"
 #include "fomcast/validate_e2e.hpp"
+#include "parallel_flags.hpp"
 
 namespace fomcast::cli {
 namespace {
@@ -33,10 +34,28 @@ Workload shipped_model_at(const E2eRow& row) {
                    "workload '" + row.workload + "' is in neither data/models nor data/e2e/models", row.line);
 }
 
+// A row of several GPUs: `estimate --parallel dp=gpus --batch-per-gpu batch` on the
+// shipped model, in the row's precision.
+double data_parallel_step(const E2eRow& row, const Catalog& catalog) {
+  const Workload w = shipped_model_at(row);
+  ParallelRequest request;
+  request.layout.dp = row.gpus;
+  request.batch_per_gpu = row.batch;
+  RunOptions opts;
+  opts.precision = row.precision;
+  auto at_batch = [&row](const Workload&, int64_t batch) {
+    E2eRow r = row;
+    r.batch = batch;
+    return shipped_model_at(r);
+  };
+  return run_parallel(w, row.platform, catalog, request, at_batch, model_layer_costs, opts).parallel.step_s;
+}
+
 E2eReport end_to_end(const Catalog& catalog) {
   const auto text = embedded_file("e2e/published.csv");
   if (!text) return {};
-  return validate_end_to_end(parse_e2e_rows(*text, "data/e2e/published.csv"), catalog, shipped_model_at);
+  return validate_end_to_end(parse_e2e_rows(*text, "data/e2e/published.csv"), catalog, shipped_model_at,
+                             [&catalog](const E2eRow& row) { return data_parallel_step(row, catalog); });
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // validate's end_to_end (validate_e2e.hpp): published training throughput against
-// estimate's pass, row by row and as speedups between GPUs of one source.
+// estimate's pass, row by row and as speedups between GPUs of one source, and rows of
+// several GPUs against the data-parallel estimate.
 #include "fomcast/validate_e2e.hpp"
 
 #include <cmath>
@@ -51,11 +52,11 @@ std::vector<E2eRow> parse_e2e_rows(std::string_view csv_text, std::string_view f
 }
 
 E2eReport validate_end_to_end(const std::vector<E2eRow>& rows, const Catalog& catalog,
-                              const E2eWorkloadSource& workload_at) {
+                              const E2eWorkloadSource& workload_at, const E2eParallelStep& parallel_step) {
   E2eReport report;
   std::vector<double> step_err, speed_err;
   for (const auto& row : rows) {
-    if (row.gpus != 1) continue;  // one device's step: what a pass predicts
+    if (row.gpus != 1) continue;  // one device's step: what a pass predicts; several below
     const Workload recorded = workload_at(row);
     const PassEstimate p = estimate_pass(recorded, row.platform, catalog, {}, row.precision);
     const Workload w = apply_precision(recorded, row.precision).workload;  // the ops as estimated
@@ -92,6 +93,30 @@ E2eReport validate_end_to_end(const std::vector<E2eRow>& rows, const Catalog& ca
       speed_err.push_back(std::fabs(s.error));
       report.speedups.push_back(s);
     }
+  std::vector<double> multi_err, efficiency_err;
+  for (const auto& row : rows) {
+    if (row.gpus == 1 || !parallel_step) continue;
+    E2eMultiResult r;
+    r.row = row;
+    // Weak scaling, as data parallel runs it: each device's step at the row's batch.
+    r.published_step_s = static_cast<double>(row.batch) * static_cast<double>(row.gpus) / row.samples_per_s;
+    r.predicted_step_s = parallel_step(row);
+    r.error = r.predicted_step_s / r.published_step_s - 1;
+    multi_err.push_back(std::fabs(r.error));
+    for (const auto& one : report.rows) {
+      if (one.row.platform != row.platform || one.row.workload != row.workload || one.row.precision != row.precision ||
+          one.row.batch != row.batch || source_key(one.row.source) != source_key(row.source))
+        continue;
+      r.has_single = true;
+      r.published_efficiency = row.samples_per_s / (static_cast<double>(row.gpus) * one.row.samples_per_s);
+      r.predicted_efficiency = one.predicted_step_s / r.predicted_step_s;
+      efficiency_err.push_back(std::fabs(r.predicted_efficiency / r.published_efficiency - 1));
+      break;
+    }
+    report.multi_gpu.push_back(std::move(r));
+  }
+  if (!multi_err.empty()) report.median_abs_multi_gpu_step_error = est::percentile(multi_err, 0.5);
+  if (!efficiency_err.empty()) report.median_abs_efficiency_error = est::percentile(efficiency_err, 0.5);
   if (!step_err.empty()) report.median_abs_step_error = est::percentile(step_err, 0.5);
   if (!speed_err.empty()) report.median_abs_speedup_error = est::percentile(speed_err, 0.5);
   return report;

@@ -1,7 +1,8 @@
 // validate's end_to_end check (issue 13): published single-GPU training throughput of
 // models fomcast ships (data/e2e/published.csv, each row cited) against `estimate`'s pass
 // at the same batch and precision, and the speedups between GPUs that the same source
-// published, against the predicted ones. Held out: no constant is fitted to these rows.
+// published, against the predicted ones; and rows of several GPUs (issue 15) against the
+// data-parallel estimate. Held out: no constant is fitted to these rows.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +17,7 @@
 
 namespace fomcast {
 
-// One published measurement: `gpus` devices (only 1 is checked), `samples_per_s` in all.
+// One published measurement: `gpus` devices, `samples_per_s` in all.
 struct E2eRow {
   std::string id, workload, platform, source, quote;
   int64_t batch = 0;  // per GPU
@@ -47,15 +48,33 @@ struct E2eSpeedup {
   double published = 0, predicted = 0;  // samples/s ratio to / from
   double error = 0;                     // predicted / published - 1
 };
+// A row of several GPUs, data parallel at its batch per GPU: its step against the predicted
+// one, and its scaling efficiency (samples/s over gpus x one GPU's, the one-GPU row of the
+// same source, workload, platform and precision) against the predicted one.
+struct E2eMultiResult {
+  E2eRow row;
+  double published_step_s = 0, predicted_step_s = 0;
+  double error = 0;         // (predicted - published) / published
+  bool has_single = false;  // a one-GPU row to take the efficiencies against
+  double published_efficiency = 0, predicted_efficiency = 0;
+};
 struct E2eReport {
   std::vector<E2eResult> rows;
   std::vector<E2eSpeedup> speedups;
+  std::vector<E2eMultiResult> multi_gpu;
   double median_abs_step_error = 0;
   double median_abs_speedup_error = 0;
+  double median_abs_multi_gpu_step_error = 0;
+  // Of predicted efficiency / published efficiency - 1.
+  double median_abs_efficiency_error = 0;
 };
 
 // The workload a row names, expanded at a batch (the CLI reads the layer lists).
 using E2eWorkloadSource = std::function<Workload(const E2eRow&)>;
-E2eReport validate_end_to_end(const std::vector<E2eRow>&, const Catalog&, const E2eWorkloadSource&);
+// A row's predicted step on row.gpus devices, data parallel (the CLI runs `estimate
+// --parallel dp=gpus --batch-per-gpu batch`); empty: rows of several GPUs are not checked.
+using E2eParallelStep = std::function<double(const E2eRow&)>;
+E2eReport validate_end_to_end(const std::vector<E2eRow>&, const Catalog&, const E2eWorkloadSource&,
+                              const E2eParallelStep& = {});
 
 }  // namespace fomcast
