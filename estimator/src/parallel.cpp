@@ -246,6 +246,9 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
   for (std::size_t i = 0; i < layers.size(); ++i) cost[i] = fwd[i] + bwd[i];
   std::vector<std::size_t> starts = stage_starts(cost, P);
   starts.push_back(layers.size());
+  for (std::size_t s = 0; s + 1 < starts.size(); ++s)
+    out.stages.push_back(
+        {layers[starts[s]].name, layers[starts[s + 1] - 1].name, static_cast<int64_t>(starts[s + 1] - starts[s])});
 
   // The collectives, one call each.
   auto timed_on = [&](const Platform& on, const std::string& what, CollectiveKind kind, double bytes, int64_t ranks,
@@ -445,7 +448,7 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
       ((out.single_device_pass_s - once) * static_cast<double>(D * M) + once) / static_cast<double>(out.devices);
   out.scaling_efficiency = out.step_s > 0 ? ideal / out.step_s : 0;
   out.samples_per_s = out.step_s > 0 ? static_cast<double>(out.global_batch) / out.step_s : 0;
-  out.memory = device_memory(w, layers, platform, layout);
+  out.memory = device_memory(w, layers, platform, layout, starts);
   if (out.residual_s > 0)
     out.notes.push_back("the host residual of one micro-batch (" + format_duration(out.residual_s) +
                         ") is added once per step, outside the op graph");

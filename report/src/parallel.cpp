@@ -41,7 +41,10 @@ json memory_json(const DeviceMemory& m) {
               {"activations_bytes", m.activations_bytes},
               {"total_bytes", m.total_bytes},
               {"capacity_bytes", m.capacity_bytes > 0 ? json(m.capacity_bytes) : json(nullptr)},
-              {"fits", m.fits}};
+              {"fits", m.fits},
+              {"stage", m.stage},
+              {"micro_batches_in_flight", m.in_flight},
+              {"detail", m.detail}};
 }
 
 }  // namespace
@@ -66,6 +69,9 @@ void add_parallel_json(json& j, const ParallelEstimate& p) {
                     {"algorithm", c.time.algorithm},
                     {"uncertainty", c.time.uncertainty},
                     {"detail", c.time.detail}});
+  json stages = json::array();
+  for (const auto& st : p.stages)
+    stages.push_back({{"first_layer", st.first_layer}, {"last_layer", st.last_layer}, {"layers", st.layers}});
   j["parallel"] = {{"dp", p.layout.dp},
                    {"tp", p.layout.tp},
                    {"pp", p.layout.pp},
@@ -82,6 +88,7 @@ void add_parallel_json(json& j, const ParallelEstimate& p) {
                    {"single_device_pass_s", p.single_device_pass_s},
                    {"samples_per_s", p.samples_per_s},
                    {"collectives", coll},
+                   {"stages", stages},
                    {"notes", p.notes}};
 }
 
@@ -108,6 +115,14 @@ std::string parallel_to_text(const ParallelEstimate& p, bool verbose) {
        " (one device: " + format_duration(p.single_device_pass_s) + " per micro-batch); communication " +
        format_duration(p.comm_total_s) + " on the busiest device, " + format_duration(p.exposed_comm_s) +
        " exposed on the step's critical path (across the pipeline's stages)\n";
+  if (p.stages.size() > 1) {
+    s += "stages (about equal time):";
+    for (std::size_t i = 0; i < p.stages.size(); ++i)
+      s += std::string(i ? ";" : "") + " " + std::to_string(i) + ": " + p.stages[i].first_layer +
+           (p.stages[i].layers > 1 ? " .. " + p.stages[i].last_layer : "") + " (" + std::to_string(p.stages[i].layers) +
+           " layer" + (p.stages[i].layers == 1 ? "" : "s") + ")";
+    s += "\n";
+  }
   s += "memory per device: " + format_gib(p.memory.total_bytes) +
        (p.memory.capacity_bytes > 0 ? " of " + format_gib(p.memory.capacity_bytes) : "") + " (" + p.memory.detail +
        ")\n";

@@ -247,6 +247,45 @@ TEST_CASE("memory: activations of the micro-batches in flight, fewer with recomp
   CHECK(device_memory(t.w, layers, p, l).activations_bytes == doctest::Approx(2 * 1000 * 4 * 2 + 0.5e6));
 }
 
+TEST_CASE("memory: each pipeline stage holds its own layers; the fullest is the one reported") {
+  Toy t = toy(4e-3, 8e-3, 0);
+  t.w.batch_size = 2;
+  // An embedding table of 3.6M parameters, then two layers of 0.2M (the toy model's 4 B of
+  // weights, 4 of gradients and 8 of optimizer state per parameter).
+  auto kept = [](LayerCost l, double k) {
+    l.kept_elems = k;
+    return l;
+  };
+  const std::vector<LayerCost> layers{kept(layer("table", 3.6e6, 1, 1000, "embedding"), 1000),
+                                      kept(layer("a", 0.2e6, 1, 1000), 1000), kept(layer("b", 0.2e6, 1, 1000), 3000)};
+  ParallelLayout l;
+  l.pp = 2;
+  l.micro_batches = 4;
+  const Platform p = toy_platform(100e9);
+  // Cut after the table: stage 0 holds 3.6M parameters and 2 micro-batches of its 1000 kept
+  // elements (4 B, 2 samples); stage 1 holds 0.4M and 1 micro-batch of 4000.
+  const DeviceMemory m = device_memory(t.w, layers, p, l, {0, 1, 3});
+  CHECK(m.stage == 0);
+  CHECK(m.weights_bytes == doctest::Approx(3.6e6 * 4));
+  CHECK(m.optimizer_bytes == doctest::Approx(3.6e6 * 8));
+  CHECK(m.in_flight == 2);
+  CHECK(m.activations_bytes == doctest::Approx(1000 * 4 * 2 * 2));
+  CHECK(m.detail.find("stage, 0 of 0-1") != std::string::npos);
+  // Without the cut every stage is half of the model: 2M parameters, a stage no cut makes.
+  CHECK(device_memory(t.w, layers, p, l).weights_bytes == doctest::Approx(2e6 * 4));
+  // A model without transformer blocks checkpoints every layer; a checkpoint is no more than
+  // the layer keeps anyway (a layer keeping its 1000-element input, its output 4000), and
+  // one layer is live at a time: more than without recomputation, and said so.
+  const std::vector<LayerCost> cnn{kept(layer("c1", 1e6, 1, 4000, "conv2d"), 1000),
+                                   kept(layer("c2", 1e6, 1, 4000, "conv2d"), 1000)};
+  ParallelLayout r;
+  r.recompute = true;
+  const DeviceMemory rm = device_memory(t.w, cnn, p, r);
+  CHECK(rm.activations_bytes == doctest::Approx((1000 + 1000 + 1000) * 4 * 2));
+  CHECK_FALSE(rm.recompute_helped);
+  CHECK(rm.detail.find("no transformer block to checkpoint") != std::string::npos);
+}
+
 TEST_CASE("memory: a model's layers say what each keeps; recomputation keeps the block inputs and one block") {
   Toy t = toy(4e-3, 8e-3, 0);
   t.w.batch_size = 2;

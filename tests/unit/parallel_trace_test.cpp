@@ -218,11 +218,14 @@ TEST_CASE("estimate --parallel on the ResNet-50 execution trace and the Kineto t
   // Every bucket but the last (which takes what is left) holds at least 25 MiB.
   const auto& coll = est["parallel"]["collectives"];
   for (int i = 0; i + 1 < buckets; ++i) CHECK(coll[static_cast<std::size_t>(i)]["bytes"].get<double>() >= 26'214'400.0);
-  // Two stages: each holds a share of the parameters, together all of them.
+  // Two stages of about equal time: the second holds most of the parameters (ResNet-50's
+  // last stage of wide convolutions and the classifier), and memory is that stage's, not half.
   const json pp =
       run_json("estimate --workload rn --platform A100 --parallel pp=2 --micro-batches 4 --batch-per-gpu 32", db);
   CHECK(pp["bubble_s"].get<double>() > 0);
-  CHECK(pp["memory"]["weights_bytes"].get<double>() == doctest::Approx(25'503'912.0 * 4 / 2));
+  CHECK(pp["memory"]["weights_bytes"].get<double>() > 25'503'912.0 * 4 * 0.75);
+  CHECK(pp["memory"]["weights_bytes"].get<double>() < 25'503'912.0 * 4);
+  CHECK(pp["memory"]["stage"] == 1);
 
   REQUIRE(run_fomcast("ingest '" + shared_path("traces-external/param_resnet_kineto.json.gz") + "' --workload rk", db)
               .status == 0);

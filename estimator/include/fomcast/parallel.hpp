@@ -113,7 +113,10 @@ struct DeviceMemory {
   double total_bytes = 0;
   double capacity_bytes = 0;  // the platform's mem_bytes; 0 when its spec has none
   bool fits = true;
-  std::string detail;  // what each part is, in words
+  int64_t stage = 0;             // the pipeline stage these figures are of (the fullest)
+  double in_flight = 1;          // its micro-batches in flight under 1F1B
+  bool recompute_helped = true;  // --recompute kept less than the layers would without it
+  std::string detail;            // what each part is, in words
 };
 
 struct CollectiveLine {
@@ -124,8 +127,14 @@ struct CollectiveLine {
   CollectiveTime time;  // one call
 };
 
+// A pipeline stage's layers (contiguous, in the model's order).
+struct StageSpan {
+  std::string first_layer, last_layer;
+  int64_t layers = 0;
+};
 struct ParallelEstimate {
   ParallelLayout layout;
+  std::vector<StageSpan> stages;  // one per pipeline stage
   int64_t devices = 1, micro_batch = 0, global_batch = 0, gpus_per_node = 0;
   double step_s = 0;
   double compute_s = 0;             // the busiest device's compute, optimizer included
@@ -152,9 +161,11 @@ ParallelEstimate estimate_parallel(const Workload& micro, const PassEstimate& pa
                                    const ParallelLayout&, std::string_view flag = "--parallel");
 
 // Per-device memory of the layout (weights, gradients, optimizer state by ZeRO stage,
-// activations of the micro-batches in flight, or only layer inputs with recomputation).
+// activations of the micro-batches in flight, or only layer inputs with recomputation), of
+// the fullest pipeline stage. `stage_starts`: each stage's first layer and, last,
+// layers.size() (estimate_parallel's cut); without it every stage is 1/P of the model.
 DeviceMemory device_memory(const Workload& micro, const std::vector<LayerCost>& layers, const Platform&,
-                           const ParallelLayout&);
+                           const ParallelLayout&, std::vector<std::size_t> stage_starts = {});
 
 }  // namespace fomcast
 
