@@ -76,11 +76,14 @@ std::vector<LayerCost> model_layer_costs(const Workload& w) {
     c.name = l.name;
     c.type = l.type;
     c.params = static_cast<double>(l.params);
+    c.trainable_params = static_cast<double>(l.trainable_params);
     c.forward_macs = l.forward_macs * l.share;
     c.output_elems = std::accumulate(l.output_shape.begin(), l.output_shape.end(), 1.0, std::multiplies<>());
     c.kept_elems = l.kept_elements;
     c.kept_attention_elems = l.kept_attention_elements;
     c.kept_replicated_elems = l.kept_replicated_elements;
+    c.heads = l.heads;
+    c.ff_units = l.ff_units;
     c.kept_mask_bytes = l.kept_mask_bytes;
     c.kept_attention_mask_bytes = l.kept_attention_mask_bytes;
     c.kept_replicated_mask_bytes = l.kept_replicated_mask_bytes;

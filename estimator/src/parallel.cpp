@@ -239,6 +239,14 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
       recompute_one_device += core;
     }
   }
+  // Megatron splits attention by heads and the MLP by columns: T must divide both.
+  if (T > 1)
+    for (const auto& l : layers)
+      if ((l.heads > 0 && l.heads % T != 0) || (l.ff_units > 0 && l.ff_units % T != 0))
+        throw UsageError(f + ": tp=" + std::to_string(T) + " does not divide layer '" + l.name + "' (" +
+                         std::to_string(l.heads) + " attention heads" +
+                         (l.ff_units > 0 ? ", MLP width " + std::to_string(l.ff_units) : std::string()) +
+                         "): Megatron's layout splits heads and MLP columns T ways");
   if (T > 1 && std::none_of(layers.begin(), layers.end(), split_by_tp))
     out.notes.push_back("tp=" + std::to_string(T) +
                         ": no transformer block or embedding to split (Megatron layout): every layer replicated");
@@ -394,7 +402,10 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
       int n_bucket = 0;
       for (std::size_t k = 0; k < hi - lo; ++k) {
         const std::size_t i = hi - 1 - k;
-        bucket += layers[i].params * (T > 1 && split_by_tp(layers[i]) ? 1.0 / static_cast<double>(T) : 1) * par_bytes;
+        // Only trained parameters have gradients to reduce (not frozen layers, nor batch
+        // norm's running statistics).
+        bucket += layers[i].trainable_params.value_or(layers[i].params) *
+                  (T > 1 && split_by_tp(layers[i]) ? 1.0 / static_cast<double>(T) : 1) * par_bytes;
         if (bucket > 0 && (bucket >= layout.bucket_bytes || i == lo)) {
           const double t =
               timed_on(dp_net,

@@ -62,6 +62,10 @@ TEST_CASE("estimate --parallel refuses a layout that does not fit, and bad flags
   const auto bad = run_fomcast("estimate --workload gpt2-small --platform A100 --parallel dp=2,qq=3", db);
   CHECK(bad.status == 2);
   CHECK(bad.err.find("qq") != std::string::npos);
+  // Megatron splits attention by heads: gpt2-small's 12 do not split 8 ways.
+  const auto heads = run_fomcast("estimate --workload gpt2-small --platform A100 --parallel tp=8", db);
+  CHECK(heads.status == 2);
+  CHECK(heads.err.find("tp=8 does not divide layer 'h.0' (12 attention heads, MLP width 3072)") != std::string::npos);
   const auto lonely = run_fomcast("estimate --workload gpt2-small --platform A100 --zero 2", db);
   CHECK(lonely.status == 2);
   CHECK(lonely.err.find("need --parallel") != std::string::npos);
@@ -393,4 +397,27 @@ TEST_CASE("the shipped gpt2-dgx study: each problem takes a whole 8-GPU node, th
   // the same launch gaps on both sides pull the ratio toward 1. Nothing faster than the peak ratio.
   CHECK(j["fom"].get<double>() > 1.0);
   CHECK(j["fom"].get<double>() < 989.4 / 312.0);
+}
+
+TEST_CASE("data parallel: only trained parameters' gradients are reduced") {
+  ScratchDir dir;
+  const auto db = dir.file("p.db");
+  // The same two dense layers (64 x 128 + 128, 128 x 10 + 10 fp32 parameters), trained or
+  // frozen: a frozen layer has no gradient for the all-reduce.
+  auto model = [&](const std::string& name, bool first_trained) {
+    const auto path = dir.file(name + ".json");
+    std::ofstream(path) << R"({"name": ")" << name << R"(", "batch_size": 8, "input_shape": [64], "loss": "mse",
+        "layers": [{"type": "dense", "units": 128, "activation": "relu", "trainable": )"
+                        << (first_trained ? "true" : "false") << R"(},
+                   {"type": "dense", "units": 10, "trainable": false}]})";
+    REQUIRE(run_fomcast("ingest " + path + " --workload " + name, db).status == 0);
+    return fomcast::test::run_json("estimate --workload " + name + " --platform A100 --parallel dp=2 --json", db);
+  };
+  double reduced = 0;
+  const json half = model("half", true);
+  for (const auto& c : half["parallel"]["collectives"]) reduced += c["bytes"].get<double>();
+  CHECK(reduced == (64.0 * 128 + 128) * 4);
+  const json frozen = model("frozen", false);
+  CHECK(frozen["parallel"]["collectives"].empty());
+  CHECK(frozen["memory"]["gradients_bytes"].get<double>() == 0);
 }

@@ -70,9 +70,11 @@ struct LayerCost {
   // Dropout masks it keeps, bytes per sample (one per element, whatever the activations'
   // type): all, attention's core's, and the replicated ones.
   double kept_mask_bytes = 0, kept_attention_mask_bytes = 0, kept_replicated_mask_bytes = 0;
+  int64_t heads = 0, ff_units = 0;  // what tensor parallel splits a block by (0: none, or not known)
   // An output layer reusing an embedding's weights (GPT's tied LM head): Megatron splits it
   // over the vocabulary with the embedding (its parallel_lm_logits), so it splits T ways.
   bool tied_to_embedding = false;
+  std::optional<double> trainable_params;  // of params, with a gradient to reduce (unset: all)
 };
 
 // A trace's layer list (it has no model description), per sample of its batch: every call of

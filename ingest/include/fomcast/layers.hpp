@@ -35,6 +35,9 @@ struct LayerSummary {
   // Dropout masks it keeps, one byte per element whatever the activations' type: all of them,
   // attention's core's, and the replicated ones (a block's hidden-size dropouts).
   double kept_mask_bytes = 0, kept_attention_mask_bytes = 0, kept_replicated_mask_bytes = 0;
+  // What Megatron's tensor parallel splits (0 where the layer has none): attention heads, and
+  // a transformer block's MLP width.
+  int64_t heads = 0, ff_units = 0;
 };
 
 struct ExpandedModel {

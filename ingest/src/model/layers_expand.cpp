@@ -456,6 +456,8 @@ void sum_up(ExpandedModel& result, const Graph& g, const Emitter& e, const Optim
                    n.kept_mask_bytes,
                    n.kept_attention_mask_bytes,
                    n.kept_replicated_mask_bytes};
+    if (const auto* b = std::get_if<BlockCfg>(&n.cfg)) s.heads = b->attention.heads, s.ff_units = b->ff_units;
+    if (const auto* a = std::get_if<AttentionCfg>(&n.cfg)) s.heads = a->heads;
     for (const auto& p : n.params) {
       s.params += p.elements();
       if (p.trainable && n.trainable) s.trainable_params += p.elements();
