@@ -14,15 +14,18 @@ void add_parallel_flags(CLI::App& cmd, ParallelFlags& f, bool with_layout) {
   if (with_layout)
     cmd.add_option("--parallel", f.parallel,
                    "Train on dp x tp x pp devices: data, tensor (Megatron) and pipeline (1F1B) parallel, e.g. "
-                   "dp=8,tp=2,pp=2");
+                   "dp=8,tp=2,pp=2")
+        ->check(
+            [](const std::string& v) { return v.empty() ? std::string("an empty layout: give dp=D,tp=T,pp=P") : ""; });
   cmd.add_option("--micro-batches", f.micro_batches, "Micro-batches per step and pipeline (default: pp)")
       ->check(CLI::Range(int64_t{1}, int64_t{1'000'000}));
   cmd.add_option("--gpus-per-node", f.gpus_per_node, "Devices per node (default: the platform's devices_per_node)")
       ->check(CLI::Range(int64_t{1}, int64_t{1'000'000}));
   auto* gb = cmd.add_option("--global-batch", f.global_batch, "Samples per step over all devices")
                  ->check(CLI::Range(int64_t{1}, int64_t{1'000'000'000}));
+  // The layer expansion's largest batch (2^24 samples per pass).
   cmd.add_option("--batch-per-gpu", f.batch_per_gpu, "Samples per micro-batch per device (default: the workload's)")
-      ->check(CLI::Range(int64_t{1}, int64_t{1'000'000'000}))
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 24))
       ->excludes(gb);
   cmd.add_option("--zero", f.zero, "ZeRO stage of the data-parallel optimizer: 0 (DDP), 1, 2 or 3")
       ->check(CLI::Range(0, 3));

@@ -126,6 +126,7 @@ ParallelLayout parse_parallel(std::string_view text, std::string_view flag) {
   };
   std::size_t pos = 0;
   if (text.empty()) throw bad("empty");
+  std::string seen;  // keys given, ",dp,tp,"
   while (pos <= text.size()) {
     const auto comma = std::min(text.find(',', pos), text.size());
     const std::string part(text.substr(pos, comma - pos));
@@ -141,6 +142,8 @@ ParallelLayout parse_parallel(std::string_view text, std::string_view flag) {
     }
     if (used != value.size() || value.empty() || v < 1 || v > 1'000'000)
       throw bad("'" + value + "' for " + key + " is not a whole number from 1 to 1000000");
+    if (seen.find("," + key + ",") != std::string::npos) throw bad(key + " is given twice");
+    seen += "," + key + ",";
     if (key == "dp")
       l.dp = v;
     else if (key == "tp")
@@ -247,6 +250,8 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
                          std::to_string(l.heads) + " attention heads" +
                          (l.ff_units > 0 ? ", MLP width " + std::to_string(l.ff_units) : std::string()) +
                          "): Megatron's layout splits heads and MLP columns T ways");
+  if (layout.sequence_parallel && T == 1)
+    out.notes.push_back("--sequence-parallel at tp=1: nothing to split (it splits what tensor parallel leaves whole)");
   if (T > 1 && std::none_of(layers.begin(), layers.end(), split_by_tp))
     out.notes.push_back("tp=" + std::to_string(T) +
                         ": no transformer block or embedding to split (Megatron layout): every layer replicated");
@@ -277,7 +282,7 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
   // The tensor-parallel ranks of a node run their data-parallel collectives at the same time:
   // across nodes they share the node's NICs, each group getting 1/min(T, G) of them.
   Platform dp_net = platform;
-  if (T > 1 && T * D > node && dp_net.nic_bw_bytes_per_s) {
+  if (T > 1 && D > 1 && T * D > node && dp_net.nic_bw_bytes_per_s) {
     const auto sharing = static_cast<double>(std::min(T, node));
     dp_net.nic_bw_bytes_per_s->value /= sharing;
     out.notes.push_back("data-parallel collectives across nodes: the node's NICs shared by " +

@@ -116,7 +116,7 @@ DeviceMemory device_memory(const Workload& w, const std::vector<LayerCost>& laye
                                    "block to checkpoint)"
               : layout.recompute_attention ? ", attention's core recomputed"
                                            : "") +
-             (layout.sequence_parallel ? ", sequence parallel" : "") + ")" +
+             (layout.sequence_parallel && layout.tp > 1 ? ", sequence parallel" : "") + ")" +
              (trace ? "; a trace: optimizer state and kept activations unknown, not counted (a lower bound)" : "");
   return m;
 }

@@ -83,12 +83,15 @@ ParallelWhatIf what_if_parallel(const Workload& stored, std::string_view platfor
   // that both sides use the same method.
   Platform base = *catalog.platform(platform);
   Platform hyp = base;
-  const bool net = spec.net_bw != 1;
+  // kind:collective speeds up the layout's collectives too: as net_bw does, by bandwidth.
+  const auto collective = spec.kinds.find(OpKind::collective);
+  const double net_factor = spec.net_bw * (collective != spec.kinds.end() ? collective->second : 1.0);
+  const bool net = net_factor != 1;
   if (net) {
     base.name += " (network modelled)";
     hyp.name += " (what if)";
     for (auto* f : {&hyp.net_bw_bytes_per_s, &hyp.intra_node_bw_bytes_per_s, &hyp.nic_bw_bytes_per_s})
-      if (*f) (*f)->value *= spec.net_bw;
+      if (*f) (*f)->value *= net_factor;
   }
   const PassEstimate& pass = out.single.reference;
   out.reference = estimate_parallel(ref.micro, pass, layers, base, catalog, req.layout);
@@ -107,6 +110,9 @@ ParallelWhatIf what_if_parallel(const Workload& stored, std::string_view platfor
   scaled.residual_s = out.single.residual_s;
   scaled.pass_s = scaled.modelled_s + scaled.residual_s;
   out.scaled = estimate_parallel(ref.micro, scaled, layers, hyp, catalog, req.layout);
+  if (collective != spec.kinds.end())
+    out.scaled.notes.push_back("kind:collective=" + format_significant(collective->second) +
+                               " scales the layout's collectives as net_bw does: the network's bandwidth");
   out.speedup = out.scaled.step_s > 0 ? out.reference.step_s / out.scaled.step_s : 0;
   return out;
 }

@@ -103,7 +103,15 @@ ScalingCurve scaling_curve(const Workload& stored, std::string_view platform, co
       // The largest layout's global batch, reached on the smaller ones by accumulating
       // gradients over more micro-batches of the workload's batch.
       const int64_t per = r.layout.dp * stored.batch_size;
-      r.layout.micro_batches = std::max<int64_t>(r.layout.pp, global / per);
+      if (global % per != 0 || global / per < r.layout.pp) {
+        // Strong scaling keeps the global batch: a point that cannot reach it says so.
+        p.error = "strong scaling keeps the global batch of " + std::to_string(global) +
+                  ", which dp=" + std::to_string(r.layout.dp) + " x " + std::to_string(stored.batch_size) +
+                  " per device does not divide into at least pp micro-batches";
+        c.points.push_back(p);
+        continue;
+      }
+      r.layout.micro_batches = global / per;
       r.batch_per_gpu = stored.batch_size, r.global_batch = 0;
     } else {
       if (global == 0)

@@ -66,6 +66,12 @@ TEST_CASE("estimate --parallel refuses a layout that does not fit, and bad flags
   const auto heads = run_fomcast("estimate --workload gpt2-small --platform A100 --parallel tp=8", db);
   CHECK(heads.status == 2);
   CHECK(heads.err.find("tp=8 does not divide layer 'h.0' (12 attention heads, MLP width 3072)") != std::string::npos);
+  for (const char* flags : {"--parallel ''", "--parallel dp=2,dp=4", "--parallel dp=2 --batch-per-gpu 1000000000"}) {
+    const auto r = run_fomcast(std::string("estimate --workload gpt2-small --platform A100 ") + flags, db);
+    CHECK_MESSAGE(r.status == 2, flags);
+    CHECK_MESSAGE((r.err.find("--parallel") != std::string::npos || r.err.find("--batch-per-gpu") != std::string::npos),
+                  r.err);
+  }
   const auto lonely = run_fomcast("estimate --workload gpt2-small --platform A100 --zero 2", db);
   CHECK(lonely.status == 2);
   CHECK(lonely.err.find("need --parallel") != std::string::npos);
@@ -218,6 +224,13 @@ TEST_CASE("scaling: strong and weak curves, efficiency per point") {
     CHECK(p["scaling_efficiency"].get<double>() <= 1 + 1e-12);
   }
   CHECK(ja["points"][0]["scaling_efficiency"].get<double>() == doctest::Approx(1));
+  // A point that cannot keep the global batch (48 is no multiple of 3 x 12) says so.
+  const auto odd = run_fomcast("scaling --workload gpt2-small --platform H100 --parallel dp=1,3,4 --json", db);
+  REQUIRE(odd.status == 0);
+  const json jo = json::parse(odd.out);
+  REQUIRE(jo["points"].size() == 3);
+  CHECK(jo["points"][1]["error"].get<std::string>().find("keeps the global batch of 48") != std::string::npos);
+  CHECK(jo["points"][2]["global_batch"] == 48);
   const auto w = run_fomcast("scaling --workload gpt2-small --platform H100 --parallel dp=1,4 --weak", db);
   REQUIRE(w.status == 0);
   CHECK(w.out.find("weak scaling over dp") != std::string::npos);
@@ -251,6 +264,13 @@ TEST_CASE("whatif --parallel: a faster network shrinks only the exposed communic
   CHECK(j["speedup"].get<double>() < 1);  // a network 100x slower
   CHECK(j["compute_s"].get<double>() == doctest::Approx(j["reference"]["compute_s"].get<double>()));
   CHECK(j["exposed_comm_s"].get<double>() > j["reference"]["exposed_comm_s"].get<double>());
+  // kind:collective speeds up the layout's collectives as well (before, it changed nothing).
+  const auto c =
+      run_fomcast("whatif --workload gpt2-small --platform H100 --scale kind:collective=2 --parallel tp=4 --json", db);
+  REQUIRE_MESSAGE(c.status == 0, c.err);
+  const json jc = json::parse(c.out);
+  CHECK(jc["speedup"].get<double>() > 1);
+  CHECK(jc["exposed_comm_s"].get<double>() < jc["reference"]["exposed_comm_s"].get<double>());
 }
 
 TEST_CASE("a study problem with a parallel layout is estimated as estimate --parallel, bad layouts named") {
@@ -420,4 +440,10 @@ TEST_CASE("data parallel: only trained parameters' gradients are reduced") {
   const json frozen = model("frozen", false);
   CHECK(frozen["parallel"]["collectives"].empty());
   CHECK(frozen["memory"]["gradients_bytes"].get<double>() == 0);
+  // The layer list is read again for the layout: a file changed since it was ingested is refused.
+  std::ofstream(dir.file("half.json")) << R"({"name": "half", "batch_size": 8, "input_shape": [64], "loss": "mse",
+      "layers": [{"type": "dense", "units": 4096}]})";
+  const auto changed = run_fomcast("estimate --workload half --platform A100 --parallel dp=2", db);
+  CHECK(changed.status == 2);
+  CHECK(changed.err.find("changed since it was ingested") != std::string::npos);
 }

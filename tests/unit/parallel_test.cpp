@@ -78,6 +78,7 @@ TEST_CASE("parse_parallel: keys in any order, bad parts named") {
   CHECK_THROWS_WITH_AS(parse_parallel("dp=2,xp=2"), doctest::Contains("xp"), UsageError);
   CHECK_THROWS_AS(parse_parallel("dp=2,"), UsageError);
   CHECK_THROWS_AS(parse_parallel("dp=two"), UsageError);
+  CHECK_THROWS_WITH_AS(parse_parallel("dp=2,dp=4"), doctest::Contains("dp is given twice"), UsageError);
 }
 
 TEST_CASE("volumes by hand: ZeRO, Megatron TP, the 1F1B bubble fraction") {

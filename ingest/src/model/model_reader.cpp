@@ -2,6 +2,7 @@
 // and expansion live beside this file (layers_*.cpp, fomcast/layers.hpp); this only adapts
 // them to the registry.
 #include <cmath>
+#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +20,11 @@ Workload read_model(const InputFile& file, const IngestOptions& options) {
   if (options.progress) options.progress(0, 1, "expanding layers");
   ExpandedModel m = expand_model(file.bytes(), file.path());
   if (options.progress) options.progress(1, 1, "expanding layers");
+  // Stored with the file's absolute path: a later --batch or --parallel reads the layer list
+  // again, from whatever directory it runs in.
+  std::error_code ec;
+  const auto absolute = std::filesystem::absolute(file.path(), ec);
+  if (!ec) m.workload.source = absolute.lexically_normal().string();
   return std::move(m.workload);
 }
 
@@ -41,7 +47,7 @@ std::string layer_list_text(const Workload& w, const std::string& why) {
     return ingest::InputFile(w.source).bytes();
   } catch (const InputError& e) {
     throw UsageError(why + ": the layer list it was expanded from cannot be read now (" + std::string(e.what()) +
-                     "); ingest the model again with the batch size in the file");
+                     "); ingest the model again from where the file is now");
   }
 }
 
@@ -87,7 +93,14 @@ std::vector<LayerSummary> stored_model_layers(const Workload& stored) {
   nlohmann::json doc = nlohmann::json::parse(layer_list_text(stored, why), nullptr, false);
   if (doc.is_discarded() || !doc.is_object())
     throw UsageError(why + ": " + stored.source + " is no longer a model description");
-  return expand_model_document(doc, stored.source).layers;
+  ExpandedModel m = expand_model_document(doc, stored.source);
+  // The file must still be the model that was stored (its parameters do not depend on the
+  // batch), else the layers would be another model's.
+  if (stored.model && m.workload.model && stored.model->params != m.workload.model->params)
+    throw UsageError(why + ": " + stored.source + " now has " + std::to_string(m.workload.model->params) +
+                     " parameters, the stored model " + std::to_string(stored.model->params) +
+                     " (changed since it was ingested); ingest it again");
+  return std::move(m.layers);
 }
 
 }  // namespace fomcast
