@@ -58,6 +58,12 @@ struct SpecReader {
     const double d = v.get<double>();
     if (!std::isfinite(d)) fail(field + ".value", "must be a finite number");
     if (d <= 0) fail(field + ".value", "must be > 0 (got " + v.dump() + ")");
+    // Every figure is in units a machine states in thousands at most (TFLOP/s, GB/s, GiB,
+    // MHz, W, counts): 1e9 is beyond any, and far larger ones overflow once converted to SI
+    // (1e308 GB/s is infinite in B/s, stored as null, and the database could not be read).
+    if (d > 1e9)
+      fail(field + ".value", "is beyond any machine (got " + v.dump() +
+                                 "); figures are in the units docs/platforms.md gives (TFLOP/s, GB/s, GiB, ...)");
     if (whole && d != std::floor(d)) fail(field + ".value", "must be a whole number (got " + v.dump() + ")");
     if (!j.contains("source")) fail(field + ".source", "missing: every figure says where it comes from");
     const json& s = j.at("source");

@@ -53,6 +53,10 @@ struct Reader {
     const json& s = need(root, key, "");
     if (!s.is_object()) fail(key, "must be an object with \"platform\" and \"nodes\"");
     const std::string path = std::string(key) + ".";
+    // A misspelt field would be ignored and change the FOM ("devices_per_units": 8x).
+    for (const auto& [field, value] : s.items())
+      if (field != "platform" && field != "nodes" && field != "unit" && field != "devices_per_unit")
+        fail(path + field, "unknown field (platform, nodes, unit, devices_per_unit)");
     StudySide out;
     out.platform = string_at(s, "platform", path);
     out.nodes = number(need(s, "nodes", path), path + "nodes", ranges::nodes);
@@ -110,9 +114,14 @@ Study parse_study(std::string_view text, std::string_view file) {
   }
   if (!root.is_object()) r.fail("", "a study must be a JSON object");
 
+  for (const auto& [key, value] : root.items())
+    if (key != "name" && key != "description" && key != "baseline" && key != "target" && key != "problems")
+      r.fail(key, "unknown field (name, description, baseline, target, problems)");
   Study study;
   study.file = r.file;
   study.name = root.contains("name") ? r.string_at(root, "name", "") : std::string(file);
+  if (root.contains("description") && !root.at("description").is_string())
+    r.fail("description", "must be a string, not " + std::string(root.at("description").type_name()));
   study.description = root.value("description", std::string());
   study.baseline = r.side(root, "baseline");
   study.target = r.side(root, "target");
@@ -147,6 +156,10 @@ Study parse_study(std::string_view text, std::string_view file) {
       if (!p.at(key).is_string()) r.fail(path + key, "must be a string, not " + std::string(p.at(key).type_name()));
       prob.*member = p.at(key).get<std::string>();
     }
+    // One measured baseline time: a second would be silently dropped.
+    if ((prob.baseline_hours ? 1 : 0) + (prob.baseline_epoch_s ? 1 : 0) + (prob.baseline_pass_s ? 1 : 0) > 1)
+      r.fail(path + (prob.baseline_pass_s ? "baseline_pass_s" : "baseline_epoch_s"),
+             "give one measured baseline time: baseline_hours, baseline_epoch_s or baseline_pass_s");
     if (!prob.baseline_source.empty() && !prob.baseline_hours && !prob.baseline_epoch_s && !prob.baseline_pass_s)
       r.fail(path + "baseline_source", "names the source of a measured baseline time, but none is given");
     for (const auto& [key, member, range] :

@@ -118,6 +118,11 @@ TEST_CASE("platforms add: each malformed field is an error naming it, the databa
       {"NaN-like value", [](json& j) { j["mem_gib"]["value"] = "NaN"; }, "mem_gib.value", "must be a number"},
       {"negative", [](json& j) { j["boost_clock_mhz"]["value"] = -1900; }, "boost_clock_mhz.value", "> 0"},
       {"zero", [](json& j) { j["power_w"]["value"] = 0; }, "power_w.value", "> 0"},
+      // Infinite once converted to B/s: it was stored as null and no command could read the
+      // database again.
+      {"huge", [](json& j) { j["mem_bw_gb_per_s"]["value"] = 1e308; }, "mem_bw_gb_per_s.value", "beyond any machine"},
+      {"huge peak", [](json& j) { j["peak_tflop_per_s"]["fp32"]["value"] = 1.7e299; }, "peak_tflop_per_s.fp32.value",
+       "beyond any machine"},
       {"fractional count", [](json& j) { j["compute_units"]["value"] = 144.5; }, "compute_units.value", "whole number"},
       {"missing source", [](json& j) { j["l2_cache_mib"].erase("source"); }, "l2_cache_mib.source", "missing"},
       {"empty source", [](json& j) { j["nic_bw_gb_per_s"]["source"] = "  "; }, "nic_bw_gb_per_s.source", "empty"},

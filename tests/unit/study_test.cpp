@@ -68,6 +68,14 @@ TEST_CASE("each malformed study names the field") {
   CHECK(field_error(without("/problems/0/name")) == "problems[0].name");
   CHECK(field_error(with("/problems/0/baseline_hour", 3)) == "problems[0].baseline_hour");
   CHECK(field_error(with("/problems/0/epochs", 2.5)) == "problems[0].epochs");
+  // A misspelt field outside the problems was ignored: "devices_per_units" left the target
+  // at one device per node, the candle study's FOM 8x lower, without a word.
+  CHECK(field_error(with("/target/devices_per_units", 8)) == "target.devices_per_units");
+  CHECK(field_error(with("/baseline/node", 3)) == "baseline.node");
+  CHECK(field_error(with("/problem", nlohmann::json::array())) == "problem");
+  CHECK(field_error(with("/description", 5)) == "description");  // was an internal error
+  // Two measured baseline times: one would be dropped.
+  CHECK(field_error(with("/problems/0/baseline_epoch_s", 5)) == "problems[0].baseline_epoch_s");
 }
 
 TEST_CASE("not JSON: the error gives line and byte offset") {
