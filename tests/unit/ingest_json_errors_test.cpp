@@ -60,6 +60,16 @@ TEST_CASE("json errors: each bad Kineto input names the file and where") {
       {"absurd-ts.json", kHead + op_event("1e300", "5") + "]}", "is absurd", "traceEvents[0].ts"},
       {"nan.json", kHead + op_event("100", "NaN") + "]}", "is not a number", "traceEvents[0].dur"},
       {"inf.json", kHead + op_event("100", "1e999") + "]}", "not a valid number", "traceEvents[0].dur"},
+      // A GEMM of 1e18 rows was read as such (a 1838-day step on H100); a negative size
+      // failed later without a position.
+      {"absurd-dims.json",
+       kHead + R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 100, "dur": 5, "args": )"
+               R"({"Input Dims": [[1000000000000000000, 5], [5, 128]]}}]})",
+       "is absurd", "traceEvents[0].args.Input Dims"},
+      {"negative-dims.json",
+       kHead + R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 100, "dur": 5, "args": )"
+               R"({"Input Dims": [[-5, 5], [5, 128]]}}]})",
+       "not a whole number", "traceEvents[0].args.Input Dims"},
       {"not-array.json", R"({"schemaVersion": 1, "traceEvents": {"ph": "X"}})", "`traceEvents` is not an array", ""},
       {"number-element.json", kHead + kGood + ", 42]}", "each element must be a JSON object", ""},
       {"missing-comma.json", kHead + kGood + " " + kGood + "]}", "missing ','", ""},

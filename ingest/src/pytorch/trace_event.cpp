@@ -21,6 +21,42 @@ std::string brief(double v) {
   return buf;
 }
 
+namespace {
+
+// What is wrong with an `Input Dims` array's sizes ("" when nothing): each a whole number
+// from 0 to 2^40, each tensor (innermost list) at most 2^50 elements. A size past that is a
+// damaged or hand-edited trace, and read as it is it would be a GEMM of 1e18 rows.
+std::string dims_problem(std::string_view text) {
+  constexpr double kMaxDim = 1099511627776.0, kMaxElements = 1125899906842624.0;  // 2^40, 2^50
+  double elements = 1;
+  for (std::size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (c == '[') {
+      elements = 1;
+      ++i;
+      continue;
+    }
+    if (c == ']' && elements > kMaxElements) return "a tensor of " + brief(elements) + " elements is absurd";
+    if (c != '-' && c != '.' && (c < '0' || c > '9')) {
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < text.size() && std::strchr("0123456789.eE+-", text[end]) != nullptr) ++end;
+    const std::string number(text.substr(i, end - i));
+    char* stop = nullptr;
+    const double d = std::strtod(number.c_str(), &stop);
+    if (stop != number.c_str() + number.size() || !std::isfinite(d) || d != std::floor(d) || d < 0)
+      return "size '" + number + "' is not a whole number >= 0";
+    if (d > kMaxDim) return "size " + number + " is absurd (over 2^40)";
+    elements *= d;
+    i = end;
+  }
+  return "";
+}
+
+}  // namespace
+
 // CUPTI's per-instruction-type SASS counters, as Kineto's range profiler writes them:
 // "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum" and the like.
 constexpr std::string_view kSassOps = "smsp__sass_thread_inst_executed_op_";
@@ -102,9 +138,10 @@ struct TraceEventParser::Impl {
           if (key_is(k, "correlation")) ev.correlation = r.integer_of(value, "args.correlation");
           break;
         case 'I':
-          if (key_is(k, "Input Dims"))
+          if (key_is(k, "Input Dims")) {
             ev.input_dims = r.array_text(value, "args.Input Dims");
-          else if (key_is(k, "Input type"))
+            if (const std::string why = dims_problem(ev.input_dims); !why.empty()) r.fail("args.Input Dims", why);
+          } else if (key_is(k, "Input type"))
             ev.input_types = r.array_text(value, "args.Input type");
           else if (key_is(k, "Input Strides"))
             ev.input_strides = r.array_text(value, "args.Input Strides");
