@@ -128,8 +128,11 @@ json estimate_to_json(const RunEstimate& r, const Workload& w) {
 std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_t top, bool verbose) {
   const PassEstimate& p = r.pass;
   std::string out = "Estimate of " + p.workload + " on " + p.platform;
-  out += p.baseline_platform.empty() ? " (no measured op times: predicted from shapes)\n"
-                                     : " (baseline: measured on " + p.baseline_platform + ")\n\n";
+  const bool measured_ops =
+      std::any_of(w.ops.begin(), w.ops.end(), [](const Op& op) { return op.self_time_s.has_value(); });
+  out += !p.baseline_platform.empty() ? " (baseline: measured on " + p.baseline_platform + ")\n\n"
+         : measured_ops ? " (baseline: measured on a platform the trace does not name; ingest --platform names it)\n"
+                        : " (no measured op times: predicted from shapes)\n";
   if (p.baseline_platform.empty()) out += "\n";
   if (p.precision != PrecisionMode::recorded)
     out += "precision " + precision_name(p) + " (recorded: " + p.recorded_precision +
@@ -168,6 +171,7 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
     out += "WARNING host-bound: " + format_share(p.residual_share) +
            " of the pass is residual (host, framework, input pipeline)" +
            (c.measured.platform == p.platform ? std::string(" measured on ") + p.platform
+            : c.measured.platform.empty()     ? std::string(" carried from a platform the trace does not name")
                                               : " carried from " + c.measured.platform) +
            ", not modelled operations: the projection says more about the host than about the device\n";
   out += "epoch  " + format_number(static_cast<double>(r.passes_per_epoch), 0) +
