@@ -96,6 +96,22 @@ TEST_CASE("whatif by class on the Chainer-on-K profile reproduces the tuning tab
   CHECK(t.out.find("10,311.7 s") != std::string::npos);
 }
 
+TEST_CASE("whatif: the Amdahl limit is what a very large factor reaches, never below the speedup") {
+  // An op's launch gap does not move with peak_flops or mem_bw: the limit counts only what
+  // the scaling moves (it claimed 12,775x for ResNet-50 on V100, where 115x is the most).
+  ScratchDir dir;
+  const std::string db = dir.file("w.db");
+  const json big =
+      run_json("whatif --workload resnet50 --platform NV_V100 --scale peak_flops=1e6,mem_bw=1e6 --json", db);
+  CHECK(big["speedup"].get<double>() == doctest::Approx(big["amdahl_limit"].get<double>()).epsilon(0.01));
+  for (const char* scale : {"peak_flops=2,mem_bw=1.5", "host=1000", "overhead=2", "kind:conv=3"}) {
+    CAPTURE(scale);
+    const json j =
+        run_json(std::string("whatif --workload resnet50 --platform NV_V100 --scale ") + scale + " --json", db);
+    CHECK(j["speedup"].get<double>() <= j["amdahl_limit"].get<double>() * (1 + 1e-9));
+  }
+}
+
 TEST_CASE("whatif on a real shape-less cProfile: Amdahl over its measured times") {
   // cprofile_chainer_tuned.txt: tottime of {method 'dot'} (the only GEMM) and of every row.
   const std::string path = shared_path("fixtures/seed-formats/cprofile_chainer_tuned.txt");
