@@ -386,7 +386,8 @@ std::string summary_table(const std::vector<SideView>& sides) {
              (r.pass.uncertainty > 0 ? " <span class=\"muted\">" + plus_minus(r.pass.uncertainty) + "</span>" : ""),
          format_duration(r.pass.ops_s), overhead, format_number(static_cast<double>(r.passes_per_epoch), 0),
          format_duration(r.epoch_s), std::to_string(r.epochs), format_duration(r.run_s),
-         format_number(r.units_per_day, 1) + "<div class=\"src\">on " + format_number(r.nodes, 0) + " node" +
+         // The run's count is of the platform's devices (a study's nodes x devices_per_unit).
+         format_number(r.units_per_day, 1) + "<div class=\"src\">on " + format_number(r.nodes, 0) + " device" +
              (r.nodes == 1 ? "" : "s") + "</div>",
          format_share(r.pass.table_coverage) + "<div class=\"src\">of the " +
              (r.pass.coverage_of_baseline ? "measured" : "predicted") + " time</div>"});
