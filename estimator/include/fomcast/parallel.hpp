@@ -74,7 +74,7 @@ struct LayerCost {
   // An output layer reusing an embedding's weights (GPT's tied LM head): Megatron splits it
   // over the vocabulary with the embedding (its parallel_lm_logits), so it splits T ways.
   bool tied_to_embedding = false;
-  std::optional<double> trainable_params;  // of params, with a gradient to reduce (unset: all)
+  std::optional<double> trainable_params{};  // of params, with a gradient to reduce (unset: all)
 };
 
 // A trace's layer list (it has no model description), per sample of its batch: every call of
