@@ -207,6 +207,15 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
   const double b = static_cast<double>(w.batch_size);
   const double act_bytes = activation_bytes_per_elem(w), par_bytes = param_bytes_per_param(w);
 
+  // Megatron splits attention by heads and the MLP by columns: T must divide both.
+  if (T > 1)
+    for (const auto& l : layers)
+      if ((l.heads > 0 && l.heads % T != 0) || (l.ff_units > 0 && l.ff_units % T != 0))
+        throw UsageError(f + ": tp=" + std::to_string(T) + " does not divide layer '" + l.name + "' (" +
+                         std::to_string(l.heads) + " attention heads" +
+                         (l.ff_units > 0 ? ", MLP width " + std::to_string(l.ff_units) : std::string()) +
+                         "): Megatron's layout splits heads and MLP columns T ways");
+
   // Each layer's forward and backward time on one device of its tensor group.
   double block_elems = 0;
   for (const auto& l : layers)
@@ -242,14 +251,6 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
       recompute_one_device += core;
     }
   }
-  // Megatron splits attention by heads and the MLP by columns: T must divide both.
-  if (T > 1)
-    for (const auto& l : layers)
-      if ((l.heads > 0 && l.heads % T != 0) || (l.ff_units > 0 && l.ff_units % T != 0))
-        throw UsageError(f + ": tp=" + std::to_string(T) + " does not divide layer '" + l.name + "' (" +
-                         std::to_string(l.heads) + " attention heads" +
-                         (l.ff_units > 0 ? ", MLP width " + std::to_string(l.ff_units) : std::string()) +
-                         "): Megatron's layout splits heads and MLP columns T ways");
   if (layout.sequence_parallel && T == 1)
     out.notes.push_back("--sequence-parallel at tp=1: nothing to split (it splits what tensor parallel leaves whole)");
   if (T > 1 && std::none_of(layers.begin(), layers.end(), split_by_tp))
@@ -306,8 +307,7 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
     const int cs = static_cast<int>(3 * s), ps = cs + 1, ds = cs + 2;  // compute, p2p, data-parallel streams
     const std::size_t lo = starts[su], hi = starts[su + 1];
     double stage_params = 0;
-    for (std::size_t i = lo; i < hi; ++i)
-      stage_params += layers[i].params * (T > 1 && split_by_tp(layers[i]) ? 1.0 / static_cast<double>(T) : 1);
+    for (std::size_t i = lo; i < hi; ++i) stage_params += layers[i].params * tp_rank_share(layers[i], T);
     const double boundary = b * layers[hi - 1].output_elems * act_bytes;
     const double send_s = s + 1 < P ? timed("pp send/recv (stage " + std::to_string(s) + ")", CollectiveKind::send_recv,
                                             boundary, 2, 1, pp_same_node, 2 * M)
@@ -315,8 +315,7 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
     std::vector<double> ag_s(hi - lo, 0);
     if (D > 1 && layout.zero_stage >= 3)
       for (std::size_t i = lo; i < hi; ++i) {
-        const double bytes =
-            layers[i].params * (T > 1 && split_by_tp(layers[i]) ? 1.0 / static_cast<double>(T) : 1) * par_bytes;
+        const double bytes = layers[i].params * tp_rank_share(layers[i], T) * par_bytes;
         if (bytes > 0)
           ag_s[i - lo] = timed_on(dp_net, "zero-3 all-gather (" + layers[i].name + ")", CollectiveKind::allgather,
                                   bytes, D, dp_per_node, true, 2 * M);
@@ -409,8 +408,7 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
         const std::size_t i = hi - 1 - k;
         // Only trained parameters have gradients to reduce (not frozen layers, nor batch
         // norm's running statistics).
-        bucket += layers[i].trainable_params.value_or(layers[i].params) *
-                  (T > 1 && split_by_tp(layers[i]) ? 1.0 / static_cast<double>(T) : 1) * par_bytes;
+        bucket += layers[i].trainable_params.value_or(layers[i].params) * tp_rank_share(layers[i], T) * par_bytes;
         if (bucket > 0 && (bucket >= layout.bucket_bytes || i == lo)) {
           const double t =
               timed_on(dp_net,

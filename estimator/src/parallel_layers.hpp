@@ -12,6 +12,10 @@ inline bool split_by_tp(const LayerCost& l) {
   return l.type == "transformer_block" || l.type == "embedding" || l.tied_to_embedding;
 }
 inline bool is_block(const LayerCost& l) { return l.type == "transformer_block"; }
+// The share of the layer's weights (and of what it keeps) one of `tp` ranks holds.
+inline double tp_rank_share(const LayerCost& l, int64_t tp) {
+  return tp > 1 && split_by_tp(l) ? 1.0 / static_cast<double>(tp) : 1.0;
+}
 
 // Whether --recompute checkpoints the layer (its input kept, its forward run again in the
 // backward): each transformer block where the model has them, as Megatron's

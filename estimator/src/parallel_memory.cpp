@@ -22,7 +22,7 @@ DeviceMemory device_memory(const Workload& w, const std::vector<LayerCost>& laye
   double total_params = 0, total_out = 0;
   for (const auto& l : layers) total_params += l.params, total_out += l.output_elems;
   auto per = [&](double bytes) { return total_params > 0 ? bytes / total_params : 0.0; };
-  auto split = [&](const LayerCost& l) { return layout.tp > 1 && split_by_tp(l) ? 1 / T : 1.0; };
+  auto split = [&](const LayerCost& l) { return tp_rank_share(l, layout.tp); };
   // Without the stages' cut (a caller that has none), every stage is taken as 1/P of the
   // parameters and activations.
   const bool cut = starts.size() == static_cast<std::size_t>(P) + 1 && starts.back() == layers.size();
@@ -61,14 +61,15 @@ DeviceMemory device_memory(const Workload& w, const std::vector<LayerCost>& laye
       params += l.params * split(l);
       out += l.output_elems;
       if (total_out > 0) largest_layer_share = std::max(largest_layer_share, l.output_elems / total_out);
-      plain += on_rank(l);
+      const double keeps = on_rank(l);
+      plain += keeps;
       if (recomputed(layout, l, has_blocks)) {
         // Its input, the layer before's output (the same shape in a block stack), and never
         // more than the layer keeps anyway (a convolution keeps only its input).
-        held += std::min(on_rank(l), l.output_elems * input_split(l) * eb);
-        largest = std::max(largest, on_rank(l));
+        held += std::min(keeps, l.output_elems * input_split(l) * eb);
+        largest = std::max(largest, keeps);
       } else {
-        held += on_rank(l);
+        held += keeps;
       }
     }
     params *= share;
@@ -84,8 +85,9 @@ DeviceMemory device_memory(const Workload& w, const std::vector<LayerCost>& laye
       // Recomputation keeps checkpoints and one live layer, which can be more than the layers
       // keep without it (every layer of a model without transformer blocks is checkpointed,
       // and a convolution keeps only its input anyway): said in `detail`.
-      st.activations_bytes = (held * share * in_flight + largest) * b;
-      recompute_helped = recompute_helped || held * share * in_flight + largest < plain * share * in_flight;
+      const double kept_per_sample = held * share * in_flight + largest;
+      st.activations_bytes = kept_per_sample * b;
+      recompute_helped = recompute_helped || kept_per_sample < plain * share * in_flight;
     } else {
       // A trace's layers (no per-layer figure): the model's total, or its largest layer's share.
       const double stage_acts =

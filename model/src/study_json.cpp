@@ -16,6 +16,11 @@ namespace {
 
 using nlohmann::json;
 
+// The fields of a study's top level and of its baseline and target (a problem's are
+// kProblemFields below): any other is an error, not ignored.
+const std::set<std::string> kStudyFields = {"name", "description", "baseline", "target", "problems"};
+const std::set<std::string> kSideFields = {"platform", "nodes", "unit", "devices_per_unit"};
+
 struct Reader {
   std::string file;
 
@@ -55,8 +60,7 @@ struct Reader {
     const std::string path = std::string(key) + ".";
     // A misspelt field would be ignored and change the FOM ("devices_per_units": 8x).
     for (const auto& [field, value] : s.items())
-      if (field != "platform" && field != "nodes" && field != "unit" && field != "devices_per_unit")
-        fail(path + field, "unknown field (platform, nodes, unit, devices_per_unit)");
+      if (!kSideFields.count(field)) fail(path + field, "unknown field (platform, nodes, unit, devices_per_unit)");
     StudySide out;
     out.platform = string_at(s, "platform", path);
     out.nodes = number(need(s, "nodes", path), path + "nodes", ranges::nodes);
@@ -115,8 +119,7 @@ Study parse_study(std::string_view text, std::string_view file) {
   if (!root.is_object()) r.fail("", "a study must be a JSON object");
 
   for (const auto& [key, value] : root.items())
-    if (key != "name" && key != "description" && key != "baseline" && key != "target" && key != "problems")
-      r.fail(key, "unknown field (name, description, baseline, target, problems)");
+    if (!kStudyFields.count(key)) r.fail(key, "unknown field (name, description, baseline, target, problems)");
   Study study;
   study.file = r.file;
   study.name = root.contains("name") ? r.string_at(root, "name", "") : std::string(file);

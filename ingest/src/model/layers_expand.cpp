@@ -441,21 +441,19 @@ void sum_up(ExpandedModel& result, const Graph& g, const Emitter& e, const Optim
             int64_t trainable) {
   for (const auto& n : g.nodes) {
     stats.forward_macs += n.macs;
-    LayerSummary s{n.name,
-                   n.type,
-                   n.in,
-                   n.out,
-                   0,
-                   0,
-                   n.macs,
-                   n.share,
-                   "",
-                   n.kept,
-                   n.kept_attention,
-                   n.kept_replicated,
-                   n.kept_mask_bytes,
-                   n.kept_attention_mask_bytes,
-                   n.kept_replicated_mask_bytes};
+    LayerSummary s;
+    s.name = n.name;
+    s.type = n.type;
+    s.input_shapes = n.in;
+    s.output_shape = n.out;
+    s.forward_macs = n.macs;
+    s.share = n.share;
+    s.kept_elements = n.kept;
+    s.kept_attention_elements = n.kept_attention;
+    s.kept_replicated_elements = n.kept_replicated;
+    s.kept_mask_bytes = n.kept_mask_bytes;
+    s.kept_attention_mask_bytes = n.kept_attention_mask_bytes;
+    s.kept_replicated_mask_bytes = n.kept_replicated_mask_bytes;
     if (const auto* b = std::get_if<BlockCfg>(&n.cfg)) s.heads = b->attention.heads, s.ff_units = b->ff_units;
     if (const auto* a = std::get_if<AttentionCfg>(&n.cfg)) s.heads = a->heads;
     for (const auto& p : n.params) {

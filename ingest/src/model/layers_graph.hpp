@@ -180,6 +180,11 @@ struct Emitter {
     // keep: whole on every rank under Megatron's tensor parallel (split only by sequence
     // parallel).
     double replicated_elements = 0, replicated_mask_bytes = 0;
+    void add(double n, bool attention, bool replicated) {
+      elements += n;
+      if (attention) attention_elements += n;
+      if (replicated) replicated_elements += n;
+    }
   };
   Kept kept;                       // per batch
   bool in_attention_core = false;  // set while attention's core ops are emitted

@@ -93,18 +93,12 @@ void Emitter::wrote_and_saved(double elements) {
 
 void Emitter::save_input() {
   if (current.kept) return;
-  kept.elements += current.elements;
-  if (current.attention) kept.attention_elements += current.elements;
-  if (current.replicated) kept.replicated_elements += current.elements;
+  kept.add(current.elements, current.attention, current.replicated);
   current.kept = true;
   if (current.node_input) node_input_saved = true;
 }
 
-void Emitter::keep(double elements) {
-  kept.elements += elements;
-  if (in_attention_core) kept.attention_elements += elements;
-  if (in_replicated) kept.replicated_elements += elements;
-}
+void Emitter::keep(double elements) { kept.add(elements, in_attention_core, in_replicated); }
 
 void Emitter::keep_mask(double elements) {
   kept.mask_bytes += elements;
