@@ -35,6 +35,9 @@ std::string embedded_data_hash() {
       h *= 1099511628211ull;
     }
   };
+  // How the files are seeded is part of what a database holds: a new rule (2: one NeuSight
+  // sampling k per op folder) makes older databases reseed, as new data does.
+  mix("seed rule 2");
   for (std::size_t i = 0; i < detail::kEmbeddedFileCount; ++i) {
     const auto& f = detail::kEmbeddedFiles[i];
     mix(f.path);

@@ -61,20 +61,29 @@ void seed_kernel_tables(Store& store) {
   // names the card, matched to the shipped spec whose device_names say that card.
   // add and mul (relu and gelu) time the same shapes: one entry each, their mean.
   const std::vector<Platform> known = store.platforms();
-  std::map<std::string, std::vector<KernelEntry>> neusight;
+  std::vector<std::pair<std::string, BenchImport>> files_read;
+  // At most about kNeuSightRowsPerFile rows of a file are seeded (175,000 rows made a new
+  // database 80 MB and its first command seconds long): a row is kept when the FNV-1a hash
+  // of its shape key is divisible by k, one k per op folder (its largest file's rows /
+  // kNeuSightRowsPerFile, rounded down), so every GPU keeps the same shapes: a k per file
+  // kept the A100's bmm rows (16,661 rows, k = 23) at shapes the other GPUs' (k = 25) mostly
+  // lacked. `import-bench` imports whole files.
+  std::map<std::string, uint64_t> k_by_folder;
   for (const auto& [path, text] : embedded_files("neusight/")) {
     if (!path.ends_with(".csv.gz")) continue;
     const std::string where = "data/" + std::string(path);
     BenchImport imported = read_bench_csv(text, where, BenchFormat::neusight);
     resolve_devices(imported, known, where);
-    // At most about kNeuSightRowsPerFile rows of a file are seeded (175,000 rows made a new
-    // database 80 MB and its first command seconds long): a row is kept when the FNV-1a
-    // hash of its shape key is divisible by k = rows / kNeuSightRowsPerFile (rounded
-    // down), so every GPU keeps the same shapes. `import-bench` imports whole files.
-    const uint64_t k = std::max<uint64_t>(1, static_cast<uint64_t>(imported.rows) / kNeuSightRowsPerFile);
-    for (auto& [platform, entries] : imported.by_platform)
-      std::erase_if(entries, [k](const KernelEntry& e) { return fnv1a(shape_key(e.shape)) % k != 0; });
+    const std::string folder(path.substr(0, path.rfind('/')));
+    uint64_t& k = k_by_folder[folder];
+    k = std::max<uint64_t>({k, 1, static_cast<uint64_t>(imported.rows) / kNeuSightRowsPerFile});
+    files_read.emplace_back(folder, std::move(imported));
+  }
+  std::map<std::string, std::vector<KernelEntry>> neusight;
+  for (auto& [folder, imported] : files_read) {
+    const uint64_t k = k_by_folder.at(folder);
     for (auto& [platform, entries] : imported.by_platform) {
+      std::erase_if(entries, [k](const KernelEntry& e) { return fnv1a(shape_key(e.shape)) % k != 0; });
       auto& all = neusight[platform];
       all.insert(all.end(), std::make_move_iterator(entries.begin()), std::make_move_iterator(entries.end()));
     }

@@ -96,9 +96,10 @@ TEST_CASE("validate --json end_to_end: every shipped published row predicted, me
   // Lambda's six BERT-large SQuAD rows (30 rows, 66 pairs): 8.9% and 9.1%, both within the
   // issue's 10%; the normalised curves for memory-bound ops within the NeuSight tensors: 8.9%
   // and 8.9%; a sibling card's conv table and the transfer anchored on a source that can
-  // answer (no tf32 backward conv left to the roofline): 7.8% and 7.6%.
-  CHECK(j["median_abs_step_error"].get<double>() <= 0.079);
-  CHECK(j["median_abs_speedup_error"].get<double>() <= 0.077);
+  // answer (no tf32 backward conv left to the roofline): 7.8% and 7.6%; the NeuSight seeding
+  // that keeps the same shapes on every GPU: 7.7% and 7.7%.
+  CHECK(j["median_abs_step_error"].get<double>() <= 0.078);
+  CHECK(j["median_abs_speedup_error"].get<double>() <= 0.078);
 }
 
 TEST_CASE("validate --json end_to_end: Lambda's 2, 4 and 8 GPU rows against the data-parallel estimate") {

@@ -95,13 +95,13 @@ TEST_CASE("leave-platform-out: each NeuSight GPU predicted from the others and i
   // above their target are the open part of issue 13.
   const std::map<std::pair<std::string, std::string>, double> bound{
       {{"A100_PCIe_40GB", "gemm"}, 0.10},           // 8.3%
-      {{"A100_PCIe_40GB", "batched_gemm"}, 0.26},   // 24.0%
+      {{"A100_PCIe_40GB", "batched_gemm"}, 0.23},   // 21.3%
       {{"A100_PCIe_40GB", "elementwise"}, 0.15},    // 13.8%
       {{"A100_PCIe_40GB", "reduction"}, 0.12},      // 10.0%
       {{"A100_PCIe_40GB", "normalization"}, 0.10},  // 8.1%
-      {{"A100_PCIe_80GB", "conv"}, 0.20},           // 18.0%
+      {{"A100_PCIe_80GB", "conv"}, 0.15},           // 14.0%
       {{"NV_T4", "gemm"}, 0.18},                    // 16.9%
-      {{"NV_T4", "batched_gemm"}, 0.28},            // 26.7%
+      {{"NV_T4", "batched_gemm"}, 0.28},            // 26.8%
       {{"NV_T4", "conv"}, 0.19},                    // 17.0%
       {{"NV_T4", "elementwise"}, 0.07},             // 5.0%
       {{"NV_T4", "reduction"}, 0.09},               // 7.5%
@@ -119,8 +119,8 @@ TEST_CASE("leave-platform-out: each NeuSight GPU predicted from the others and i
       {{"P4", "reduction"}, 0.08},                  // 6.8%
       {{"P4", "normalization"}, 0.10},              // 9.1%
       {{"V100_PCIe_32GB", "gemm"}, 0.23},           // 21.5%
-      {{"V100_PCIe_32GB", "batched_gemm"}, 0.25},   // 23.7%
-      {{"V100_PCIe_32GB", "conv"}, 0.12},           // 10.8%
+      {{"V100_PCIe_32GB", "batched_gemm"}, 0.23},   // 21.8%
+      {{"V100_PCIe_32GB", "conv"}, 0.13},           // 12.0%
       {{"V100_PCIe_32GB", "elementwise"}, 0.17},    // 16.0%
       {{"V100_PCIe_32GB", "reduction"}, 0.15},      // 13.7%
       {{"V100_PCIe_32GB", "normalization"}, 0.22},  // 20.4%
@@ -143,14 +143,14 @@ TEST_CASE("leave-platform-out: each NeuSight GPU predicted from the others and i
   CHECK(held ==
         std::set<std::string>{"A100_PCIe_40GB", "A100_PCIe_80GB", "NV_T4", "P100_PCIe_16GB", "P4", "V100_PCIe_32GB"});
   CHECK(rows.size() == bound.size());
-  // Each row carries issue 13's goal for its kind; 11 of the 30 meet it now (docs/accuracy.md
+  // Each row carries issue 13's goal for its kind; 12 of the 30 meet it now (docs/accuracy.md
   // section 5), held as a floor.
   std::size_t met = 0;
   for (const auto& r : rows) {
     CHECK(r.target_abs_error == doctest::Approx(r.kind == "conv" ? 0.15 : 0.10));
     met += r.median_abs_error <= r.target_abs_error ? 1 : 0;
   }
-  CHECK(met >= 11);
+  CHECK(met >= 12);
   const LeavePlatformOutSummary summary = summarize(rows);
   CHECK(summary.rows == rows.size());
   CHECK(summary.met == met);
