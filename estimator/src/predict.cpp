@@ -152,8 +152,11 @@ OpEstimate predict_unbounded(const Context& ctx, const Op& op, std::size_t index
     std::optional<Quote> via_gemm;
     if (const auto* t = ctx.tables(ctx.target.name))
       if (auto q = quote_op(*t, ctx.target, op, dtype)) {
-        const bool uncorrected =
-            (q->method == Method::implicit_gemm || q->method == Method::rnn_as_gemm) && !t->has(op.kind);
+        // Uncorrected: no table of the op's own variant (NeuSight measured forward convs
+        // only, so a V100 PCIe card's backward convs went through its GEMM table, 2-3.6x the
+        // times a V100 SXM2 measured for them).
+        const bool uncorrected = (q->method == Method::implicit_gemm || q->method == Method::rnn_as_gemm) &&
+                                 !t->has_variant_of(op.kind, op.shape);
         const Platform* sib = uncorrected ? sibling_with_kind(ctx, op.kind) : nullptr;
         if (!sib) return applied(std::move(e), std::move(*q));
         if (auto s = sibling_quote(ctx, *sib, op, dtype)) return applied(std::move(e), std::move(*s));
@@ -184,9 +187,14 @@ OpEstimate predict_unbounded(const Context& ctx, const Op& op, std::size_t index
     // Elementwise, layer norm and softmax: the target's measured, shape-aware table first.
     // Then the op's own measurement on the recording platform (bandwidth), then other
     // GPUs' tables carried by achievable bandwidth, then bytes over bandwidth.
-    if (const auto* t = ctx.tables(ctx.target.name))
-      if (auto q = quote_memory(*t, ctx.target, op, dtype)) return applied(std::move(e), std::move(*q));
+    // Where the table only extrapolates (past a log-distance of 1 from anything it measured:
+    // a ResNet activation of 6M elements against tables that stop at 63M in [16k, 4k] rows),
+    // the op's own measurement carried by bandwidth knows more: the extrapolation put a V100
+    // trace's adds 3-11x slower on the V100 PCIe card than the V100 that ran them.
     const bool own = op.self_time_s && ctx.baseline && bandwidth_of(*ctx.baseline) > 0;
+    if (const auto* t = ctx.tables(ctx.target.name))
+      if (auto q = quote_memory(*t, ctx.target, op, dtype); q && !(own && q->nearest_log_distance > 1.0))
+        return applied(std::move(e), std::move(*q));
     if (!own) {
       if (auto q = memory_from_curves(ctx, op, dtype)) return applied(std::move(e), std::move(*q));
       if (auto q = memory_from_tables(ctx, op, dtype)) return applied(std::move(e), std::move(*q));

@@ -31,6 +31,9 @@ struct Quote {
   std::string detail;
   std::string source;
   std::vector<std::string> notes;
+  // An interpolation's log-distance to the nearest measured shape (0 for other methods):
+  // beyond 1 the table extrapolates, and its band widens (tables.cpp).
+  double nearest_log_distance = 0;
 };
 
 // Steps 1-3 on one platform (table, interpolated, implicit-gemm / rnn-as-gemm) for a

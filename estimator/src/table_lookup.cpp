@@ -109,12 +109,18 @@ std::optional<Quote> in_group(const TableGroup& g, OpKind kind, const OpShape& s
                       format_significant(floor * 1e6) + " us): a latency floor");
   }
   q.uncertainty = interpolation_uncertainty(g, best->nearest_distance);
+  q.nearest_log_distance = best->nearest_distance;
   q.method = Method::interpolated;
   q.source = platform;
+  // Past a log-distance of 1 the group's leave-one-out band no longer holds: say the band
+  // the op carries, not the one measured near the table's shapes.
+  const bool far = q.uncertainty > std::max(g.band, 0.0) + 1e-9;
   q.detail = std::string(to_string(g.interpolator)) + " in " + group_name(platform, g) + " (" +
              std::to_string(g.entries.size()) + " entries; nearest " + describe(g.entries[best->nearest]->shape) +
              " at log-distance " + format_significant(best->nearest_distance) + "; leave-one-out band " +
-             format_percent_significant(g.band) + ")";
+             format_percent_significant(g.band) +
+             (far ? ", widened to " + format_percent_significant(q.uncertainty) + " this far out" : std::string()) +
+             ")";
   return q;
 }
 

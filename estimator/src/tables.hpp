@@ -101,6 +101,8 @@ struct PlatformTables {
   const TableGroup* find(OpKind kind, KernelPrecision precision, KernelMode mode, const TableVariant& variant) const;
   bool has(OpKind kind, KernelPrecision precision) const;
   bool has(OpKind kind) const;  // of any precision
+  // Of any precision and mode, for the variant (a conv's direction, an RNN's cell) `shape` is.
+  bool has_variant_of(OpKind kind, const OpShape& shape) const;
 };
 
 // How many back-to-back kernel launches a shape is at least (an RNN layer: one per
