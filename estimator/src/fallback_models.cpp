@@ -254,19 +254,32 @@ std::optional<Quote> combine(std::vector<Weighted> parts) {
 
 std::optional<Quote> transferred(const Context& ctx, const Op& op, DType dtype, double flops, double bytes) {
   const auto proxies = rank_proxies(ctx.catalog, ctx.target, op.kind, dtype);
-  std::vector<Weighted> parts;
   // The ensemble is anchored on the most alike source that can answer: one whose tables lack
-  // the op (a conv direction it did not measure) neither joins nor sets the reach.
-  const Proxy* anchor = nullptr;
-  for (const auto& p : proxies) {
-    if (parts.size() >= kEnsembleSize || (anchor && p.distance > anchor->distance + kEnsembleReach)) break;
-    if (anchor && p.precision != anchor->precision) continue;  // one kind of math in one mean
-    auto q = scaled_from(ctx, Source{p.platform, p.tables, p.distance}, op, dtype, flops, bytes);
-    if (!q) continue;
-    if (!anchor) anchor = &p;
-    parts.push_back({std::move(*q), std::exp(-kEnsembleDecay * (p.distance - anchor->distance))});
-  }
-  return combine(std::move(parts));
+  // the op (a conv direction it did not measure) neither joins nor sets the reach. A card of
+  // the target's own chip is read as the target's own tables are (step 3): where it has no
+  // table of the op's kind and variant, its GEMM route, uncorrected (23-80% off), answers
+  // only when no other source can. Otherwise the A100 SXM4 board's backward convs came from
+  // the A100 PCIe 40GB card's GEMM table while that card's own came from the V100s' conv
+  // tables: ResNet-50 717 ms on the board, 591 ms on the card of equal peaks and bandwidth.
+  // Other platforms' GEMM routes keep their place by distance (taken last, they moved the
+  // CANDLE projections of calibrate_candle_test from 20-44% off to 60-80%).
+  auto ensemble = [&](bool own_chip_route_last) {
+    std::vector<Weighted> parts;
+    const Proxy* anchor = nullptr;
+    for (const auto& p : proxies) {
+      if (own_chip_route_last && same_chip(*p.platform, ctx.target) && !p.tables->has_variant_of(op.kind, op.shape))
+        continue;
+      if (parts.size() >= kEnsembleSize || (anchor && p.distance > anchor->distance + kEnsembleReach)) break;
+      if (anchor && p.precision != anchor->precision) continue;  // one kind of math in one mean
+      auto q = scaled_from(ctx, Source{p.platform, p.tables, p.distance}, op, dtype, flops, bytes);
+      if (!q) continue;
+      if (!anchor) anchor = &p;
+      parts.push_back({std::move(*q), std::exp(-kEnsembleDecay * (p.distance - anchor->distance))});
+    }
+    return combine(std::move(parts));
+  };
+  if (auto q = ensemble(true)) return q;
+  return ensemble(false);
 }
 
 double architecture_bandwidth_fraction(const Catalog& catalog, const Platform& target, OpKind kind,

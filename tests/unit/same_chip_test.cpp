@@ -84,3 +84,23 @@ TEST_CASE("same chip: an interpolation far from the table says the band it carri
   }
   CHECK(far > 0);
 }
+
+TEST_CASE("same chip: boards of equal figures come out equal on a layer list") {
+  // The A100 SXM4 40GB board (A100) and the A100 PCIe 40GB card share peaks and bandwidth;
+  // the card has NeuSight tables, the board borrows them. The board's backward convs came
+  // from the card's GEMM table, uncorrected, while the card's own came from conv tables that
+  // measured the direction: ResNet-50 717 against 591 ms, VGG-16 2.0 against 1.36 s.
+  ScratchDir dir;
+  const std::string db = dir.file("c.db");
+  for (const std::string w : {"resnet50", "vgg16"})
+    for (const std::string precision : {"fp32", "tf32"}) {
+      const double board =
+          run_json("estimate --workload " + w + " --platform A100 --precision " + precision, db)["pass_s"]
+              .get<double>();
+      const double card =
+          run_json("estimate --workload " + w + " --platform A100_PCIe_40GB --precision " + precision, db)["pass_s"]
+              .get<double>();
+      INFO(w << " " << precision << ": board " << board << " s, card " << card << " s");
+      CHECK(board == doctest::Approx(card).epsilon(0.03));
+    }
+}

@@ -97,9 +97,11 @@ TEST_CASE("validate --json end_to_end: every shipped published row predicted, me
   // issue's 10%; the normalised curves for memory-bound ops within the NeuSight tensors: 8.9%
   // and 8.9%; a sibling card's conv table and the transfer anchored on a source that can
   // answer (no tf32 backward conv left to the roofline): 7.8% and 7.6%; the NeuSight seeding
-  // that keeps the same shapes on every GPU: 7.7% and 7.7%.
-  CHECK(j["median_abs_step_error"].get<double>() <= 0.078);
-  CHECK(j["median_abs_speedup_error"].get<double>() <= 0.078);
+  // that keeps the same shapes on every GPU: 7.7% and 7.7%; a card of the target's chip whose
+  // only route is its GEMM table, uncorrected, taken last in the transfer (as the target's own
+  // tables are): 7.5% and 7.5%.
+  CHECK(j["median_abs_step_error"].get<double>() <= 0.075);
+  CHECK(j["median_abs_speedup_error"].get<double>() <= 0.075);
 }
 
 TEST_CASE("validate --json end_to_end: Lambda's 2, 4 and 8 GPU rows against the data-parallel estimate") {
@@ -130,6 +132,6 @@ TEST_CASE("validate --json end_to_end: Lambda's 2, 4 and 8 GPU rows against the 
   CHECK((*h100)["published_efficiency"].get<double>() == doctest::Approx(520.0 / (4 * 141)));
   // Held at what is reached now (docs/accuracy.md, "Several GPUs"): the published runs lose
   // 1-30% per GPU, BERT most; the estimate hides DDP's all-reduce under the backward pass.
-  CHECK(j["median_abs_multi_gpu_step_error"].get<double>() <= 0.112);
+  CHECK(j["median_abs_multi_gpu_step_error"].get<double>() <= 0.106);
   CHECK(j["median_abs_efficiency_error"].get<double>() <= 0.071);
 }
