@@ -150,8 +150,16 @@ OpEstimate predict_unbounded(const Context& ctx, const Op& op, std::size_t index
     // that did; the GEMM route is the last resort (implicit GEMM: 23-80% median error,
     // docs/accuracy.md section 1).
     std::optional<Quote> via_gemm;
+    // A 16-bit op on a part whose spec states no rate for its type computes in fp32 there
+    // (peak_for): timed from the part's fp32 tables, not its other 16-bit type's tensor-core
+    // tables scaled down (a bf16 GEMM on a V100 from its fp16_mixed table x 8).
+    const bool in_fp32 =
+        (dtype == DType::fp16 || dtype == DType::bf16) && peak_for(ctx.target, dtype).dtype == DType::fp32;
     if (const auto* t = ctx.tables(ctx.target.name))
-      if (auto q = quote_op(*t, ctx.target, op, dtype)) {
+      if (auto q = quote_op(*t, ctx.target, op, in_fp32 ? DType::fp32 : dtype)) {
+        if (in_fp32)
+          q->notes.push_back("no " + std::string(to_string(dtype)) + " rate in " + ctx.target.name +
+                             "'s spec (no units for it): timed from its fp32 tables");
         // Uncorrected: no table of the op's own variant (NeuSight measured forward convs
         // only, so a V100 PCIe card's backward convs went through its GEMM table, 2-3.6x the
         // times a V100 SXM2 measured for them).

@@ -23,12 +23,13 @@ bool same_text(const std::string& a, const std::string& b) { return !a.empty() &
 Peak peak_for(const Platform& p, DType d) {
   if (d == DType::unknown) d = DType::fp32;
   if (double v = figure(p, d); v > 0) return {v, d};
-  // Stated equivalents: the 16-bit tensor rates are the same on every part that has both;
-  // tf32 without its own figure runs at the fp32 rate; fp8 and int8 at the 16-bit rate.
-  const DType fallbacks[][2] = {{DType::bf16, DType::fp16},   {DType::fp16, DType::bf16},  {DType::tf32, DType::fp32},
-                                {DType::fp8, DType::fp16},    {DType::fp8, DType::bf16},   {DType::int8, DType::fp16},
-                                {DType::int8, DType::bf16},   {DType::int32, DType::fp32}, {DType::int64, DType::fp32},
-                                {DType::boolean, DType::fp32}};
+  // Stated equivalents: tf32 without its own figure runs at the fp32 rate; fp8 and int8 at
+  // the 16-bit rate. Not bf16 at the fp16 rate or the reverse: every shipped part that has
+  // both states both, and one that states one has no units for the other (Volta and Turing
+  // have fp16 tensor cores, no bf16 ones: bf16 on a V100 came out 4.3x faster than fp32).
+  const DType fallbacks[][2] = {{DType::tf32, DType::fp32},  {DType::fp8, DType::fp16},    {DType::fp8, DType::bf16},
+                                {DType::int8, DType::fp16},  {DType::int8, DType::bf16},   {DType::int32, DType::fp32},
+                                {DType::int64, DType::fp32}, {DType::boolean, DType::fp32}};
   for (const auto& [from, to] : fallbacks)
     if (from == d)
       if (double v = figure(p, to); v > 0) return {v, to};

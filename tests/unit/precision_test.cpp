@@ -178,10 +178,12 @@ TEST_CASE("precision: a mode the spec has no peak for borrows a stated rate and 
   CHECK(only32.ops[0].predicted_s == doctest::Approx(gemm_seconds(c, "F32", PrecisionMode::fp32)));
   REQUIRE(only32.ops[0].notes.size() >= 1);
   CHECK(only32.ops[0].notes.back() == "no fp16 rate in F32's spec: its fp32 rate stands in");
-  // bf16 on a spec with fp16 only: fp16's tensor rate, said.
+  // bf16 on a spec with fp16 only (Volta, Turing: fp16 tensor cores, none for bf16): the
+  // fp32 rate, said, not fp16's tensor rate (bf16 BERT-base on a V100 came out 4.3x faster
+  // than fp32).
   const PassEstimate bf = estimate_pass(one_op(gemm_op()), "H", c, {}, PrecisionMode::amp_bf16);
-  CHECK(bf.ops[0].predicted_s == doctest::Approx(gemm_seconds(c, "H", PrecisionMode::fp32) / 10));
-  CHECK(bf.ops[0].notes.back() == "no bf16 rate in H's spec: its fp16 rate stands in");
+  CHECK(bf.ops[0].predicted_s == doctest::Approx(gemm_seconds(c, "H", PrecisionMode::fp32)));
+  CHECK(bf.ops[0].notes.back() == "no bf16 rate in H's spec: its fp32 rate stands in");
   CHECK(bf.precision == PrecisionMode::amp_bf16);
   CHECK(bf.recorded_precision == "fp32");
 }
