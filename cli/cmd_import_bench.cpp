@@ -7,6 +7,7 @@
 #include "context.hpp"
 #include "fomcast/bench_import.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/input_checks.hpp"
 #include "fomcast/platform_match.hpp"
 #include "fomcast/report/bench.hpp"
 
@@ -37,6 +38,14 @@ void add_import_bench_command(CLI::App& app, Globals& g) {
     if (!o->platform.empty()) check_platform_name(o->platform, store.platforms());
     // NeuSight rows name their card (Device): the platform whose device_names match it.
     if (*format == BenchFormat::neusight && o->platform.empty()) resolve_devices(imported, store.platforms(), o->file);
+    // A platform named in the file is checked as --platform is: 'nv_v100' is NV_V100 mistyped,
+    // not a new machine, and a new name obeys `platforms add`'s rule.
+    for (const auto& [name, entries] : imported.by_platform) {
+      if (store.platform(name)) continue;
+      check_platform_name(name, store.platforms(), o->file + ": platform");
+      if (const std::string problem = workload_name_problem(name); !problem.empty())
+        throw InputError(o->file, "platform column: a new platform's name " + problem);  // not echoed: escapes
+    }
     store.transaction([&] {
       for (const auto& [name, entries] : imported.by_platform) {
         if (!store.platform(name)) {

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -74,6 +75,10 @@ void require_workload_name(const std::string& name, const std::string& flag) {
 }
 
 std::string read_file(const std::string& path) {
+  // A directory opens on Linux and reads as empty: "not valid JSON ... unexpected end of
+  // input" said nothing of what was wrong.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path, "is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "cannot open for reading");
   std::ostringstream ss;

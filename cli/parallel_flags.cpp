@@ -18,7 +18,7 @@ void add_parallel_flags(CLI::App& cmd, ParallelFlags& f, bool with_layout) {
         ->check(
             [](const std::string& v) { return v.empty() ? std::string("an empty layout: give dp=D,tp=T,pp=P") : ""; });
   cmd.add_option("--micro-batches", f.micro_batches, "Micro-batches per step and pipeline (default: pp)")
-      ->check(CLI::Range(int64_t{1}, int64_t{1'000'000}));
+      ->check(CLI::Range(int64_t{1}, kMaxMicroBatches));
   cmd.add_option("--gpus-per-node", f.gpus_per_node, "Devices per node (default: the platform's devices_per_node)")
       ->check(CLI::Range(int64_t{1}, int64_t{1'000'000}));
   auto* gb = cmd.add_option("--global-batch", f.global_batch, "Samples per step over all devices")

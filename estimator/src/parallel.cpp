@@ -189,6 +189,11 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
     throw UsageError(f + ": pp=" + std::to_string(layout.pp) + " stages but '" + w.name + "' has " +
                      std::to_string(layers.size()) + " layers");
   if (w.batch_size <= 0) throw UsageError(f + ": workload '" + w.name + "' has no batch size");
+  // The 1F1B schedule is built micro-batch by micro-batch (its graph grows with M): a million
+  // took 6.8 GB before it ran out of memory. Megatron's largest runs use a few thousand.
+  if (layout.micro() > kMaxMicroBatches)
+    throw UsageError(f + ": " + std::to_string(layout.micro()) + " micro-batches per step; at most " +
+                     std::to_string(kMaxMicroBatches) + " (the pipeline schedule is timed micro-batch by micro-batch)");
   ParallelEstimate out;
   out.notes = derived.notes;
   out.layout = layout;

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "fomcast/error.hpp"
+#include "fomcast/input_checks.hpp"
 #include "fomcast/text.hpp"
 
 namespace fomcast {
@@ -140,6 +141,11 @@ RecordingPlatform decide(const Workload& w, std::string_view given, const std::v
     check_platform_name(given, known);
     r.name = std::string(given);
     r.create_placeholder = !is_known(given);
+    // A new platform's name obeys `platforms add`'s rule: '--', a tab or an escape sequence
+    // became a placeholder printed raw in `fomcast platforms`.
+    if (r.create_placeholder)
+      if (const std::string problem = workload_name_problem(given); !problem.empty())
+        throw UsageError("--platform: a new platform's name " + problem);  // not echoed: it may hold escapes
     if (match && match->platform != r.name)
       r.note = "recorded on " + r.name + " (--platform), though the trace names " + w.device + ", which is " +
                match->platform + "'s";

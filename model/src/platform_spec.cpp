@@ -64,6 +64,11 @@ struct SpecReader {
     if (d > 1e9)
       fail(field + ".value", "is beyond any machine (got " + v.dump() +
                                  "); figures are in the units docs/platforms.md gives (TFLOP/s, GB/s, GiB, ...)");
+    // And 1e-6 below any (a MFLOP/s, a KB/s, a KiB, a Hz, a picosecond): a figure of 1e-300
+    // made a pass of 4e299 s and an uncertainty of inf%.
+    if (d < 1e-6)
+      fail(field + ".value", "is below any machine (got " + v.dump() +
+                                 "); figures are in the units docs/platforms.md gives (TFLOP/s, GB/s, GiB, ...)");
     if (whole && d != std::floor(d)) fail(field + ".value", "must be a whole number (got " + v.dump() + ")");
     if (!j.contains("source")) fail(field + ".source", "missing: every figure says where it comes from");
     const json& s = j.at("source");

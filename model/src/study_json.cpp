@@ -192,7 +192,8 @@ Study parse_study(std::string_view text, std::string_view file) {
                                       std::pair{"global_batch", &StudyProblem::global_batch}}) {
       if (!p.contains(key)) continue;
       if (prob.parallel.empty()) r.fail(path + key, "needs \"parallel\"");
-      prob.*member = static_cast<int64_t>(r.number(p.at(key), path + key, ranges::batch));
+      prob.*member = static_cast<int64_t>(r.number(
+          p.at(key), path + key, member == &StudyProblem::micro_batches ? ranges::micro_batches : ranges::batch));
     }
     if (p.contains("zero_stage")) {
       if (prob.parallel.empty()) r.fail(path + "zero_stage", "needs \"parallel\"");

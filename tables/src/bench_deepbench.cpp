@@ -74,6 +74,7 @@ void add_timed(const CsvTable& t, std::size_t r, const Common& c, OpKind kind,
   for (const auto& [shape, column] : columns)
     if (auto time = t.optional_positive(r, column)) {
       out.rows.push_back({c.platform, entry(c, kind, shape, *time)});
+      check_plausible(t, r, column, out.rows.back().entry);
       ++found;
     }
   if (!found) {
@@ -100,6 +101,7 @@ void gemm_rows(const CsvTable& t, BenchRows& out) {
     g.trans_a = flag(t, r, "a_t");
     g.trans_b = flag(t, r, "b_t");
     out.rows.push_back({c.platform, entry(c, OpKind::gemm, g, t.positive(r, "time_us"))});
+    check_plausible(t, r, "time_us", out.rows.back().entry);
   }
 }
 
@@ -151,6 +153,7 @@ void allreduce_rows(const CsvTable& t, BenchRows& out) {
     if (!t.empty(r, "nodes")) c.method += ", " + t.text(r, "nodes") + " node(s)";
     KernelEntry e = entry(c, OpKind::collective, s, t.positive(r, "time_us"));
     if (auto sd = t.optional_positive(r, "std_us", true)) e.spread = *sd / e.time_us;
+    check_plausible(t, r, "time_us", e);
     out.rows.push_back({c.platform, std::move(e)});
   }
 }

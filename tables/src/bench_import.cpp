@@ -6,6 +6,7 @@
 #include "bench_rows.hpp"
 #include "fomcast/bench_import.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/format.hpp"
 #include "fomcast/platform_match.hpp"
 #include "gunzip.hpp"
 
@@ -22,6 +23,32 @@ constexpr std::pair<BenchFormat, const char*> kFormats[] = {
 };
 
 }  // namespace
+
+namespace detail {
+
+void check_plausible(const CsvTable& t, std::size_t r, std::string_view column, const KernelEntry& e) {
+  constexpr double kMinUs = 1e-3, kMaxUs = 1e10, kMaxRate = 1e18;
+  if (e.time_us < kMinUs)
+    t.fail(r, column, "a kernel of " + format_significant(e.time_us) + " us is below a nanosecond");
+  if (e.time_us > kMaxUs)
+    t.fail(r, column,
+           "a kernel of " + format_significant(e.time_us) + " us (over " + format_significant(kMaxUs / 3.6e9) +
+               " hours) is beyond any measurement");
+  double work = op_flops(e.kind, e.shape);
+  const char* unit = "FLOP/s";
+  if (!(work > 0)) {
+    work = op_bytes(e.kind, e.shape, DType::fp32);
+    unit = "B/s";
+  }
+  if (const auto* c = std::get_if<CollectiveShape>(&e.shape)) work = static_cast<double>(c->bytes), unit = "B/s";
+  const double rate = work / (e.time_us * 1e-6);
+  if (rate > kMaxRate)
+    t.fail(r, column,
+           format_significant(e.time_us) + " us for this shape is " + format_significant(rate) + " " + unit +
+               ", beyond any device (over " + format_significant(kMaxRate) + ")");
+}
+
+}  // namespace detail
 
 // Same platform, kind, key, precision and mode: one entry, the mean time, the range as spread.
 std::vector<KernelEntry> merge_duplicates(std::vector<KernelEntry> entries, int64_t& merged) {

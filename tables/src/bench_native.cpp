@@ -109,6 +109,7 @@ BenchRows read_native_rows(const CsvTable& t, std::string_view default_platform)
     e.method = "imported";
     if (!t.empty(r, "note")) e.method += " (" + t.text(r, "note") + ")";
     e.provenance = t.file() + " line " + std::to_string(t.line(r));
+    check_plausible(t, r, "time_us", e);
     out.rows.push_back({platform, std::move(e)});
   }
   return out;

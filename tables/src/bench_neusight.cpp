@@ -89,6 +89,7 @@ BenchRows read_neusight_rows(const CsvTable& t, std::string_view platform) {
     // holds its launch gap.
     e.method = "neusight " + op + " (PyTorch " + t.text(r, "Torch Version") + ")";
     e.provenance = t.file() + " line " + std::to_string(t.line(r));
+    check_plausible(t, r, "Latency", e);
     if (!out.described.count(row.platform)) {
       Platform p;
       p.name = row.platform;

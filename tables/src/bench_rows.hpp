@@ -30,4 +30,9 @@ BenchRows read_native_rows(const CsvTable&, std::string_view default_platform);
 // NeuSight's per-op files (bench_neusight.cpp); `platform` overrides the Device column.
 BenchRows read_neusight_rows(const CsvTable&, std::string_view platform);
 
+// Fails the row (naming `column`, its time) when its entry is beyond any device: a kernel
+// under a nanosecond or over 1e10 us, or work done faster than 1e18 FLOP/s (or bytes per
+// second). A time of 1e308 us, or a 1e9-cubed GEMM in 100 us, was taken as measured.
+void check_plausible(const CsvTable&, std::size_t row, std::string_view column, const KernelEntry&);
+
 }  // namespace fomcast::detail

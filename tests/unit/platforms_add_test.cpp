@@ -123,6 +123,10 @@ TEST_CASE("platforms add: each malformed field is an error naming it, the databa
       {"huge", [](json& j) { j["mem_bw_gb_per_s"]["value"] = 1e308; }, "mem_bw_gb_per_s.value", "beyond any machine"},
       {"huge peak", [](json& j) { j["peak_tflop_per_s"]["fp32"]["value"] = 1.7e299; }, "peak_tflop_per_s.fp32.value",
        "beyond any machine"},
+      // A pass of 4e299 s and an uncertainty of inf% followed.
+      {"tiny", [](json& j) { j["mem_bw_gb_per_s"]["value"] = 1e-300; }, "mem_bw_gb_per_s.value", "below any machine"},
+      {"tiny peak", [](json& j) { j["peak_tflop_per_s"]["fp32"]["value"] = 1e-7; }, "peak_tflop_per_s.fp32.value",
+       "below any machine"},
       {"fractional count", [](json& j) { j["compute_units"]["value"] = 144.5; }, "compute_units.value", "whole number"},
       {"missing source", [](json& j) { j["l2_cache_mib"].erase("source"); }, "l2_cache_mib.source", "missing"},
       {"empty source", [](json& j) { j["nic_bw_gb_per_s"]["source"] = "  "; }, "nic_bw_gb_per_s.source", "empty"},

@@ -30,8 +30,12 @@
 
 #include "fomcast/collectives.hpp"
 #include "fomcast/estimate.hpp"
+#include "fomcast/input_checks.hpp"
 
 namespace fomcast {
+
+// The most micro-batches per step and pipeline a layout may have (input_checks.hpp says why).
+inline constexpr int64_t kMaxMicroBatches = static_cast<int64_t>(ranges::micro_batches.max);
 
 struct ParallelLayout {
   int64_t dp = 1, tp = 1, pp = 1;

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fomcast/error.hpp"
+#include "fomcast/input_checks.hpp"
 #include "fomcast/layers.hpp"
 #include "layers_graph.hpp"
 
@@ -284,6 +285,12 @@ ModelSettings read_top_level(Fields& top, Workload& w, std::string_view file) {
   if (!w.memory_format.empty() && w.memory_format != "channels_first" && w.memory_format != "channels_last")
     top.fail("memory_format", "expected \"channels_first\" (NCHW) or \"channels_last\" (NHWC)");
   w.epochs = top.non_negative_or("epochs", 0);
+  // The range studies and --epochs take (input_checks.hpp): 1e12 epochs printed 48,000 years.
+  if (w.epochs > static_cast<int64_t>(ranges::epochs.max))
+    top.fail("epochs", "more than " + std::to_string(static_cast<int64_t>(ranges::epochs.max)) + " epochs");
+  if (w.samples_per_epoch > static_cast<int64_t>(ranges::samples.max))
+    top.fail("samples_per_epoch",
+             "more than " + std::to_string(static_cast<int64_t>(ranges::samples.max)) + " samples per epoch");
   ModelSettings settings;
   settings.optimizer = optimizer_spec(top);
   const std::string dtype_name = top.string_or("dtype", "fp32");

@@ -570,9 +570,15 @@ void read_copies(const Export& db, const Schema& schema, const std::string& tabl
       [&](sqlite3_stmt* st) {
         int64_t s, e;
         if (!interval(st, 0, s, e, db, table)) return;
+        // An integer from 0 to 2^50 (a PiB): text read as 0, and 9e18 bytes per copy, were taken.
+        if (sqlite3_column_type(st, 2) != SQLITE_INTEGER)
+          throw InputError(db.path(), "byte count is not an integer", 0, -1, table + ".bytes");
         const int64_t bytes = sqlite3_column_int64(st, 2);
         if (bytes < 0)
           throw InputError(db.path(), "negative byte count " + std::to_string(bytes), 0, -1, table + ".bytes");
+        if (bytes > (int64_t{1} << 50))
+          throw InputError(db.path(), "byte count " + std::to_string(bytes) + " is absurd (over 2^50)", 0, -1,
+                           table + ".bytes");
         ++a.copies;
         a.gpu_span(s, e);
         if (!roles.steps.contains(launch_of(launches, st, corr ? 4 : -1, s).time)) {

@@ -24,6 +24,7 @@
 #include "decode/json_scan.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/text.hpp"
+#include "pytorch/trace_event.hpp"
 
 namespace fomcast::ingest {
 
@@ -139,6 +140,10 @@ class NodeParser {
         attrs(v);
     }
     if (n_.id < 0) r_.fail("id", "node without an `id`");
+    // The sizes Kineto's `Input Dims` must have: a size of 1e9 made a 96-day add.
+    for (const auto& [text, field] : {std::pair{std::string_view(n_.shapes), "input_shapes"},
+                                      std::pair{std::string_view(n_.output_shapes), "output_shapes"}})
+      if (const std::string why = dims_problem(text); !why.empty()) r_.fail(field, why);
     return n_;
   }
 

@@ -21,11 +21,8 @@ std::string brief(double v) {
   return buf;
 }
 
-namespace {
-
-// What is wrong with an `Input Dims` array's sizes ("" when nothing): each a whole number
-// from 0 to 2^40, each tensor (innermost list) at most 2^50 elements. A size past that is a
-// damaged or hand-edited trace, and read as it is it would be a GEMM of 1e18 rows.
+// A size past the limits is a damaged or hand-edited trace; read as it is, it would be a GEMM
+// of 1e18 rows.
 std::string dims_problem(std::string_view text) {
   constexpr double kMaxDim = 1099511627776.0, kMaxElements = 1125899906842624.0;  // 2^40, 2^50
   double elements = 1;
@@ -37,6 +34,7 @@ std::string dims_problem(std::string_view text) {
       continue;
     }
     if (c == ']' && elements > kMaxElements) return "a tensor of " + brief(elements) + " elements is absurd";
+    if (c == '"') return "a size is a string, not a whole number";
     if (c != '-' && c != '.' && (c < '0' || c > '9')) {
       ++i;
       continue;
@@ -54,8 +52,6 @@ std::string dims_problem(std::string_view text) {
   }
   return "";
 }
-
-}  // namespace
 
 // CUPTI's per-instruction-type SASS counters, as Kineto's range profiler writes them:
 // "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum" and the like.

@@ -32,6 +32,9 @@ inline constexpr NumberRange hours{1e-9, 1e6, true, false};
 inline constexpr NumberRange epochs{1, 1e6, true, true};
 inline constexpr NumberRange batch{1, 1e9, true, true};
 inline constexpr NumberRange samples{1, 1e15, true, true};
+// Micro-batches per step and pipeline: the 1F1B schedule is timed micro-batch by micro-batch
+// (a million took 6.8 GB); Megatron's largest runs use a few thousand.
+inline constexpr NumberRange micro_batches{1, 1e4, true, true};
 // A share in percent (check --max-drop): a FOM cannot drop more than all of it.
 inline constexpr NumberRange percent{0, 100, false, false};
 }  // namespace ranges

@@ -1,0 +1,154 @@
+// Inputs a new user fed in to break the tool (2026-11-26): each was taken silently, ran out
+// of memory, or printed a misleading message. Each is now exit 2 with the file and field or
+// flag named, the database unchanged.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <string>
+
+#include <sqlite3.h>
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+using json = nlohmann::json;
+using fomcast::test::file_fingerprint;
+using fomcast::test::run_fomcast;
+using fomcast::test::ScratchDir;
+using fomcast::test::shared_path;
+using fomcast::test::slurp;
+using fomcast::test::source_path;
+
+namespace {
+
+void check_refused(const std::string& args, const std::string& db, const std::string& says) {
+  CAPTURE(args);
+  const std::string before = file_fingerprint(db);
+  const auto r = run_fomcast(args, db);
+  CHECK(r.status == 2);
+  CHECK_MESSAGE(r.err.find(says) != std::string::npos, r.err);
+  CHECK(r.err.find("internal error") == std::string::npos);
+  CHECK(file_fingerprint(db) == before);
+}
+
+}  // namespace
+
+TEST_CASE("absurd inputs: micro-batches beyond what the schedule can time are refused, not run out of memory") {
+  ScratchDir dir;
+  const std::string db = dir.file("m.db");
+  REQUIRE(run_fomcast("platforms", db).status == 0);
+  // A million took 6.8 GB before std::bad_alloc; a study's 1e9 was killed at 24 GB.
+  check_refused("estimate --workload gpt2-small --platform H100 --parallel pp=4 --micro-batches 1000000", db,
+                "--micro-batches: Value 1000000 not in range 1 to 10000");
+  json study = json::parse(slurp(source_path("data/studies/gpt2-dgx.json")));
+  study["problems"][0]["micro_batches"] = 1000000000;
+  const std::string file = dir.write("s.json", study.dump());
+  check_refused("fom '" + file + "'", db, "problems[0].micro_batches: must be <= 10,000 (got 1,000,000,000)");
+  // A strong-scaling point that would need more has no estimate, and says why; the rest run
+  // (the global batch is 12 x 16384: one device would take 16384 micro-batches).
+  const auto r = run_fomcast("scaling --workload gpt2-small --platform H100 --parallel dp=1,...,16384 --json", db);
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  const json j = json::parse(r.out);
+  bool refused = false, estimated = false;
+  for (const auto& p : j["points"]) {
+    if (p.contains("error") && p["error"].get<std::string>().find("at most 10000") != std::string::npos) refused = true;
+    if (p.contains("step_s")) estimated = true;
+  }
+  CHECK(refused);
+  CHECK(estimated);
+}
+
+TEST_CASE("absurd inputs: an execution trace's shapes are checked as Kineto's Input Dims are") {
+  ScratchDir dir;
+  const std::string db = dir.file("e.db");
+  REQUIRE(run_fomcast("platforms", db).status == 0);
+  const json et = json::parse(slurp(shared_path("traces/pytorch_et/hta_benchmark_simple_add_et.json")));
+  const std::pair<json, std::string> cases[] = {
+      {json::array({json::array({1000000000, 1000000000}), json::array({1000000000, 1000000000}), json::array()}),
+       "input_shapes: node 18: a tensor of 1e+18 elements is absurd"},
+      {json::array({json::array({-256, 256}), json::array({256, 256}), json::array()}),
+       "input_shapes: node 18: size '-256' is not a whole number >= 0"},
+      {json::array({json::array({2.5, 256}), json::array({256, 256}), json::array()}),
+       "input_shapes: node 18: size '2.5' is not a whole number >= 0"},
+      {json::array({json::array({"a", "b"}), json::array({256, 256}), json::array()}),
+       "input_shapes: node 18: a size is a string"},
+  };
+  for (const auto& [shapes, says] : cases) {
+    json bad = et;
+    for (auto& n : bad["nodes"])
+      if (n["name"] == "aten::add") n["input_shapes"] = shapes;
+    check_refused("ingest '" + dir.write("et.json", bad.dump()) + "' --workload h", db, says);
+  }
+  // The file as published still ingests.
+  CHECK(
+      run_fomcast("ingest '" + shared_path("traces/pytorch_et/hta_benchmark_simple_add_et.json") + "' --workload h", db)
+          .status == 0);
+}
+
+TEST_CASE("absurd inputs: kernel tables beyond any device, and a platform column's typo") {
+  ScratchDir dir;
+  const std::string db = dir.file("k.db");
+  REQUIRE(run_fomcast("platforms", db).status == 0);
+  const std::string head = "platform,kind,m,n,k,a_t,b_t,dtype,time_us\n";
+  auto csv = [&](const std::string& row) { return dir.write("t.csv", head + row + "\n"); };
+  check_refused("import-bench '" + csv("NV_V100,gemm,1760,128,1760,0,0,fp32,1e308") + "' --format csv", db,
+                "t.csv:2: time_us: a kernel of 1e+308 us");
+  check_refused("import-bench '" + csv("NV_V100,gemm,1760,128,1760,0,0,fp32,0.0000000001") + "' --format csv", db,
+                "t.csv:2: time_us: a kernel of 1e-10 us is below a nanosecond");
+  check_refused("import-bench '" + csv("NV_V100,gemm,1000000000,1000000000,1000000000,0,0,fp32,100") + "' --format csv",
+                db, "t.csv:2: time_us: 100 us for this shape is 2e+31 FLOP/s, beyond any device");
+  // 'nv_v100' is NV_V100 mistyped, as --platform nv_v100 is.
+  check_refused("import-bench '" + csv("nv_v100,gemm,1760,128,1760,0,0,fp32,100") + "' --format csv", db,
+                "did you mean NV_V100?");
+  // A NeuSight file with a latency of 1e308 ms.
+  std::string neusight =
+      "OPName,Latency,Device,Torch Version,CUDNN Version,Kernel Name,Warps per SM,Blocks per "
+      "SM,Grid x,Grid y,Grid z,Block x,Block y,Block z,CUDA Version,Kernels,B,M,N,K\n"
+      "bmm,1e308,Tesla T4,p2.1.0,8902,k,1,1,1,1,1,1,1,1,cu121,;k,6,27,21,390\n";
+  check_refused("import-bench '" + dir.write("n.csv", neusight) + "' --format neusight", db, "n.csv:2: Latency:");
+}
+
+TEST_CASE("absurd inputs: platform names, figures, Nsight byte counts, model epochs, directories") {
+  ScratchDir dir;
+  const std::string db = dir.file("p.db");
+  REQUIRE(run_fomcast("platforms", db).status == 0);
+  const std::string trace = shared_path("traces/pytorch_kineto/hta_amd_mi250_minitoy_train_ROCm6_2_kineto.json");
+  // A new platform's name obeys platforms add's rule; the name is not echoed (escapes).
+  check_refused("ingest '" + trace + "' --workload w --platform \"$(printf 'a\\033[31mRED')\"", db,
+                "--platform: a new platform's name must be printable");
+  check_refused("ingest '" + trace + "' --workload w --platform ' x'", db, "--platform: a new platform's name");
+
+  // A figure below any machine: 1e-300 GB/s made a 4e299 s pass.
+  json spec = json::parse(slurp(source_path("data/platforms/H100.json")));
+  spec["name"] = "CoDesign_X";
+  spec.erase("device_names");
+  spec["mem_bw_gb_per_s"]["value"] = 1e-300;
+  check_refused("platforms add '" + dir.write("p.json", spec.dump()) + "'", db,
+                "mem_bw_gb_per_s.value: is below any machine");
+
+  // An Nsight Systems copy of 9e18 bytes, or of 'lots'.
+  for (const std::string& value : {std::string("9000000000000000000"), std::string("'lots'")}) {
+    const std::string copy = dir.file("a.sqlite");
+    {
+      std::ifstream in(shared_path("traces/nsys_sqlite/pipit_saxpy-mpi-cuda_nsys_perlmutter0.sqlite"),
+                       std::ios::binary);
+      std::ofstream out(copy, std::ios::binary | std::ios::trunc);
+      out << in.rdbuf();
+    }
+    sqlite3* s = nullptr;
+    REQUIRE(sqlite3_open(copy.c_str(), &s) == SQLITE_OK);
+    const std::string sql = "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET bytes=" + value + " WHERE rowid=1";
+    REQUIRE(sqlite3_exec(s, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(s);
+    check_refused("ingest '" + copy + "' --workload n", db, "CUPTI_ACTIVITY_KIND_MEMCPY.bytes: byte count");
+  }
+
+  // A model of 1e12 epochs printed a run of 48,000 years; the range is --epochs'.
+  json model = json::parse(slurp(source_path("tests/data/models/tiny.json")));
+  model["epochs"] = 1000000000000LL;
+  check_refused("ingest '" + dir.write("m.json", model.dump()) + "' --workload t", db, "epochs: more than 1000000");
+
+  // A directory where a file belongs.
+  check_refused("fom '" + dir.path.string() + "'", db, "is a directory, not a file");
+  check_refused("platforms add '" + dir.path.string() + "'", db, "is a directory, not a file");
+}
