@@ -186,9 +186,10 @@ std::string log_bars(const std::vector<Bar>& bars, const std::vector<Marker>& ma
   auto take = [&](double v) {
     if (v > 0 && std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
   };
+  take(1.0);  // parity, where every bar starts
   for (const auto& b : bars) take(b.value), take(b.low), take(b.high);
   for (const auto& m : markers) take(m.value);
-  if (!(hi > 0)) lo = 1, hi = 10;
+  if (!(hi > lo)) lo = std::min(lo, 1.0), hi = std::max(hi, 10.0);
   const auto ticks = log_ticks(lo, hi);
   const double l0 = std::log10(ticks.front().value), l1 = std::log10(ticks.back().value);
 
@@ -208,15 +209,20 @@ std::string log_bars(const std::vector<Bar>& bars, const std::vector<Marker>& ma
   out += "<line x1=\"" + n(x0) + "\" y1=\"" + n(plot_bottom) + "\" x2=\"" + n(x1) + "\" y2=\"" + n(plot_bottom) +
          "\" class=\"axis\"/>";
   out += text((x0 + x1) / 2, plot_bottom + 36, axis_label, "class=\"axis-label\" text-anchor=\"middle\"");
+  const double parity = x(1.0);
+  out += "<line x1=\"" + n(parity) + "\" y1=\"" + n(top - 4) + "\" x2=\"" + n(parity) + "\" y2=\"" + n(plot_bottom) +
+         "\" class=\"parity\"><title>1: as fast as the baseline</title></line>";
   for (std::size_t i = 0; i < bars.size(); ++i) {
     const Bar& b = bars[i];
     const double cy = top + row * (static_cast<double>(i) + 0.5);
     out += label_text(x0 - 8, cy + 4, b.label, "class=\"label\" text-anchor=\"end\"");
-    double right = x0;
+    double right = parity;
     if (b.value > 0 && std::isfinite(b.value)) {
-      right = x(b.value);
-      out += "<rect x=\"" + n(x0) + "\" y=\"" + n(cy - bar / 2) + "\" width=\"" + n(std::max(1.0, right - x0)) +
-             "\" height=\"" + n(bar) + "\" class=\"bar\"><title>" + html_escape(b.label + ": " + b.value_label) +
+      const double end = x(b.value), left = std::min(parity, end);
+      right = std::max(parity, end);
+      out += "<rect x=\"" + n(left) + "\" y=\"" + n(cy - bar / 2) + "\" width=\"" + n(std::max(1.0, right - left)) +
+             "\" height=\"" + n(bar) + "\" class=\"" + (b.value < 1 ? "bar slower" : "bar") + "\"><title>" +
+             html_escape(b.label + ": " + b.value_label + (b.value < 1 ? " (slower than the baseline)" : "")) +
              "</title></rect>";
     }
     if (b.low > 0 && b.high > b.low) {

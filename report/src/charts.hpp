@@ -27,8 +27,10 @@ std::vector<Tick> log_ticks(double lo, double hi);
 // A linear axis from lo to a round value >= hi, in 3 to 6 steps of 1, 2 or 5 x 10^k.
 std::vector<Tick> linear_ticks(double lo, double hi, const std::function<std::string(double)>& label);
 
-// One horizontal bar per row on a log axis; low/high (when > 0) draw an uncertainty
-// whisker; markers are vertical lines across the plot (the FOM).
+// One horizontal bar per row of ratios on a log axis, each growing from 1 (parity, a solid
+// line): right for a gain, left (and in another colour) for a loss, so a 0.67 slowdown does
+// not read as a bar pointing right; low/high (when > 0) draw an uncertainty whisker; markers
+// are vertical lines across the plot (the FOM).
 struct Bar {
   std::string label;
   double value = 0;

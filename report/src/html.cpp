@@ -273,8 +273,9 @@ std::string problems_section(const HtmlReportInput& in) {
       figure(chart::log_bars(bars, {{r.fom, "FOM " + format_number(r.fom, 3)}},
                              "Ratio of target to baseline units/day per problem",
                              "target units/day / baseline units/day (log scale)"),
-             "Ratio of the target's to the baseline's units of work per day, per problem, on a log axis; the dashed "
-             "line is the FOM." +
+             "Ratio of the target's to the baseline's units of work per day, per problem, on a log axis. Bars grow "
+             "from 1 (the solid line, as fast as the baseline): right where the target is faster, left and orange "
+             "where it is slower. The dashed line is the FOM." +
                  std::string(whiskers ? " Whiskers: ratio / (1 + u) to ratio \u00d7 (1 + u), u combining both sides' "
                                         "uncertainties."
                                       : ""));

@@ -185,6 +185,44 @@ TEST_CASE("report of a study whose sides are equal draws a finite axis") {
   CHECK(fom_in_page(html) == 1.0);
 }
 
+TEST_CASE("report: ratio bars grow from parity, a slowdown to the left in its own colour") {
+  // A gain of 3 and a loss to 0.67: on a log axis from 0.5 the loss's bar used to start at
+  // the axis and point right like a gain.
+  Study study;
+  study.name = "mix";
+  study.file = "mix.json";
+  study.baseline.platform = "B", study.baseline.nodes = 1;
+  study.target.platform = "A", study.target.nodes = 1;
+  std::vector<ProblemResult> problems(2);
+  problems[0].name = "faster";
+  problems[0].baseline = side("B", 1, 3 * 3600.0, 8, SideMethod::measured, 0);
+  problems[0].target = side("A", 1, 3600, 24, SideMethod::measured, 0);
+  problems[1].name = "slower";
+  problems[1].baseline = side("B", 1, 3600, 24, SideMethod::measured, 0);
+  problems[1].target = side("A", 1, 1.5 * 3600.0, 16, SideMethod::measured, 0);
+  const FomResult fom = fom_from_problems("mix", problems);
+  HtmlReportInput in;
+  in.study = &study;
+  in.fom = &fom;
+  in.generated_at = "now";
+  in.version = "fomcast test";
+  const std::string html = report_to_html(in);
+  CHECK(markup_problem(html) == "");
+  CHECK(count(html, "class=\"parity\"") == 1);
+  CHECK(count(html, "class=\"bar slower\"") == 1);
+  CHECK(count(html, "class=\"bar\"") == 1);
+  // The slower bar ends at the parity line: its x plus its width is the line's x.
+  const std::smatch line = [&] {
+    std::smatch m;
+    REQUIRE(std::regex_search(html, m, std::regex("<line x1=\"([0-9.]+)\"[^>]*class=\"parity\"")));
+    return m;
+  }();
+  std::smatch bar;
+  REQUIRE(std::regex_search(
+      html, bar, std::regex("<rect x=\"([0-9.]+)\" y=\"[0-9.]+\" width=\"([0-9.]+)\"[^>]*class=\"bar slower\"")));
+  CHECK(std::stod(bar[1].str()) + std::stod(bar[2].str()) == doctest::Approx(std::stod(line[1].str())).epsilon(0.01));
+}
+
 TEST_CASE("fomcast report: the worked example, FOM 82.597 exactly as fom --json gives it") {
   ScratchDir dir;
   const std::string db = dir.file("r.db"), out = dir.file("we.html");
