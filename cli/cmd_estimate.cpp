@@ -76,7 +76,11 @@ void add_estimate_command(CLI::App& app, Globals& g) {
         add_parallel_json(j, pr.parallel);
         print_json(j);
       } else {
-        std::cout << estimate_to_text(pr.run, pr.micro, o->all ? pr.micro.ops.size() : o->top, o->verbose)
+        // The op table is one micro-batch on one device before the layout splits it: its
+        // times add up to the single-device pass, not to the step above (the split is below).
+        std::cout << estimate_to_text(pr.run, pr.micro, o->all ? pr.micro.ops.size() : o->top, o->verbose,
+                                      "top operations of one micro-batch on one device, before the layout splits "
+                                      "them (times per call; the step's parts are below)")
                   << parallel_to_text(pr.parallel, o->verbose);
       }
       return;

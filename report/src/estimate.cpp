@@ -125,7 +125,8 @@ json estimate_to_json(const RunEstimate& r, const Workload& w) {
               {"ops", ops}};
 }
 
-std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_t top, bool verbose) {
+std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_t top, bool verbose,
+                             std::string_view ops_heading) {
   const PassEstimate& p = r.pass;
   std::string out = "Estimate of " + p.workload + " on " + p.platform;
   const bool measured_ops =
@@ -202,7 +203,7 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
                       e.baseline_s ? format_duration(*e.baseline_s) : "-", format_duration(e.predicted_s),
                       format_share(e.uncertainty), std::string(to_string(e.method)), e.source_platform});
   }
-  out += "top operations by predicted time per pass (times per call):\n" + t.render();
+  out += std::string(ops_heading) + ":\n" + t.render();
   if (order.size() > top) out += "... " + std::to_string(order.size() - top) + " more ops (--json lists all)\n";
   if (verbose) {
     for (const auto& a : r.assumptions) out += "assumed: " + a + "\n";

@@ -88,7 +88,8 @@ std::string distinguishing(const std::string& text, const std::set<std::string>&
 
 // The rows' cells, each column shortened to its max_width: where cells would then read
 // alike, each shows where it parts from the others instead, and where even that does not
-// tell them apart, they are printed whole.
+// tell them apart, each gets a number in its group (" #2"; --json has every name whole):
+// printed whole, one Nsight kernel's template arguments made a table 663 columns wide.
 std::vector<std::vector<std::string>> shortened(const TextTable& t) {
   std::vector<std::vector<std::string>> out = t.rows;
   for (std::size_t c = 0; c < t.max_width.size(); ++c) {
@@ -103,11 +104,13 @@ std::vector<std::vector<std::string>> shortened(const TextTable& t) {
         shown[cell] = cells.size() == 1 ? s : distinguishing(cell, cells, t.max_width[c], tail, s.find("..."));
     std::map<std::string, std::set<std::string>> readers;  // what prints -> the cells behind it
     for (const auto& [cell, s] : shown) readers[s].insert(cell);
-    for (auto& r : out)
-      if (c < r.size()) {
-        const std::string& s = shown.at(r[c]);
-        if (readers.at(s).size() == 1) r[c] = s;
+    for (auto& [s, cells] : readers)
+      if (cells.size() > 1) {
+        std::size_t k = 0;
+        for (const auto& cell : cells) shown[cell] = s + " #" + std::to_string(++k);
       }
+    for (auto& r : out)
+      if (c < r.size()) r[c] = shown.at(r[c]);
   }
   return out;
 }
