@@ -34,7 +34,7 @@ void add_fom_commands(CLI::App& app, Globals& g) {
     cmd->add_option("--label", o->label, "Label for the recorded result");
     cmd->callback([&g, o] {
       // Parse before opening the store: a bad study must not even create the database.
-      const std::string text = read_file(o->study);
+      const std::string text = read_study(o->study);
       const Study study = parse_study(text, o->study);
       Store store = open_store(g);
       require_study_platforms(store, study);

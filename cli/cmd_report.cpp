@@ -84,7 +84,7 @@ void add_report_command(CLI::App& app, Globals& g) {
   cmd->add_option("--out", o->out, "HTML file to write")->required();
   cmd->callback([&g, o] {
     // Parse before opening the store: a bad study must not even create the database.
-    const std::string text = read_file(o->study);
+    const std::string text = read_study(o->study);
     const Study study = parse_study(text, o->study);
     check_writable_dir(o->out);
     Store store = open_store(g);

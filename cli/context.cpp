@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fomcast/embedded.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/format.hpp"
 #include "fomcast/platform_match.hpp"
@@ -85,6 +86,23 @@ std::string read_file(const std::string& path) {
   ss << in.rdbuf();
   if (in.bad()) throw InputError(path, "read failed");
   return ss.str();
+}
+
+std::string read_study(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec)) return read_file(path);
+  // The README's `fom data/studies/candle-exascale.json` failed with the binary alone, or
+  // from another directory: the shipped studies are in the binary.
+  const std::filesystem::path p(path);
+  const std::string parent = p.parent_path().generic_string();
+  if (!parent.empty() && parent != "data/studies" && !parent.ends_with("/data/studies")) return read_file(path);
+  std::string name = p.filename().string();
+  if (p.extension().empty()) name += ".json";
+  if (const auto text = embedded_file("studies/" + name)) return std::string(*text);
+  std::string shipped;
+  for (const auto& [file, text] : embedded_files("studies/"))
+    if (file.ends_with(".json")) shipped += (shipped.empty() ? "" : ", ") + std::filesystem::path(file).stem().string();
+  throw InputError(path, "cannot open for reading, and no shipped study is called that (shipped: " + shipped + ")");
 }
 
 ProgressFn terminal_progress(std::string label) {

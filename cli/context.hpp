@@ -44,6 +44,9 @@ PrecisionMode precision_flag(const std::string& value);
 void require_workload_name(const std::string& name, const std::string& flag);
 // Whole file as bytes; InputError naming the path when it cannot be read.
 std::string read_file(const std::string& path);
+// A study file; where `path` is not a file here but names a shipped study (NAME,
+// NAME.json or data/studies/NAME.json), the copy compiled into the binary.
+std::string read_study(const std::string& path);
 // A progress bar on stderr when it is a terminal; does nothing when piped.
 ProgressFn terminal_progress(std::string label);
 void print_json(const nlohmann::json&);

@@ -152,3 +152,19 @@ TEST_CASE("absurd inputs: platform names, figures, Nsight byte counts, model epo
   check_refused("fom '" + dir.path.string() + "'", db, "is a directory, not a file");
   check_refused("platforms add '" + dir.path.string() + "'", db, "is a directory, not a file");
 }
+
+TEST_CASE("shipped studies: read from the binary where the path is not a file here") {
+  ScratchDir dir;
+  const std::string db = dir.file("s.db");
+  // From a directory without data/: the README's command, the name alone, the file name.
+  for (const std::string& study : {std::string("data/studies/worked-example.json"), std::string("worked-example"),
+                                   std::string("worked-example.json")}) {
+    const auto r = run_fomcast("fom --json " + study, db);
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    CHECK(json::parse(r.out)["fom"].get<double>() == doctest::Approx(82.597).epsilon(1e-5));
+  }
+  check_refused("fom nosuch", db,
+                "no shipped study is called that (shipped: candle-exascale, gpt2-dgx, worked-example)");
+  // A path elsewhere stays a path.
+  check_refused("fom '" + dir.file("missing/worked-example.json") + "'", db, "cannot open for reading");
+}
