@@ -101,10 +101,12 @@ void add_whatif(CLI::App& app, Globals& g) {
   auto o = std::make_shared<Opts>();
   cmd->add_option("--workload", o->workload, "Workload name (see `fomcast workloads`)")->required();
   cmd->add_option("--platform", o->platform, "The platform to change (see `fomcast platforms`)")->required();
-  cmd->add_option("--scale", o->scale,
-                  "KEY=FACTOR[,KEY=FACTOR...]: how many times better; keys peak_flops, mem_bw, net_bw, overhead, host, "
-                  "kind:<kind> (gemm, batched_gemm, conv, rnn, elementwise, reduction, normalization, pooling, "
-                  "embedding, optimizer, collective, memcpy, other)")
+  cmd->add_option(
+         "--scale", o->scale,
+         "KEY=FACTOR[,KEY=FACTOR...]: how many times better; keys peak_flops, mem_bw, net_bw, host_link, overhead, "
+         "host, "
+         "kind:<kind> (gemm, batched_gemm, conv, rnn, elementwise, reduction, normalization, pooling, "
+         "embedding, optimizer, collective, memcpy, other)")
       ->required();
   cmd->add_option("--precision", o->precision,
                   "fp32, tf32, fp16, bf16, amp-fp16 or amp-bf16: the reference runs in it (default: as recorded)");

@@ -36,6 +36,7 @@ double* resource(ScaleSpec& s, std::string_view key) {
   if (key == "net_bw") return &s.net_bw;
   if (key == "overhead") return &s.overhead;
   if (key == "host") return &s.host;
+  if (key == "host_link") return &s.host_link;
   return nullptr;
 }
 
@@ -43,6 +44,12 @@ double* resource(ScaleSpec& s, std::string_view key) {
 // after and before, or its kind's resource when its costs are unknown. `costless` is set
 // when nothing is known to scale it by.
 double resource_scale(const Op& op, const Platform& p, const ScaleSpec& s, bool& costless) {
+  // A host <-> device copy runs over the host link (estimate prices it there): memory
+  // bandwidth does not move it (mem_bw=2 halved an H100's PCIe copies), the link does.
+  if (op.kind == OpKind::memcpy) {
+    const CopyDirection d = copy_route(op.name).direction;
+    if (d == CopyDirection::host_to_device || d == CopyDirection::device_to_host) return 1 / s.host_link;
+  }
   if (s.peak_flops == 1 && s.mem_bw == 1 && s.net_bw == 1) return 1;
   if (op.kind == OpKind::collective) return 1 / s.net_bw;
   const DType dtype = op.dtype == DType::unknown ? DType::fp32 : op.dtype;
@@ -66,9 +73,10 @@ ScaleSpec parse_scale(std::string_view text, std::string_view flag) {
   ScaleSpec s;
   s.text = std::string(text);
   if (trim(text).empty())
-    throw UsageError(f +
-                     " is empty: give KEY=FACTOR[,KEY=FACTOR...] with keys peak_flops, mem_bw, net_bw, overhead, "
-                     "host or kind:<kind>");
+    throw UsageError(
+        f +
+        " is empty: give KEY=FACTOR[,KEY=FACTOR...] with keys peak_flops, mem_bw, net_bw, host_link, overhead, "
+        "host or kind:<kind>");
   std::set<std::string> seen;
   std::size_t start = 0;
   while (start <= text.size()) {
@@ -99,7 +107,7 @@ ScaleSpec parse_scale(std::string_view text, std::string_view flag) {
       throw UsageError(f + ": '" + key + "' is a kind of operation: write kind:" + key + "=" + value);
     } else {
       throw UsageError(f + ": unknown key '" + key +
-                       "' (keys: peak_flops, mem_bw, net_bw, overhead, host, kind:<kind>)");
+                       "' (keys: peak_flops, mem_bw, net_bw, host_link, overhead, host, kind:<kind>)");
     }
   }
   return s;

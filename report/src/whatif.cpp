@@ -20,7 +20,7 @@ json scale_json(const ScaleSpec& s) {
   json j = json::object();
   for (const auto& [key, v] :
        {std::pair{"peak_flops", s.peak_flops}, std::pair{"mem_bw", s.mem_bw}, std::pair{"net_bw", s.net_bw},
-        std::pair{"overhead", s.overhead}, std::pair{"host", s.host}})
+        std::pair{"host_link", s.host_link}, std::pair{"overhead", s.overhead}, std::pair{"host", s.host}})
     if (v != 1) j[key] = v;
   for (const auto& [k, v] : s.kinds) j["kind:" + std::string(to_string(k))] = v;
   return j;

@@ -97,3 +97,29 @@ TEST_CASE("estimate: launch_gap_s is the launch gaps its op times hold, none in 
   CHECK(measured > 0);
   CHECK(own.at("launch_gap_s").get<double>() <= own.at("modelled_s").get<double>() - measured + 1e-12);
 }
+
+TEST_CASE("whatif: host <-> device copies move with host_link, not with mem_bw") {
+  // ResNet-50 on a V100 (Kineto): its input batch goes host -> device once a step.
+  ScratchDir dir;
+  const std::string db = dir.file("db");
+  REQUIRE(run_fomcast("ingest --workload rn50 '" +
+                          fomcast::test::shared_path(
+                              "traces/pytorch_kineto/kineto_tbplugin_resnet50_worker0.1623143089861.pt.trace.json.gz") +
+                          "'",
+                      db)
+              .status == 0);
+  const json est = run_json("estimate --workload rn50 --platform H100", db);
+  double h2d = 0, other = 0;
+  for (const auto& op : est.at("ops"))
+    if (op.at("kind") == "memcpy") {
+      const std::string name = op.at("name").get<std::string>();
+      (name.find("HtoD") != std::string::npos || name.find("DtoH") != std::string::npos ? h2d : other) +=
+          op.at("predicted_per_pass_s").get<double>();
+    }
+  REQUIRE(h2d > 0);
+  const json mem = run_json("whatif --workload rn50 --platform H100 --scale mem_bw=2", db);
+  const json link = run_json("whatif --workload rn50 --platform H100 --scale host_link=2", db);
+  // mem_bw leaves the host copies: the class keeps them and halves at most the rest.
+  CHECK(class_after(mem, "memcpy") >= h2d);
+  CHECK(class_after(link, "memcpy") == doctest::Approx(h2d / 2 + other).epsilon(1e-6));
+}

@@ -21,6 +21,7 @@ namespace fomcast {
 // (kind:gemm leaves batched_gemm alone). Factors multiply where several apply to one op.
 struct ScaleSpec {
   double peak_flops = 1, mem_bw = 1, net_bw = 1, overhead = 1, host = 1;
+  double host_link = 1;  // host <-> device copies, which run over it, not at memory bandwidth
   std::map<OpKind, double> kinds;
   std::string text;  // as given
 };
