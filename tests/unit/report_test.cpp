@@ -137,6 +137,23 @@ SideRate side(std::string platform, double nodes, double seconds_per_unit, doubl
   return r;
 }
 
+// The HTML of a study from baseline B to target T whose problems are given as they came out.
+std::string html_of(const std::string& name, const std::string& baseline, const std::string& target,
+                    const std::vector<ProblemResult>& problems) {
+  Study study;
+  study.name = name;
+  study.file = name + ".json";
+  study.baseline.platform = baseline, study.baseline.nodes = 1;
+  study.target.platform = target, study.target.nodes = 1;
+  const FomResult fom = fom_from_problems(name, problems);
+  HtmlReportInput in;
+  in.study = &study;
+  in.fom = &fom;
+  in.generated_at = "now";
+  in.version = "fomcast test";
+  return report_to_html(in);
+}
+
 }  // namespace
 
 TEST_CASE("the FOM's uncertainty: each side's carried to its harmonic mean, the sides combined") {
@@ -162,22 +179,11 @@ TEST_CASE("the FOM's uncertainty: each side's carried to its harmonic mean, the 
 TEST_CASE("report of a study whose sides are equal draws a finite axis") {
   // One problem with ratio exactly 1: the log axis has a single value to span. No NaN or
   // infinity may reach the SVG coordinates.
-  Study study;
-  study.name = "flat";
-  study.file = "flat.json";
-  study.baseline.platform = "X", study.baseline.nodes = 1;
-  study.target.platform = "X", study.target.nodes = 1;
   std::vector<ProblemResult> problems(1);
   problems[0].name = "only";
   problems[0].baseline = side("X", 1, 3600, 24, SideMethod::measured, 0);
   problems[0].target = problems[0].baseline;
-  const FomResult fom = fom_from_problems("flat", problems);
-  HtmlReportInput in;
-  in.study = &study;
-  in.fom = &fom;
-  in.generated_at = "now";
-  in.version = "fomcast test";
-  const std::string html = report_to_html(in);
+  const std::string html = html_of("flat", "X", "X", problems);
   CHECK(markup_problem(html) == "");
   CHECK(count(html, "<svg") == 1);
   CHECK(!std::regex_search(html, std::regex("\\s(x|y|x1|x2|y1|y2|cx|cy|width|height|d|viewBox)=\"[^\"]*(nan|inf)")));
@@ -188,11 +194,6 @@ TEST_CASE("report of a study whose sides are equal draws a finite axis") {
 TEST_CASE("report: ratio bars grow from parity, a slowdown to the left in its own colour") {
   // A gain of 3 and a loss to 0.67: on a log axis from 0.5 the loss's bar used to start at
   // the axis and point right like a gain.
-  Study study;
-  study.name = "mix";
-  study.file = "mix.json";
-  study.baseline.platform = "B", study.baseline.nodes = 1;
-  study.target.platform = "A", study.target.nodes = 1;
   std::vector<ProblemResult> problems(2);
   problems[0].name = "faster";
   problems[0].baseline = side("B", 1, 3 * 3600.0, 8, SideMethod::measured, 0);
@@ -200,13 +201,7 @@ TEST_CASE("report: ratio bars grow from parity, a slowdown to the left in its ow
   problems[1].name = "slower";
   problems[1].baseline = side("B", 1, 3600, 24, SideMethod::measured, 0);
   problems[1].target = side("A", 1, 1.5 * 3600.0, 16, SideMethod::measured, 0);
-  const FomResult fom = fom_from_problems("mix", problems);
-  HtmlReportInput in;
-  in.study = &study;
-  in.fom = &fom;
-  in.generated_at = "now";
-  in.version = "fomcast test";
-  const std::string html = report_to_html(in);
+  const std::string html = html_of("mix", "B", "A", problems);
   CHECK(markup_problem(html) == "");
   CHECK(count(html, "class=\"parity\"") == 1);
   CHECK(count(html, "class=\"bar slower\"") == 1);
