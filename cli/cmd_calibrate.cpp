@@ -109,7 +109,8 @@ void add_whatif(CLI::App& app, Globals& g) {
          "embedding, optimizer, collective, memcpy, other)")
       ->required();
   cmd->add_option("--precision", o->precision,
-                  "fp32, tf32, fp16, bf16, amp-fp16 or amp-bf16: the reference runs in it (default: as recorded)");
+                  "fp32, tf32, fp16, bf16, amp-fp16 or amp-bf16: the reference runs in it (default: as recorded)")
+      ->check(empty_precision);
   cmd->add_flag("--json", o->json, "JSON output");
   add_parallel_flags(*cmd, o->parallel);
   cmd->callback([&g, o] {

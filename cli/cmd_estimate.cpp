@@ -46,7 +46,8 @@ void add_estimate_command(CLI::App& app, Globals& g) {
       ->transform(in_range(ranges::samples));
   cmd->add_option("--precision", o->precision,
                   "fp32, tf32, fp16, bf16, amp-fp16 or amp-bf16: the arithmetic of the run (default: the workload's as "
-                  "recorded; docs/estimation.md)");
+                  "recorded; docs/estimation.md)")
+      ->check(empty_precision);
   cmd->add_option("--top", o->top, "Operations listed in the text table (default 15)")->transform(in_range(kTopRange));
   cmd->add_flag("--all", o->all, "List every operation");
   cmd->add_flag("-v,--verbose", o->verbose, "Print the estimate's assumptions and notes too (--json always has them)");

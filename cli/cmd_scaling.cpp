@@ -30,7 +30,8 @@ void add_scaling_command(CLI::App& app, Globals& g) {
       ->required();
   cmd->add_option("--precision", o->precision,
                   "fp32, tf32, fp16, bf16, amp-fp16 or amp-bf16: the arithmetic of the run (default: the workload's as "
-                  "recorded; docs/estimation.md)");
+                  "recorded; docs/estimation.md)")
+      ->check(empty_precision);
   cmd->add_flag("--weak", o->weak, "Weak scaling: the batch per device fixed (default strong: the global batch fixed)");
   cmd->add_flag("--json", o->json, "JSON output");
   add_parallel_flags(*cmd, o->parallel, false);

@@ -64,6 +64,12 @@ void require_study_platforms(const Store& store, const Study& study) {
       throw InputError(study.file, "unknown platform '" + side->platform + "' (see `fomcast platforms`)", 0, -1, field);
 }
 
+std::string empty_precision(const std::string& value) {
+  return value.empty() ? "an empty precision: give one of " + std::string(kPrecisionModeNames) +
+                             ", or leave the flag out for the workload's as recorded"
+                       : "";
+}
+
 PrecisionMode precision_flag(const std::string& value) {
   if (value.empty()) return PrecisionMode::recorded;
   if (auto mode = parse_precision_mode(value)) return *mode;

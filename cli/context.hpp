@@ -40,6 +40,8 @@ inline constexpr const char* kStudyHelp =
 // --precision's value as a mode; UsageError naming the flag and the modes for another. ""
 // (not given) is the workload's precision as recorded.
 PrecisionMode precision_flag(const std::string& value);
+// A --precision check: "" given (--precision '') is not the default left unsaid.
+std::string empty_precision(const std::string& value);
 // UsageError naming the flag unless `name` may name a workload (fomcast/input_checks.hpp).
 void require_workload_name(const std::string& name, const std::string& flag);
 // Whole file as bytes; InputError naming the path when it cannot be read.

@@ -113,6 +113,7 @@ TEST_CASE("absurd numbers in flags are field-named errors, exit 2, never an inte
       {est + "--samples-per-epoch 9999999999999999999", "--samples-per-epoch: must be <= 1e+15 (got 1e+19)"},
       {est + "--batch 1e308", "--batch: must be <= 1,000,000,000 (got 1e+308)"},
       {est + "--top -1", "--top: must be >= 0 (got -1)"},
+      {est + "--precision ''", "--precision: an empty precision"},
       {"check --max-drop nan", "--max-drop: must be a finite number (got nan)"},
       {"check --max-drop 101", "--max-drop: must be <= 100 (got 101)"},
       {"calibrate --workload P1B2 --platform NV_K20X --pass-s 1e-308", "--pass-s: must be >= 1e-09 (got 1e-308)"},

@@ -77,8 +77,12 @@ TEST_CASE("fom --record, history and check track the FOM over time") {
   const auto nothing = run_fomcast("check", db);  // nothing recorded yet: nothing dropped
   CHECK(nothing.status == 0);
   CHECK(nothing.out.find("Nothing to check") != std::string::npos);
-  REQUIRE(run_fomcast("fom --record --label first '" + study + "'", db).status == 0);
+  const auto first = run_fomcast("fom --record --label first '" + study + "'", db);
+  REQUIRE(first.status == 0);
+  CHECK(first.err.find("recorded as #1 (first)") != std::string::npos);  // said, on stderr
   REQUIRE(run_fomcast("fom --record --label second '" + study + "'", db).status == 0);
+  // A label without --record records nothing: refused, not ignored.
+  CHECK(run_fomcast("fom --label third '" + study + "'", db).status == 2);
   const auto h = run_fomcast("history --json", db);
   REQUIRE(h.status == 0);
   const auto j = nlohmann::json::parse(h.out);
@@ -95,6 +99,19 @@ TEST_CASE("fom --record, history and check track the FOM over time") {
   const auto c = run_fomcast("check --max-drop 5", db);
   CHECK(c.status == 1);
   CHECK(c.err.find("dropped") != std::string::npos);
+  CHECK(c.err.find("; \n") == std::string::npos);              // no stray separator
+  CHECK(c.err.find("machines changed") == std::string::npos);  // the same machines
+
+  // The study edited to another target: the check still compares, and says the FOMs are of
+  // different machines; a rise is signed.
+  auto other = nlohmann::json::parse(test::slurp(study));
+  other["target"]["platform"] = "H100";
+  REQUIRE(run_fomcast("fom --record '" + dir.write("other.json", other.dump()) + "'", db).status == 0);
+  const auto moved = run_fomcast("check", db);
+  CHECK(moved.status == 0);
+  CHECK(moved.out.find("(+") != std::string::npos);
+  CHECK(moved.err.find("the machines changed between the two records (target platform A -> H100)") !=
+        std::string::npos);
 }
 
 TEST_CASE("a problem whose unit of work occupies several counted nodes says so, in text and JSON") {
