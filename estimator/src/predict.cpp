@@ -167,7 +167,8 @@ OpEstimate predict_unbounded(const Context& ctx, const Op& op, std::size_t index
                                  !t->has_variant_of(op.kind, op.shape);
         const Platform* sib = uncorrected ? sibling_with_kind(ctx, op.kind) : nullptr;
         if (!sib) return applied(std::move(e), std::move(*q));
-        if (auto s = sibling_quote(ctx, *sib, op, dtype)) return applied(std::move(e), std::move(*s));
+        if (auto s = sibling_quote(ctx, *sib, op, in_fp32 ? DType::fp32 : dtype))
+          return applied(std::move(e), std::move(*s));
         via_gemm = std::move(q);
       }
     // The op's own measurement on the recording platform when it is the most alike
@@ -196,9 +197,10 @@ OpEstimate predict_unbounded(const Context& ctx, const Op& op, std::size_t index
     // Then the op's own measurement on the recording platform (bandwidth), then other
     // GPUs' tables carried by achievable bandwidth, then bytes over bandwidth.
     // Where the table only extrapolates (past a log-distance of 1 from anything it measured:
-    // a ResNet activation of 6M elements against tables that stop at 63M in [16k, 4k] rows),
-    // the op's own measurement carried by bandwidth knows more: the extrapolation put a V100
-    // trace's adds 3-11x slower on the V100 PCIe card than the V100 that ran them.
+    // ResNet's [32, 1024, 14, 14] is 458,752 rows of 14, where NeuSight's tensors stop at
+    // 16,372 rows), the op's own measurement carried by bandwidth knows more: the
+    // extrapolation put a V100 trace's adds 3-11x slower on the V100 PCIe card than the V100
+    // that ran them.
     const bool own = op.self_time_s && ctx.baseline && bandwidth_of(*ctx.baseline) > 0;
     if (const auto* t = ctx.tables(ctx.target.name))
       if (auto q = quote_memory(*t, ctx.target, op, dtype); q && !(own && q->nearest_log_distance > 1.0))
