@@ -7,7 +7,6 @@
 #include "context.hpp"
 #include "fomcast/bench_import.hpp"
 #include "fomcast/error.hpp"
-#include "fomcast/input_checks.hpp"
 #include "fomcast/platform_match.hpp"
 #include "fomcast/report/bench.hpp"
 
@@ -40,12 +39,8 @@ void add_import_bench_command(CLI::App& app, Globals& g) {
     if (*format == BenchFormat::neusight && o->platform.empty()) resolve_devices(imported, store.platforms(), o->file);
     // A platform named in the file is checked as --platform is: 'nv_v100' is NV_V100 mistyped,
     // not a new machine, and a new name obeys `platforms add`'s rule.
-    for (const auto& [name, entries] : imported.by_platform) {
-      if (store.platform(name)) continue;
-      check_platform_name(name, store.platforms(), o->file + ": platform");
-      if (const std::string problem = workload_name_problem(name); !problem.empty())
-        throw InputError(o->file, "platform column: a new platform's name " + problem);  // not echoed: escapes
-    }
+    for (const auto& [name, entries] : imported.by_platform)
+      if (!store.platform(name)) check_new_platform_name(name, store.platforms(), o->file + ": platform");
     store.transaction([&] {
       for (const auto& [name, entries] : imported.by_platform) {
         if (!store.platform(name)) {

@@ -203,7 +203,7 @@ OpEstimate predict_unbounded(const Context& ctx, const Op& op, std::size_t index
     // that ran them.
     const bool own = op.self_time_s && ctx.baseline && bandwidth_of(*ctx.baseline) > 0;
     if (const auto* t = ctx.tables(ctx.target.name))
-      if (auto q = quote_memory(*t, ctx.target, op, dtype); q && !(own && q->nearest_log_distance > 1.0))
+      if (auto q = quote_memory(*t, ctx.target, op, dtype); q && !(own && q->nearest_log_distance > kBandReach))
         return applied(std::move(e), std::move(*q));
     if (!own) {
       if (auto q = memory_from_curves(ctx, op, dtype)) return applied(std::move(e), std::move(*q));

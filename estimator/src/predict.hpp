@@ -32,7 +32,7 @@ struct Quote {
   std::string source;
   std::vector<std::string> notes;
   // An interpolation's log-distance to the nearest measured shape (0 for other methods):
-  // beyond 1 the table extrapolates, and its band widens (tables.cpp).
+  // beyond kBandReach the table extrapolates, and its band widens (tables.hpp).
   double nearest_log_distance = 0;
 };
 

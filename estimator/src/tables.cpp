@@ -336,7 +336,7 @@ double interpolation_uncertainty(const TableGroup& g, double d) {
   // Leave-one-out errors over the DeepBench GEMM tables hardly grow up to a log-distance
   // of 1 from the nearest measured shape (68th percentiles 8-19%) and reach about 36%
   // between 1 and 2: the band holds within 1, and widens by 0.25 per unit beyond.
-  return std::min(1.5, std::max(g.band, kMinBand) + kWidening * std::max(0.0, d - 1.0));
+  return std::min(1.5, std::max(g.band, kMinBand) + kWidening * std::max(0.0, d - kBandReach));
 }
 
 }  // namespace fomcast::est

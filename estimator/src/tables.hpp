@@ -142,8 +142,12 @@ bool left_out(const TableGroup&, std::size_t i, std::size_t exclude);
 std::optional<Interpolation> interpolate(const TableGroup&, const Features& query, Interpolator,
                                          std::size_t exclude = kNone);
 
+// How far (log-distance to the nearest measured shape) a group's leave-one-out band holds:
+// beyond it an interpolation extrapolates, its band widens, and a memory-bound op with its
+// own measured time keeps that instead (predict.cpp).
+inline constexpr double kBandReach = 1.0;
 // The relative uncertainty of an interpolated value at `distance` from its nearest
-// measured neighbour: the group's band, widened far from every measured shape.
+// measured neighbour: the group's band, widened beyond kBandReach.
 double interpolation_uncertainty(const TableGroup&, double distance);
 
 // A 1-D conv is a 2-D conv of height 1 (DeepBench's tables are 2-D): the form tables are

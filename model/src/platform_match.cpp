@@ -129,6 +129,12 @@ void check_platform_name(std::string_view name, const std::vector<Platform>& pla
                      "? (see `fomcast platforms`)");
 }
 
+void check_new_platform_name(std::string_view name, const std::vector<Platform>& platforms, std::string_view flag) {
+  check_platform_name(name, platforms, flag);
+  if (const std::string problem = workload_name_problem(name); !problem.empty())
+    throw UsageError(std::string(flag) + ": a new platform's name " + problem);
+}
+
 namespace {
 
 RecordingPlatform decide(const Workload& w, std::string_view given, const std::vector<Platform>& known) {
@@ -138,14 +144,13 @@ RecordingPlatform decide(const Workload& w, std::string_view given, const std::v
   };
   const std::optional<DeviceMatch> match = w.device.empty() ? std::nullopt : match_device(w.device, known);
   if (!given.empty()) {
-    check_platform_name(given, known);
     r.name = std::string(given);
     r.create_placeholder = !is_known(given);
-    // A new platform's name obeys `platforms add`'s rule: '--', a tab or an escape sequence
-    // became a placeholder printed raw in `fomcast platforms`.
+    // '--', a tab or an escape sequence became a placeholder printed raw in `fomcast platforms`.
     if (r.create_placeholder)
-      if (const std::string problem = workload_name_problem(given); !problem.empty())
-        throw UsageError("--platform: a new platform's name " + problem);  // not echoed: it may hold escapes
+      check_new_platform_name(given, known);
+    else
+      check_platform_name(given, known);
     if (match && match->platform != r.name)
       r.note = "recorded on " + r.name + " (--platform), though the trace names " + w.device + ", which is " +
                match->platform + "'s";

@@ -9,29 +9,16 @@
 #include <sqlite3.h>
 #include <nlohmann/json.hpp>
 
+#include "cli_json.hpp"
 #include "test_support.hpp"
 
 using json = nlohmann::json;
-using fomcast::test::file_fingerprint;
+using fomcast::test::check_refused;
 using fomcast::test::run_fomcast;
 using fomcast::test::ScratchDir;
 using fomcast::test::shared_path;
 using fomcast::test::slurp;
 using fomcast::test::source_path;
-
-namespace {
-
-void check_refused(const std::string& args, const std::string& db, const std::string& says) {
-  CAPTURE(args);
-  const std::string before = file_fingerprint(db);
-  const auto r = run_fomcast(args, db);
-  CHECK(r.status == 2);
-  CHECK_MESSAGE(r.err.find(says) != std::string::npos, r.err);
-  CHECK(r.err.find("internal error") == std::string::npos);
-  CHECK(file_fingerprint(db) == before);
-}
-
-}  // namespace
 
 TEST_CASE("absurd inputs: micro-batches beyond what the schedule can time are refused, not run out of memory") {
   ScratchDir dir;

@@ -10,37 +10,25 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_json.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/input_checks.hpp"
 #include "test_support.hpp"
 
 using json = nlohmann::json;
+using fomcast::test::check_refused;
 using fomcast::test::file_fingerprint;
+using fomcast::test::has_huge_number;
 using fomcast::test::run_fomcast;
 using fomcast::test::ScratchDir;
 using fomcast::test::source_path;
 
 namespace {
 
-// No number of more than 20 digits in a row (a 1e308 printed with "%f" has 309).
-bool has_huge_number(const std::string& text) { return std::regex_search(text, std::regex("[0-9,]{28,}")); }
-
 struct Refusal {
   std::string args;
   std::string says;
 };
-
-void check_refused(const Refusal& r, const std::string& db) {
-  CAPTURE(r.args);
-  const std::string before = file_fingerprint(db);
-  const auto out = run_fomcast(r.args, db);
-  CHECK(out.status == 2);
-  CHECK_MESSAGE(out.err.find(r.says) != std::string::npos, out.err);
-  CHECK(out.err.find("internal error") == std::string::npos);
-  CHECK_FALSE(has_huge_number(out.err));
-  CHECK(out.out.empty());
-  CHECK(file_fingerprint(db) == before);
-}
 
 json study_with(const std::string& pointer, const json& value) {
   json j = json::parse(R"({"name": "s", "baseline": {"platform": "NV_K20X", "nodes": 18688},
@@ -120,7 +108,7 @@ TEST_CASE("absurd numbers in flags are field-named errors, exit 2, never an inte
       {"ingest '" + source_path("tests/data/models/tiny.json") + "' --workload t --batch 0",
        "--batch: must be > 0 (got 0)"},
   };
-  for (const auto& c : cases) check_refused(c, db);
+  for (const auto& c : cases) check_refused(c.args, db, c.says);
   // In range, the same flags work, exponents included.
   const auto ok = run_fomcast(est + "--nodes 2 --epochs 1e1 --json", db);
   REQUIRE_MESSAGE(ok.status == 0, ok.err);
@@ -206,7 +194,7 @@ TEST_CASE("bad workload names are refused before anything is read or written") {
       {model + "--workload \"$(printf 'a\\tb')\"", "--workload: a workload name must be printable"},
       {model + "--workload ''", "--workload: a workload name must not be empty"},
   };
-  for (const auto& c : cases) check_refused(c, db);
+  for (const auto& c : cases) check_refused(c.args, db, c.says);
   CHECK(run_fomcast(model + "--workload " + std::string(128, 'w'), db).status == 0);
 }
 
@@ -220,7 +208,7 @@ TEST_CASE("an unknown platform is named as one, in estimate, calibrate, whatif, 
       {"calibrate --workload alexnet --platform Frontier --pass-s 1", "--platform: unknown platform 'Frontier'"},
       {"whatif --workload alexnet --platform Frontier --scale host=2", "--platform: unknown platform 'Frontier'"},
   };
-  for (const auto& c : cases) check_refused(c, db);
+  for (const auto& c : cases) check_refused(c.args, db, c.says);
   const std::string study = dir.write("s.json", study_with("/target/platform", "Frontier").dump());
   for (const std::string& args : {"fom '" + study + "'", "report '" + study + "' --out '" + dir.file("r.html") + "'"}) {
     CAPTURE(args);

@@ -47,6 +47,11 @@ std::optional<std::string> near_platform_name(std::string_view name, const std::
 // when `name` is a near miss of a known platform. `ingest`, `estimate`, `calibrate`,
 // `whatif` and `bench` call it before they use or create a platform of that name.
 void check_platform_name(std::string_view name, const std::vector<Platform>&, std::string_view flag = "--platform");
+// The same, for a name about to become a new platform (a placeholder `ingest --platform` or
+// an imported table creates): also a UsageError unless it is a valid name, as `platforms
+// add` and workload names require (printable, no leading '-', at most 128 bytes). The name
+// is not echoed: it may hold escape sequences.
+void check_new_platform_name(std::string_view name, const std::vector<Platform>&, std::string_view flag = "--platform");
 
 // Where a trace's measured times were taken, decided at ingest.
 struct RecordingPlatform {
