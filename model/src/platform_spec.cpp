@@ -10,6 +10,7 @@
 
 #include "fomcast/error.hpp"
 #include "fomcast/input_checks.hpp"
+#include "fomcast/json_input.hpp"
 #include "fomcast/platform_spec.hpp"
 
 namespace fomcast {
@@ -78,20 +79,6 @@ struct SpecReader {
   }
 };
 
-json parse_text(std::string_view text, const std::string& file) {
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    int64_t line = 1;
-    const std::size_t end = std::min<std::size_t>(e.byte, text.size());
-    for (std::size_t i = 0; i < end; ++i)
-      if (text[i] == '\n') ++line;
-    throw InputError(file, std::string("not valid JSON: ") + e.what(), line, static_cast<int64_t>(e.byte));
-  } catch (const json::exception& e) {
-    throw InputError(file, std::string("not usable JSON: ") + e.what());
-  }
-}
-
 }  // namespace
 
 std::string nearest_platform_spec_key(std::string_view key) {
@@ -107,7 +94,7 @@ std::string nearest_platform_spec_key(std::string_view key) {
 
 Platform parse_user_platform_spec(std::string_view text, std::string_view file_name) {
   const SpecReader r{std::string(file_name)};
-  const json j = parse_text(text, r.file);
+  const json j = parse_json_input(text, r.file);
   if (!j.is_object()) r.fail("", std::string("a platform spec must be a JSON object, not ") + j.type_name());
   const auto& keys = platform_spec_keys();
   for (const auto& [key, v] : j.items()) {

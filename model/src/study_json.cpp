@@ -9,6 +9,7 @@
 
 #include "fomcast/error.hpp"
 #include "fomcast/input_checks.hpp"
+#include "fomcast/json_input.hpp"
 #include "fomcast/model.hpp"
 
 namespace fomcast {
@@ -103,19 +104,7 @@ const std::set<std::string> kProblemFields = {
 
 Study parse_study(std::string_view text, std::string_view file) {
   Reader r{std::string(file)};
-  json root;
-  try {
-    root = json::parse(text);
-  } catch (const json::parse_error& e) {
-    int64_t line = 1;
-    const std::size_t end = std::min<std::size_t>(e.byte, text.size());
-    for (std::size_t i = 0; i < end; ++i)
-      if (text[i] == '\n') ++line;
-    throw InputError(r.file, std::string("not valid JSON: ") + e.what(), line, static_cast<int64_t>(e.byte));
-  } catch (const json::exception& e) {
-    // Numbers out of range (1e400) fail after parsing began, without a position.
-    throw InputError(r.file, std::string("not usable JSON: ") + e.what());
-  }
+  const json root = parse_json_input(text, r.file);
   if (!root.is_object()) r.fail("", "a study must be a JSON object");
 
   for (const auto& [key, value] : root.items())

@@ -532,6 +532,11 @@ TEST_CASE("bad model descriptions name the JSON path of the bad field") {
   CHECK(error_field("{" + head + R"("layers": [{"type": "dense", "units": 1000000000000000}]})") == "layers[0].units");
   CHECK(error_field("{" + head + R"("layers": [{"type": "dense", "unit": 2}]})") == "layers[0].units");
   CHECK(error_field("{" + head + R"("layers": [{"type": "dense", "units": 2, "unit": 2}]})") == "layers[0].unit");
+  // A key given twice: JSON keeps the last, so the first would vanish without a word.
+  CHECK(error_field("{" + head +
+                    R"("layers": [{"type": "dense", "units": 2}, {"type": "dense", "units": 2, "units": 3}]})") ==
+        "layers[1].units");
+  CHECK(error_field("{" + head + R"("batch_size": 8, "layers": [{"type": "dense", "units": 2}]})") == "batch_size");
   CHECK(error_field("{" + head + R"("layers": [{"type": "dense", "units": 2}, {"type": "convolution"}]})") ==
         "layers[1].type");
   CHECK(error_field("{" + head + R"("layers": [{"type": "dense", "units": 2, "output_shape": [3]}]})") ==

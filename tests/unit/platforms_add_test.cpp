@@ -168,6 +168,14 @@ TEST_CASE("platforms add: each malformed field is an error naming it, the databa
   CHECK(r.status == 2);
   CHECK_MESSAGE(r.err.find(broken + ":3: byte ") != std::string::npos, r.err);
   CHECK(file_fingerprint(db) == before);
+
+  // A figure given twice: JSON keeps the last, so the spec would silently say something else.
+  std::string twice = good_spec().dump(2);
+  twice.insert(twice.rfind('}'), R"(, "mem_gib": {"value": 1, "source": "typo"})");
+  const auto t = run_fomcast("platforms add '" + dir.write("twice.json", twice) + "'", db);
+  CHECK(t.status == 2);
+  CHECK_MESSAGE(t.err.find("twice.json: mem_gib: given twice") != std::string::npos, t.err);
+  CHECK(file_fingerprint(db) == before);
 }
 
 TEST_CASE("platforms add: a shipped platform's name needs --replace; a user's own spec is replaced") {

@@ -105,6 +105,9 @@ TEST_CASE("fomcast fom on bad studies: exit 2, message names file and field, dat
       {"this is not json", "not valid JSON"},
       {"", "not valid JSON"},
       {"[1,2,3]", "JSON object"},
+      // Keys given twice: JSON keeps the last, so the first would vanish without a word.
+      {R"({"name": "a", "name": "b"})", "name: given twice"},
+      {R"({"problems": [{"name": "p"}, {"name": "q", "epochs": 1, "epochs": 2}]})", "problems[1].epochs: given twice"},
   };
   for (const auto& c : cases) {
     const std::string file = dir.write("bad.json", c.text);

@@ -16,6 +16,7 @@
 
 #include "fomcast/error.hpp"
 #include "fomcast/input_checks.hpp"
+#include "fomcast/json_input.hpp"
 #include "fomcast/layers.hpp"
 #include "layers_graph.hpp"
 
@@ -533,17 +534,7 @@ ExpandedModel expand_model(std::string_view text, std::string_view file) {
   std::size_t start = 0;
   while (start < text.size() && std::isspace(static_cast<unsigned char>(text[start]))) ++start;
   if (start == text.size()) throw InputError(std::string(file), "empty file: expected a JSON model description", 0, 0);
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text.begin(), text.end());
-  } catch (const nlohmann::json::parse_error& err) {
-    const std::size_t at = std::min<std::size_t>(err.byte > 0 ? err.byte - 1 : 0, text.size());
-    const int64_t line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
-    throw InputError(std::string(file), std::string("not valid JSON: ") + err.what(), line, static_cast<int64_t>(at));
-  } catch (const nlohmann::json::exception& err) {
-    // Out-of-range numbers (1e400, 30-digit integers) fail after parsing began, without a position.
-    throw InputError(std::string(file), std::string("not usable JSON: ") + err.what());
-  }
+  const nlohmann::json doc = parse_json_input(text, std::string(file));
   return expand_model_document(doc, file);
 }
 

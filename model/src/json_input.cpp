@@ -1,0 +1,85 @@
+#include "fomcast/json_input.hpp"
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+#include "fomcast/error.hpp"
+
+namespace fomcast {
+namespace {
+
+using nlohmann::json;
+
+// One open object or array while parsing: enough to name the path of a duplicate key.
+struct Frame {
+  bool array = false;
+  std::size_t index = 0;  // elements completed so far (arrays)
+  std::string key;        // the key being read (objects)
+  std::set<std::string> keys;
+};
+
+std::string path_of(const std::vector<Frame>& frames) {
+  std::string path;
+  for (const Frame& f : frames) {
+    if (f.array) {
+      path += "[" + std::to_string(f.index) + "]";
+    } else {
+      if (!path.empty()) path += ".";
+      path += f.key;
+    }
+  }
+  return path;
+}
+
+// Thrown from the parser's callback, caught below: nlohmann passes it through untouched.
+struct DuplicateKey {
+  std::string path;
+};
+
+}  // namespace
+
+json parse_json_input(std::string_view text, const std::string& file) {
+  std::vector<Frame> frames;
+  auto element_done = [&frames] {
+    if (!frames.empty() && frames.back().array) ++frames.back().index;
+  };
+  const json::parser_callback_t watch = [&](int, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start: frames.push_back({}); break;
+      case json::parse_event_t::array_start:
+        frames.emplace_back();
+        frames.back().array = true;
+        break;
+      case json::parse_event_t::key: {
+        Frame& f = frames.back();
+        f.key = parsed.get<std::string>();
+        if (!f.keys.insert(f.key).second) throw DuplicateKey{path_of(frames)};
+        break;
+      }
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        frames.pop_back();
+        element_done();
+        break;
+      case json::parse_event_t::value: element_done(); break;
+    }
+    return true;
+  };
+  try {
+    return json::parse(text, watch);
+  } catch (const DuplicateKey& d) {
+    throw InputError(file, "given twice in one object: JSON keeps only the last, so one of them would be ignored", 0,
+                     -1, d.path);
+  } catch (const json::parse_error& e) {
+    // e.byte counts from 1 and points at the character that failed.
+    const std::size_t at = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
+    throw InputError(file, std::string("not valid JSON: ") + e.what(), line, static_cast<int64_t>(at));
+  } catch (const json::exception& e) {
+    // Numbers out of range (1e400, 30-digit integers) fail after parsing began, without a position.
+    throw InputError(file, std::string("not usable JSON: ") + e.what());
+  }
+}
+
+}  // namespace fomcast
