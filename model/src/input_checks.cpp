@@ -81,6 +81,8 @@ std::string text_range_problem(std::string_view text, const NumberRange& range, 
   const double v = std::strtod(s.c_str(), &end);
   if (end == s.c_str() || *end != '\0' || std::isspace(static_cast<unsigned char>(s.front())))
     return "must be a number (got '" + quote_text(text) + "')";
+  // strtod reads C's hexadecimal forms too: "0x10" would run on 16 nodes, "0x1p4" likewise.
+  if (s.find_first_of("xX") != std::string::npos) return "must be a decimal number (got '" + quote_text(text) + "')";
   if (errno == ERANGE) {
     // Past what a double holds (1e400, 1e-400): judged by its sign and size, and quoted as
     // typed rather than as inf or 0.

@@ -63,6 +63,9 @@ TEST_CASE("number ranges: one message form for every out-of-range number") {
   CHECK(text_range_problem("many", ranges::seconds) == "must be a number (got 'many')");
   CHECK(text_range_problem("", ranges::seconds) == "must be a number (got nothing)");
   CHECK(text_range_problem("4 ", ranges::seconds) == "must be a number (got '4 ')");
+  // strtod's hexadecimal forms are not what a person means by 0x10 nodes.
+  CHECK(text_range_problem("0x10", ranges::nodes) == "must be a decimal number (got '0x10')");
+  CHECK(text_range_problem("0x1p4", ranges::seconds) == "must be a decimal number (got '0x1p4')");
   CHECK_THROWS_WITH_AS(fomcast::check_range(-1, "--nodes", ranges::nodes), "--nodes: must be > 0 (got -1)",
                        fomcast::UsageError);
 }
