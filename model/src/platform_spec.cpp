@@ -98,7 +98,7 @@ Platform parse_user_platform_spec(std::string_view text, std::string_view file_n
   if (!j.is_object()) r.fail("", std::string("a platform spec must be a JSON object, not ") + j.type_name());
   const auto& keys = platform_spec_keys();
   for (const auto& [key, v] : j.items()) {
-    if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+    if (key == "kernel_entries" || std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
     const std::string near = nearest_platform_spec_key(key);
     r.fail(key, "unknown field" + (near.empty() ? std::string(" (docs/platforms.md lists them)")
                                                 : " (did you mean \"" + near + "\"?)"));
@@ -110,8 +110,21 @@ Platform parse_user_platform_spec(std::string_view text, std::string_view file_n
   for (const char* key : kStringKeys)
     if (j.contains(key) && !j.at(key).is_string())
       r.fail(key, std::string("must be a string, not ") + j.at(key).type_name());
-  if (j.contains("origin") && j.at("origin") != "user")
-    r.fail("origin", "a platform you add has origin \"user\"; leave the field out");
+  // `platforms --json` prints what a database holds about a platform: its origin and its
+  // kernel-table size. Both are accepted and ignored, so an entry of that listing can be
+  // edited and added back; what is added is origin user, with no table.
+  if (j.contains("origin")) {
+    const json& o = j.at("origin");
+    if (!o.is_string() || !(o == "user" || o == "shipped" || o == "measured"))
+      r.fail("origin", "must be \"user\", \"shipped\" or \"measured\" as `platforms --json` prints it (got " +
+                           o.dump() + "); what you add is origin \"user\" whatever it says");
+  }
+  if (j.contains("kernel_entries")) {
+    const json& n = j.at("kernel_entries");
+    if (!n.is_number_integer() || n.get<int64_t>() < 0)
+      r.fail("kernel_entries", "must be a whole number >= 0 as `platforms --json` prints it (got " + n.dump() +
+                                   "); a spec brings no kernel table (import-bench adds one)");
+  }
   if (j.contains("device_names")) {
     const json& names = j.at("device_names");
     if (!names.is_array()) r.fail("device_names", "must be an array of device-name patterns");
@@ -137,7 +150,7 @@ Platform parse_user_platform_spec(std::string_view text, std::string_view file_n
     r.fail("mem_bw_gb_per_s", "missing: the memory bandwidth is needed for every memory-bound operation");
   for (const auto& key : keys) {
     if (key == "peak_tflop_per_s" || key == "device_names" || key == "environment" || !j.contains(key)) continue;
-    if (key == "name" || key == "origin" ||
+    if (key == "name" || key == "origin" || key == "kernel_entries" ||
         std::any_of(std::begin(kStringKeys), std::end(kStringKeys), [&](const char* s) { return key == s; }))
       continue;
     const bool whole =

@@ -97,6 +97,20 @@ TEST_CASE("platforms add: a good spec round-trips through platforms --json and e
   for (const auto& op : ej["ops"]) flops += op["flops"].get<double>() * op["count"].get<double>();
   CHECK(ej["ops_s"].get<double>() >= flops / 100e12 * 0.999);
   CHECK(run_fomcast("platforms", db).out.find("CoDesign_X") != std::string::npos);
+
+  // A listed entry, edited, goes back in: a shipped platform's entry (origin shipped, its
+  // table's size) under a new name is a user platform with no table and the same figures.
+  json listed_a100 = platform_named(db, "A100_PCIe_40GB");
+  REQUIRE(listed_a100["kernel_entries"].get<int64_t>() > 0);
+  listed_a100["name"] = "A100_next";
+  listed_a100["mem_bw_gb_per_s"]["value"] = 3000;
+  const auto again = run_fomcast("platforms add '" + dir.write("next.json", listed_a100.dump(2)) + "'", db);
+  REQUIRE_MESSAGE(again.status == 0, again.err);
+  const json next = platform_named(db, "A100_next");
+  CHECK(next["origin"] == "user");
+  CHECK(next["kernel_entries"] == 0);
+  CHECK(next["mem_bw_gb_per_s"]["value"].get<double>() == doctest::Approx(3000));
+  CHECK(next["peak_tflop_per_s"] == listed_a100["peak_tflop_per_s"]);
 }
 
 TEST_CASE("platforms add: each malformed field is an error naming it, the database untouched") {
@@ -145,7 +159,8 @@ TEST_CASE("platforms add: each malformed field is an error naming it, the databa
       {"name a flag", [](json& j) { j["name"] = "-x"; }, "name", "must not start with '-'"},
       {"vendor not a string", [](json& j) { j["vendor"] = json::array(); }, "vendor", "must be a string"},
       {"device_names not an array", [](json& j) { j["device_names"] = "X1"; }, "device_names", "array"},
-      {"origin shipped", [](json& j) { j["origin"] = "shipped"; }, "origin", "user"},
+      {"unknown origin", [](json& j) { j["origin"] = "borrowed"; }, "origin", "user"},
+      {"table size not a count", [](json& j) { j["kernel_entries"] = -3; }, "kernel_entries", "whole number"},
   };
   const std::string before = file_fingerprint(db);
   for (const auto& c : cases) {
