@@ -126,6 +126,11 @@ WhatIf what_if(const Workload& recorded, std::string_view platform, const Catalo
 
   const double host_factor = 1 / (scale.host * scale.overhead);
   std::map<OpKind, ClassTime> classes;
+  std::map<Method, double> change_sigma;  // by method: the band of the time each method's ops moved
+  // A device factor moves an op by its roofline on P before and after: the rule that carries
+  // a time to another card of the same architecture, with that kinship's band (one rule, so
+  // its errors add up across ops). kind:K, host and overhead are the user's own arithmetic.
+  double device_rule_sigma = 0;
   double touched = 0, held_gap = 0;
   int64_t costless = 0, blas_convs = 0;
   for (const auto& e : ref.ops) {
@@ -161,6 +166,10 @@ WhatIf what_if(const Workload& recorded, std::string_view platform, const Catalo
     c.scaled_s += after;
     ++c.ops;
     r.modelled_s += after;
+    change_sigma[e.method] += std::fabs(before - after) * e.uncertainty;
+    if (device_factor != 1)
+      device_rule_sigma +=
+          before * (1 - gap_share) * std::fabs(1 - device_factor) * est::kinship_band(est::Kinship::same_architecture);
     if (factor != 1) touched += before * moved_share;
   }
   const double residual_factor = 1 / (scale.host * scale.overhead);
@@ -171,6 +180,14 @@ WhatIf what_if(const Workload& recorded, std::string_view platform, const Catalo
   r.touched_share = ref.pass_s > 0 ? touched / ref.pass_s : 0;
   const double untouched = ref.pass_s - touched;
   r.amdahl_limit = untouched > ref.pass_s * 1e-12 ? ref.pass_s / untouched : INFINITY;
+  // The residual's change is the host and overhead factors' arithmetic on a carried line:
+  // its band is the reference's, counted below.
+  double change_var = device_rule_sigma * device_rule_sigma;
+  for (const auto& [m, sigma] : change_sigma) change_var += sigma * sigma;
+  if (r.pass_s > 0) {
+    r.speedup_uncertainty = std::sqrt(change_var) / r.pass_s;
+    r.uncertainty = std::hypot(ref.uncertainty, r.speedup_uncertainty);
+  }
 
   for (auto& [k, c] : classes) r.classes.push_back(c);
   std::stable_sort(r.classes.begin(), r.classes.end(),

@@ -13,8 +13,14 @@ using nlohmann::json;
 
 namespace {
 
-// Seconds with the precision people quote a profile at: "9,317.5 s", "0.00431 s".
-std::string secs(double s) { return (s >= 100 ? format_number(s, 1) : format_significant(s, 4)) + " s"; }
+// Seconds with the precision people quote a profile at ("9,317.5 s", "4.312 s"); under a
+// second in the unit estimate uses ("2.87 ms", "1.24 us"), not "1.235e-06 s".
+std::string secs(double s) {
+  if (s > 0 && s < 1) return format_duration(s);
+  return (s >= 100 ? format_number(s, 1) : format_significant(s, 4)) + " s";
+}
+
+std::string band(double relative) { return " +/- " + format_percent_significant(relative, 2); }
 
 json scale_json(const ScaleSpec& s) {
   json j = json::object();
@@ -41,6 +47,9 @@ json whatif_to_json(const WhatIf& w) {
               {"pass_s", w.pass_s},
               {"reference_pass_s", ref.pass_s},
               {"speedup", w.speedup},
+              {"uncertainty", w.uncertainty},
+              {"speedup_uncertainty", w.speedup_uncertainty},
+              {"reference_uncertainty", ref.uncertainty},
               {"modelled_s", w.modelled_s},
               {"residual_s", w.residual_s},
               {"reference_modelled_s", ref.modelled_s},
@@ -59,12 +68,13 @@ std::string whatif_to_text(const WhatIf& w) {
   std::string out = "What if " + w.platform + " had " + w.scale.text + ": " + w.workload;
   if (ref.precision != PrecisionMode::recorded) out += " in " + std::string(to_string(ref.precision));
   out += "\n\n";
-  out += "reference  " + secs(ref.pass_s) + " per pass = modelled " + secs(ref.modelled_s) + " + residual " +
-         secs(ref.residual_s) + (ref.calibration.calibrated ? "" : " (not calibrated)") + "\n";
-  out += "what-if    " + secs(w.pass_s) + " per pass = modelled " + secs(w.modelled_s) + " + residual " +
-         secs(w.residual_s) + "\n";
-  out += "speedup    " + format_number(w.speedup, 3) + "x (Amdahl: the scaling touches " +
-         format_percent(w.touched_share, 1) + " of the pass; were that to take no time at all, " +
+  out += "reference  " + secs(ref.pass_s) + band(ref.uncertainty) + " per pass = modelled " + secs(ref.modelled_s) +
+         " + residual " + secs(ref.residual_s) + (ref.calibration.calibrated ? "" : " (not calibrated)") + "\n";
+  out += "what-if    " + secs(w.pass_s) + band(w.uncertainty) + " per pass = modelled " + secs(w.modelled_s) +
+         " + residual " + secs(w.residual_s) + "\n";
+  out += "speedup    " + format_number(w.speedup, 3) + "x" + band(w.speedup_uncertainty) +
+         " (Amdahl: the scaling touches " + format_percent(w.touched_share, 1) +
+         " of the pass; were that to take no time at all, " +
          (std::isfinite(w.amdahl_limit) ? format_number(w.amdahl_limit, 3) + "x" : std::string("no limit")) + ")\n\n";
   TextTable t;
   t.header = {"class", "ops", "reference", "what-if", "share before", "share after"};

@@ -73,6 +73,18 @@ TEST_CASE("whatif by class on the Chainer-on-K profile reproduces the tuning tab
   CHECK(std::round(j["pass_s"].get<double>() * 10) / 10 == doctest::Approx(9317.5));
   CHECK(j["pass_s"].get<double>() == doctest::Approx(o[0] / 6.101 + o[1] + o[2]));
   CHECK(j["speedup"].get<double>() == doctest::Approx(o[3] / j["pass_s"].get<double>()));
+  // Measured on the platform and scaled by the user's own factor: nothing in it is modelled.
+  CHECK(j["reference_uncertainty"] == 0.0);
+  CHECK(j["uncertainty"] == 0.0);
+  CHECK(j["speedup_uncertainty"] == 0.0);
+
+  // peak_flops=2 moves the shape-less GEMM by the roofline rule (half its 1,189.1 s), a model
+  // of what a faster chip does: the change carries the same-architecture band, 0.13.
+  const json peak = run_json("whatif --workload chainer-k --platform SPARC64_VIIIfx --scale peak_flops=2 --json", db);
+  const double after = peak["pass_s"].get<double>();
+  CHECK(after == doctest::Approx(o[3] - o[0] / 2));
+  CHECK(peak["speedup_uncertainty"].get<double>() == doctest::Approx(0.13 * (o[0] / 2) / after));
+  CHECK(peak["uncertainty"].get<double>() == doctest::Approx(0.13 * (o[0] / 2) / after));
 
   // GEMM 6.101x, Adam 209.6x, other 1.166x: the 'all' stage, 635.2 s.
   j = run_json(

@@ -3,6 +3,7 @@
 // a model whose elementwise ops are each a launch gap and tens of microseconds of streaming.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -68,6 +69,14 @@ TEST_CASE("whatif: mem_bw speeds up the device part of an op's time, not its lau
   CHECK(gap / double(calls) < 45e-6);
   // host=2 halves the gap and leaves the device part as mem_bw made it.
   CHECK(class_after(host, "elementwise") == doctest::Approx(gap / 2 + device / 100).epsilon(1e-6));
+  // Transferred ops: the what-if pass keeps the reference's band and adds the change's; the
+  // speedup's band is the change's alone, so it is the narrower.
+  const double u_ref = ten.at("reference_uncertainty").get<double>(), u = ten.at("uncertainty").get<double>();
+  const double u_speedup = ten.at("speedup_uncertainty").get<double>();
+  CHECK(u_ref > 0);
+  CHECK(u_speedup > 0);
+  CHECK(u == doctest::Approx(std::hypot(u_ref, u_speedup)));
+  CHECK(u_speedup < u);
   // A hundred times the bandwidth cannot make the pass a hundred times faster; the note says why.
   CHECK(hundred.at("speedup").get<double>() < 2.0);
   CHECK(any_note_contains(hundred.at("notes"), "launch gap"));

@@ -43,7 +43,14 @@ struct WhatIf {
   ScaleSpec scale;
   PassEstimate reference;  // the workload on P as it is (calibrated where it can be)
   double pass_s = 0, modelled_s = 0, residual_s = 0;
-  double speedup = 0;              // reference pass / hypothetical pass
+  double speedup = 0;  // reference pass / hypothetical pass
+  // How sure, relative, about one standard deviation. The change (reference minus what-if)
+  // is modelled op by op, so it carries the bands of the ops it moved (errors of one method
+  // correlated, of different methods independent, as in estimate); the what-if pass carries
+  // that and the reference's own band at its new size. The speedup's band is the change's
+  // alone: an error common to both passes cancels in their ratio.
+  double uncertainty = 0;          // of pass_s
+  double speedup_uncertainty = 0;  // of speedup
   double touched_share = 0;        // share of the reference pass that the scaling touches
   double amdahl_limit = 0;         // the speedup if everything the scaling touches took no time
   std::vector<ClassTime> classes;  // by kind, largest reference time first; then residual
