@@ -252,6 +252,31 @@ TEST_CASE("steps: a trace without markers that repeats its first op's sequence N
   CHECK(has_note(w, "repeat one sequence 3 times (starting with aten::conv2d)"));
   CHECK(find_one(w, "aten::relu").count == doctest::Approx(1));
 
+  // The same loop on a GPU with no synchronisation in it: each mm launches a 10 ms kernel
+  // and returns in 20 us, so the CPU spans are 30 us while the kernels queue. A pass is the
+  // repeats' share of the span to the end of the device's work: (30,020 - 0) / 3 us.
+  std::vector<std::string> gpu;
+  for (int i = 0; i < 3; ++i) {
+    gpu.push_back(op("aten::mm", 30.0 * i, 20));
+    gpu.push_back(launch("cuda_runtime", "cudaLaunchKernel", 30.0 * i + 5, i + 1));
+    gpu.push_back(device("kernel", "ampere_sgemm_128x128_nn", 20 + 10000.0 * i, 10000, i + 1));
+  }
+  const Workload queued = read_trace(dir, "queued.json", trace(gpu));
+  CHECK(queued.passes == 3);
+  CHECK(*queued.pass_s == doctest::Approx(30020e-6 / 3));
+  CHECK(has_note(queued, "the GPU ran behind the CPU"));
+  CHECK(*find_one(queued, "aten::mm").self_time_s == doctest::Approx(10e-3));
+  // Kernels that finish within the CPU's loop leave the pass time as the CPU spans give it.
+  std::vector<std::string> synced;
+  for (int i = 0; i < 3; ++i) {
+    synced.push_back(op("aten::mm", 30.0 * i, 20));
+    synced.push_back(launch("cuda_runtime", "cudaLaunchKernel", 30.0 * i + 5, i + 1));
+    synced.push_back(device("kernel", "ampere_sgemm_128x128_nn", 30.0 * i + 8, 10, i + 1));
+  }
+  const Workload kept = read_trace(dir, "synced.json", trace(synced));
+  CHECK(*kept.pass_s == doctest::Approx(30e-6));
+  CHECK_FALSE(has_note(kept, "the GPU ran behind the CPU"));
+
   // The same ops, but the loop body differs once: no repeats, one pass.
   events.push_back(op("aten::conv2d", 300, 40));
   const Workload one = read_trace(dir, "not_a_loop.json", trace(events));
