@@ -69,6 +69,7 @@ OpEstimate applied(OpEstimate e, Quote q) {
   e.method = q.method;
   e.predicted_s = q.seconds;
   e.uncertainty = q.uncertainty;
+  e.launch_gap_s = q.launch_gap_s;
   e.detail = std::move(q.detail);
   e.source_platform = std::move(q.source);
   e.notes = std::move(q.notes);

@@ -34,6 +34,9 @@ struct Quote {
   // An interpolation's log-distance to the nearest measured shape (0 for other methods):
   // beyond kBandReach the table extrapolates, and its band widens (tables.hpp).
   double nearest_log_distance = 0;
+  // Of seconds, the per-call launch gap a roofline or bandwidth time was raised to on a GPU
+  // (fallback_models.cpp, call_floor): host time, which what-if leaves to the host.
+  double launch_gap_s = 0;
 };
 
 // Steps 1-3 on one platform (table, interpolated, implicit-gemm / rnn-as-gemm) for a
