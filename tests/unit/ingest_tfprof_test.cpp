@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "decode/text_scan.hpp"
+#include "fomcast/error.hpp"
 #include "ingest_text_support.hpp"
 #include "tensorflow/tfprof_text.hpp"
 #include "test_support.hpp"
@@ -187,4 +188,32 @@ TEST_CASE("an op view with -select input_shapes: the MatMul row becomes shaped G
     }
   CHECK(gemms == 2);
   CHECK(*op_named(w, "Assign").self_time_s == doctest::Approx(0.07365));
+}
+
+TEST_CASE("an op view with TF's 'op occurrence (run|defined)' column: the run count is the calls per pass") {
+  // The column later TensorFlow versions print (tfprof_show_multi.cc): "2694|3450" is 2,694
+  // of the graph's 3,450 MatMul nodes run in the step. Read as one call per type before,
+  // the op view's 11 rows estimated at 4.17 ms on an H100 against 4.02 s measured.
+  test::ScratchDir dir;
+  const std::string header =
+      "tfprof> op -select micros,bytes,occurrence -order_by micros\n"
+      "node name | requested bytes | total execution time | accelerator execution time | cpu execution time | "
+      "op occurrence (run|defined)\n";
+  const std::string p =
+      dir.write("op.txt", header +
+                              "MatMul   2720.57MB (99.95%, 3.66%),   708.14ms (73.32%, 13.83%),   280.76ms (100.00%, "
+                              "41.42%),   427.39ms (69.25%, 9.62%),  2694|3450\n"
+                              "ApplyAdam   231.65MB (85.28%, 0.31%),   92.66ms (23.43%, 1.81%),   0us (23.70%, 0.00%),"
+                              "   92.66ms (23.38%, 2.09%),   27|27\n");
+  const auto w = ingest_one(p);
+  const Op& mm = op_named(w, "MatMul");
+  CHECK(mm.count == 2694);
+  CHECK(mm.count * *mm.self_time_s == doctest::Approx(0.70814));
+  CHECK(op_named(w, "ApplyAdam").count == 27);
+  // A cell that is not two counts is an error naming its line.
+  const std::string bad = dir.write(
+      "bad.txt", header +
+                     "MatMul   2720.57MB (99.95%, 3.66%),   708.14ms (73.32%, 13.83%),   280.76ms (100.00%, 41.42%),   "
+                     "427.39ms (69.25%, 9.62%),  2694|many\n");
+  CHECK_THROWS_WITH_AS(ingest_one(bad), doctest::Contains("bad.txt:3"), InputError);
 }

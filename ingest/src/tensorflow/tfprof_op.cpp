@@ -21,7 +21,8 @@ Column column_from_header(std::string_view h) {
   if (h == "total execution time") return Column::total_time;
   if (h == "accelerator execution time") return Column::accelerator_time;
   if (h == "cpu execution time") return Column::cpu_time;
-  if (h == "occurrence") return Column::occurrence;
+  // TF 1.x prints "occurrence"; later versions "op occurrence (run|defined)", cells "2694|3450".
+  if (h == "occurrence" || h.starts_with("op occurrence")) return Column::occurrence;
   if (contains(h, "bytes")) return Column::other_bytes;
   return Column::other;
 }
@@ -53,11 +54,20 @@ std::string_view cell_value(std::string_view cell, int64_t line, const std::stri
   return text::trim(cell.substr(0, open));
 }
 
+// An occurrence cell: "30", or "run|defined" ("2694|3450": 2,694 of the graph's 3,450 nodes
+// of the type ran in the step). The run count; nullopt when either part is not a count.
+std::optional<double> parse_occurrence(std::string_view v) {
+  const std::size_t bar = v.find('|');
+  if (bar == std::string_view::npos) return text::parse_count(v);
+  if (!text::parse_count(text::trim(v.substr(bar + 1)))) return std::nullopt;
+  return text::parse_count(text::trim(v.substr(0, bar)));
+}
+
 enum class CellType { bytes, time, number, unknown };
 CellType cell_type(std::string_view v) {
   if (text::parse_bytes(v)) return CellType::bytes;
   if (text::parse_duration_s(v)) return CellType::time;
-  if (text::parse_count(v)) return CellType::number;
+  if (parse_occurrence(v)) return CellType::number;
   return CellType::unknown;
 }
 
@@ -119,7 +129,7 @@ Row parse_row(std::string_view t, const std::vector<Column>& cols, int64_t line,
       case Column::total_time: r.total = need(text::parse_duration_s(v), "time"); break;
       case Column::accelerator_time: r.accelerator = need(text::parse_duration_s(v), "time"); break;
       case Column::cpu_time: r.cpu = need(text::parse_duration_s(v), "time"); break;
-      case Column::occurrence: r.occurrence = need(text::parse_count(v), "occurrence"); break;
+      case Column::occurrence: r.occurrence = need(parse_occurrence(v), "occurrence"); break;
       case Column::other_bytes: need(text::parse_bytes(v), "byte count"); break;
       case Column::other: break;
     }
