@@ -7,6 +7,7 @@
 #include "fomcast/error.hpp"
 #include "ingest_text_support.hpp"
 #include "test_support.hpp"
+#include "workload_queries.hpp"
 
 using namespace fomcast;
 using fomcast::test::ingest_one;
@@ -188,4 +189,27 @@ TEST_CASE("pprof text of Neon AlexNet on a P100: GPU kernels classified, unmeasu
   CHECK(*conv.self_time_s * 10 == doctest::Approx(0.1725));
   // "100.0    3.451E+05    3.451E+05           5  ... copy transpose"
   CHECK(*op_named(w, "copy transpose").self_time_s * 5 == doctest::Approx(0.3451));
+}
+
+TEST_CASE("pprof -s of threads that ran side by side: the pass is the root's time per thread, not its total") {
+  // A FUNCTION SUMMARY (total) over four pthreads adds their root timers: '.TAU application'
+  // 11,900 ms over 4 calls (one a thread) for a run whose main thread took 2,982 ms. Read as
+  // the total, the pass was 4x the run.
+  test::ScratchDir dir;
+  const std::string p =
+      dir.write("pprof.txt",
+                "FUNCTION SUMMARY (total):\n"
+                "-----------------------------------------------------------------------------\n"
+                "%Time    Exclusive    Inclusive       #Call      #Subrs  Inclusive Name\n"
+                "              msec   total msec                          usec/call \n"
+                "-----------------------------------------------------------------------------\n"
+                "100.0        0.593       11,900           4           4    2975091 .TAU application\n"
+                " 57.6        6,860        6,860           4           0    1715062 compute\n"
+                " 40.0        4,762        4,762           4           0    1190562 compute_interchange\n"
+                " 25.1        0.398        2,982           1           7    2982759 main\n");
+  const auto w = ingest_one(p);
+  CHECK(*w.pass_s == doctest::Approx(11.900 / 4));
+  CHECK(test::has_note(w, "over the 4 threads that entered it"));
+  // The ops keep the threads' summed time: the work done, on four threads at once.
+  CHECK(op_named(w, "compute").count * *op_named(w, "compute").self_time_s == doctest::Approx(6.860));
 }
