@@ -4,12 +4,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "context.hpp"
@@ -42,13 +44,43 @@ std::string generated_at() {
 
 // The directory must exist before the study is evaluated: a typo in --out should not cost
 // a whole evaluation, nor leave anything behind.
-void check_writable_dir(const std::string& out) {
+// Nor may --out name anything but a report: the report is written beside it and renamed
+// over it, which replaced the database (`--out fomcast.db`), the study itself, a FIFO or
+// /dev/full with the HTML, exit 0. An existing file is replaced only when it is empty or a
+// report (HTML).
+void check_out_path(const std::string& out, const std::string& db, const std::string& study) {
+  if (out.empty()) throw UsageError("--out: must name the HTML file to write (got nothing)");
   std::filesystem::path dir = std::filesystem::path(out).parent_path();
   if (dir.empty()) dir = ".";
   struct stat st {};
   if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     throw InputError(out, "cannot write the report: directory '" + dir.string() + "' does not exist");
-  if (std::filesystem::is_directory(out)) throw InputError(out, "cannot write the report: it is a directory");
+  std::error_code ec;
+  // By name too: the database may not exist until the store opens it.
+  const auto canonical = [&ec](const std::string& p) {
+    return std::filesystem::weakly_canonical(std::filesystem::absolute(p, ec), ec);
+  };
+  if (canonical(out) == canonical(db))
+    throw InputError(out, "cannot write the report over the database: name another file");
+  const auto status = std::filesystem::status(out, ec);
+  if (!std::filesystem::exists(status)) return;
+  if (std::filesystem::is_directory(status)) throw InputError(out, "cannot write the report: it is a directory");
+  if (!std::filesystem::is_regular_file(status))
+    throw InputError(out, "cannot write the report: it is not a regular file (a device, FIFO or socket)");
+  for (const auto& [other, what] : {std::pair{db, "the database"}, std::pair{study, "the study file"}})
+    if (std::filesystem::equivalent(out, other, ec))
+      throw InputError(out, std::string("cannot write the report over ") + what + ": name another file");
+  std::ifstream in(out, std::ios::binary);
+  std::string head(512, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  const std::size_t start = head.find_first_not_of(" \t\r\n");
+  std::string lower = start == std::string::npos ? std::string() : head.substr(start, 15);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (!head.empty() && !lower.starts_with("<!doctype html") && !lower.starts_with("<html"))
+    throw InputError(out,
+                     "cannot write the report: the file exists and is not an HTML report (fomcast replaces "
+                     "only its own reports); remove it or name another file");
 }
 
 void write_atomically(const std::string& path, const std::string& bytes) {
@@ -86,7 +118,7 @@ void add_report_command(CLI::App& app, Globals& g) {
     // Parse before opening the store: a bad study must not even create the database.
     const std::string text = read_study(o->study);
     const Study study = parse_study(text, o->study);
-    check_writable_dir(o->out);
+    check_out_path(o->out, database_path(g), o->study);
     Store store = open_store(g);
     require_study_platforms(store, study);
     const FomResult result = evaluate_study(study, store, expand_model_at_batch, model_layer_costs);

@@ -3,6 +3,7 @@
 // closed in order, every `&` an entity, nothing loaded from outside, one SVG per chart, and
 // the FOM exactly the one `fom --json` gives.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 
 #include <cmath>
 #include <filesystem>
@@ -393,5 +394,40 @@ TEST_CASE("fomcast report: a bad study or an unwritable --out is exit 2 and writ
                                db);
     CHECK(r.status == 2);
     CHECK(r.err.find("is a directory") != std::string::npos);
+  }
+  // The report is written beside --out and renamed over it: it replaced the database, the
+  // study and a FIFO with HTML, exit 0. Only an empty file or an earlier report is replaced.
+  SUBCASE("--out names the database, the study, a FIFO or a file that is not a report") {
+    const std::string study = dir.write("study.json", slurp(source_path("data/studies/worked-example.json")));
+    const auto report_to = [&](const std::string& to) {
+      return run_fomcast("report " + shell_quote(study) + " --out " + shell_quote(to), db);
+    };
+    auto r = report_to(db);  // before the database exists: by name
+    CHECK(r.status == 2);
+    CHECK(r.err.find("over the database") != std::string::npos);
+    CHECK(!fs::exists(db));
+    REQUIRE(run_fomcast("platforms", db).status == 0);
+    const std::string before = test::file_fingerprint(db);
+    r = report_to(dir.path.string() + "/./r.db");
+    CHECK(r.err.find("over the database") != std::string::npos);
+    r = report_to(study);
+    CHECK(r.status == 2);
+    CHECK(r.err.find("over the study file") != std::string::npos);
+    const std::string fifo = dir.file("fifo");
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    r = report_to(fifo);
+    CHECK(r.status == 2);
+    CHECK(r.err.find("not a regular file") != std::string::npos);
+    CHECK(fs::is_fifo(fifo));
+    const std::string notes = dir.write("notes.txt", "my notes\n");
+    r = report_to(notes);
+    CHECK(r.status == 2);
+    CHECK(r.err.find("not an HTML report") != std::string::npos);
+    CHECK(slurp(notes) == "my notes\n");
+    CHECK(test::file_fingerprint(db) == before);
+    CHECK(slurp(study) == slurp(source_path("data/studies/worked-example.json")));
+    // An earlier report is replaced.
+    REQUIRE(report_to(out).status == 0);
+    CHECK(report_to(out).status == 0);
   }
 }
