@@ -7,6 +7,7 @@
 #include "context.hpp"
 #include "fomcast/calibrate.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/input_checks.hpp"
 #include "fomcast/layers.hpp"
 #include "fomcast/platform_match.hpp"
 #include "fomcast/report/calibration.hpp"
@@ -58,6 +59,7 @@ void add_calibrate(CLI::App& app, Globals& g) {
                 "below it is always refused)");
   cmd->add_flag("--json", o->json, "JSON output");
   cmd->callback([&g, o] {
+    if (const std::string p = note_text_problem(o->note); !p.empty()) throw UsageError("--note: " + p);
     const int given = (o->pass_s ? 1 : 0) + (o->epoch_s ? 1 : 0) + (o->run_hours ? 1 : 0) + (o->clear ? 1 : 0);
     if (given != 1)
       throw UsageError(std::string(given ? "give only one" : "give exactly one") +

@@ -9,6 +9,7 @@
 #include "fomcast/error.hpp"
 #include "fomcast/fom.hpp"
 #include "fomcast/format.hpp"
+#include "fomcast/input_checks.hpp"
 #include "fomcast/layers.hpp"
 #include "fomcast/report/fom.hpp"
 #include "parallel_flags.hpp"
@@ -58,6 +59,7 @@ void add_fom_commands(CLI::App& app, Globals& g) {
     auto* label = cmd->add_option("--label", o->label, "Label for the recorded result (needs --record)");
     cmd->callback([&g, o, label] {
       if (label->count() > 0 && !o->record) throw UsageError("--label names a recorded result: add --record");
+      if (const std::string p = note_text_problem(o->label); !p.empty()) throw UsageError("--label: " + p);
       // Parse before opening the store: a bad study must not even create the database.
       const std::string text = read_study(o->study);
       const Study study = parse_study(text, o->study);
@@ -69,9 +71,10 @@ void add_fom_commands(CLI::App& app, Globals& g) {
         r.label = o->label;
         r.git_commit = current_commit();
         r.study_name = study.name;
-        r.study_json = study_to_json(study).dump();
+        r.study_json = study_to_json(study).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
         r.fom = result.fom;
-        r.problems_json = fom_to_json(result).at("problems").dump();
+        r.problems_json =
+            fom_to_json(result).at("problems").dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
         const int64_t id = store.add_fom_record(r);
         // Said on stderr, so --json's stdout stays one document.
         std::cerr << "recorded as #" << id << (r.label.empty() ? std::string() : " (" + r.label + ")")

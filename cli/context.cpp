@@ -131,7 +131,11 @@ ProgressFn terminal_progress(std::string label) {
   };
 }
 
-void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << "\n"; }
+// Names from profiles are bytes as the file had them (a Latin-1 op name): JSON output shows
+// an invalid byte as U+FFFD rather than failing after the command's work was done.
+void print_json(const nlohmann::json& j) {
+  std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
 
 std::string current_commit() {
   if (const char* env = std::getenv("FOMCAST_COMMIT"); env && *env) return env;

@@ -119,4 +119,17 @@ std::string workload_name_problem(std::string_view name) {
   return "";
 }
 
+std::string note_text_problem(std::string_view text) {
+  if (text.size() > kMaxNoteBytes)
+    return "must be at most " + std::to_string(kMaxNoteBytes) + " bytes (got " + std::to_string(text.size()) + ")";
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t at = i;
+    const long cp = next_code_point(text, i);
+    if (cp < 0) return "must be valid UTF-8 (byte " + std::to_string(at) + " is not)";
+    if (cp < 0x20 || (cp >= 0x7F && cp < 0xA0))
+      return "must be printable (character " + std::to_string(at) + " is a control character)";
+  }
+  return "";
+}
+
 }  // namespace fomcast

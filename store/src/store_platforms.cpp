@@ -49,7 +49,9 @@ void Store::put_platform(const Platform& p) {
                 "ON CONFLICT(name) DO UPDATE SET origin = excluded.origin, spec_json = excluded.spec_json, "
                 "updated_at = excluded.updated_at",
                 path_);
-    s.bind(1, p.name).bind(2, to_string(p.origin)).bind(3, platform_to_json(p).dump());
+    s.bind(1, p.name)
+        .bind(2, to_string(p.origin))
+        .bind(3, platform_to_json(p).dump(-1, ' ', false, json::error_handler_t::replace));
     s.bind(4, utc_now()).run();
   });
 }
@@ -121,7 +123,9 @@ void Store::put_kernel_entries(std::string_view platform, const std::vector<Kern
                                   ? std::string(to_string(e.kind)) + "|" + shape_key(e.shape)
                                   : shape_key(e.shape);
       ins.bind(1, platform_id).bind(2, to_string(origin)).bind(3, to_string(e.kind)).bind(4, key);
-      ins.bind(5, shape_to_json(e.shape).dump()).bind(6, to_string(e.dtype)).bind(7, to_string(e.precision));
+      ins.bind(5, shape_to_json(e.shape).dump(-1, ' ', false, json::error_handler_t::replace))
+          .bind(6, to_string(e.dtype))
+          .bind(7, to_string(e.precision));
       ins.bind(8, to_string(e.mode));
       ins.bind(9, e.time_us).bind(10, e.spread).bind(11, e.method).bind(12, e.provenance);
       ins.run();

@@ -159,7 +159,10 @@ void Store::put_workload(const Workload& w, bool shipped) {
     del.bind(1, w.name).run();
     Statement ins(db_, "INSERT INTO workloads(name, origin, shipped, meta_json, updated_at) VALUES(?1, ?2, ?3, ?4, ?5)",
                   path_);
-    ins.bind(1, w.name).bind(2, w.origin).bind(3, int64_t{shipped ? 1 : 0}).bind(4, workload_meta(w).dump());
+    ins.bind(1, w.name)
+        .bind(2, w.origin)
+        .bind(3, int64_t{shipped ? 1 : 0})
+        .bind(4, workload_meta(w).dump(-1, ' ', false, json::error_handler_t::replace));
     ins.bind(5, utc_now()).run();
     const int64_t id = sqlite3_last_insert_rowid(db_);
     Statement op_ins(db_,
@@ -169,7 +172,9 @@ void Store::put_workload(const Workload& w, bool shipped) {
     int64_t seq = 0;
     for (const auto& op : w.ops) {
       op_ins.bind(1, id).bind(2, seq++).bind(3, op.name).bind(4, to_string(op.kind));
-      op_ins.bind(5, shape_to_json(op.shape).dump()).bind(6, to_string(op.dtype)).bind(7, to_string(op.phase));
+      op_ins.bind(5, shape_to_json(op.shape).dump(-1, ' ', false, json::error_handler_t::replace))
+          .bind(6, to_string(op.dtype))
+          .bind(7, to_string(op.phase));
       op_ins.bind(8, op.count).bind(9, op.self_time_s).bind(10, op.flops).bind(11, op.bytes);
       op_ins.bind(12, to_string(op.implementation));
       op_ins.run();

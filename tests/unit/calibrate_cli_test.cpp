@@ -247,6 +247,11 @@ TEST_CASE("calibrate and whatif: bad input exits 2, names the flag and leaves th
       {"calibrate --workload P1B2 --platform NV_K20X --pass-s abc", "--pass-s: must be a number (got 'abc')"},
       {"calibrate --workload P1B2 --platform NV_K20X --pass-s 1 --clear", "only one"},
       {"calibrate --workload P1B2 --platform A --pass-s 1", "no figures"},
+      // Stored, a byte 0xFF broke every JSON output that read the calibration.
+      {"calibrate --workload P1B2 --platform NV_K20X --pass-s 1 --note \"$(printf 'lab \\377')\" --json",
+       "--note: must be valid UTF-8 (byte 4 is not)"},
+      {"calibrate --workload P1B2 --platform NV_K20X --pass-s 1 --note \"$(printf 'a\\nb')\"",
+       "--note: must be printable"},
       {"whatif --workload P1B2 --platform NV_K20X --scale nope=2", "--scale"},
       {"whatif --workload P1B2 --platform NV_K20X --scale kind:nope=2", "kind"},
       {"whatif --workload P1B2 --platform NV_K20X --scale gemm=4", "kind:gemm"},

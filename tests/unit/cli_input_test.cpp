@@ -63,6 +63,11 @@ TEST_CASE("number ranges: one message form for every out-of-range number") {
   CHECK(text_range_problem("many", ranges::seconds) == "must be a number (got 'many')");
   CHECK(text_range_problem("", ranges::seconds) == "must be a number (got nothing)");
   CHECK(text_range_problem("4 ", ranges::seconds) == "must be a number (got '4 ')");
+  // Notes and labels: stored, then printed in JSON and in the history table.
+  CHECK(fomcast::note_text_problem("DGX A100, run 3 (Mälardalen)").empty());
+  CHECK(fomcast::note_text_problem("lab \xff") == "must be valid UTF-8 (byte 4 is not)");
+  CHECK(fomcast::note_text_problem("a\nb") == "must be printable (character 1 is a control character)");
+  CHECK(fomcast::note_text_problem(std::string(1001, 'x')) == "must be at most 1000 bytes (got 1001)");
   // strtod's hexadecimal forms are not what a person means by 0x10 nodes.
   CHECK(text_range_problem("0x10", ranges::nodes) == "must be a decimal number (got '0x10')");
   CHECK(text_range_problem("0x1p4", ranges::seconds) == "must be a decimal number (got '0x1p4')");

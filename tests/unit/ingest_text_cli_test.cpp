@@ -85,3 +85,24 @@ TEST_CASE("nsys CloverLeaf through the binary: kernel count and GPU span") {
   CHECK(j["events"] == 4639);  // 1312 kernels + 279 copies + 3048 runtime calls
   CHECK(j["pass_s"].get<double>() == doctest::Approx((875746050.0 - 533338240) * 1e-9));
 }
+
+TEST_CASE("a name that is not UTF-8 (a Latin-1 profile) is shown as U+FFFD in JSON, never an internal error") {
+  // A cProfile listing written in Latin-1: "adam_kr\xf6" was stored as it is, and every
+  // --json output that read it failed (exit 3) after the work was done.
+  ScratchDir dir;
+  const std::string db = dir.file("l.db");
+  const std::string file =
+      dir.write("latin1.txt",
+                "         1002000 function calls in 10311.700 seconds\n\n"
+                "   ncalls  tottime  percall  cumtime  percall filename:lineno(function)\n"
+                "    72000 8657.400    0.120 8657.400    0.120 optimizers/adam.py:53(adam_kr\xf6)\n"
+                "    96000 1189.100    0.012 1189.100    0.012 {method 'dot' of 'numpy.ndarray' "
+                "objects}\n");
+  ingest_json(file, db);
+  const auto show = run_fomcast("show w --json", db);
+  REQUIRE_MESSAGE(show.status == 0, show.err);
+  CHECK(show.out.find("adam_kr\xef\xbf\xbd") != std::string::npos);
+  const auto est = run_fomcast("estimate --workload w --platform H100 --json", db);
+  CHECK_MESSAGE(est.status == 0, est.err);
+  CHECK(nlohmann::json::parse(est.out)["ops"].size() == 2);
+}

@@ -58,4 +58,10 @@ inline constexpr std::size_t kMaxWorkloadNameBytes = 128;
 // "" when `name` may name a workload, else what is wrong ("must not start with '-'").
 std::string workload_name_problem(std::string_view name);
 
+// Free text a person attaches to a record (calibrate --note, fom --label): valid UTF-8, no
+// control characters, at most kMaxNoteBytes. A label with byte 0xFF was stored and then
+// broke every JSON output that read it; one with a newline broke the history table.
+inline constexpr std::size_t kMaxNoteBytes = 1000;
+std::string note_text_problem(std::string_view text);
+
 }  // namespace fomcast
