@@ -32,7 +32,7 @@ void add_import_bench_command(CLI::App& app, Globals& g) {
   cmd->callback([&g, o, formats] {
     const auto format = parse_bench_format(o->format);
     if (!format) throw UsageError("unknown --format '" + o->format + "' (one of " + formats + ")");
-    BenchImport imported = read_bench_csv(read_file(o->file), o->file, *format, o->platform);
+    BenchImport imported = read_bench_csv(read_file(o->file, std::size_t{1} << 30), o->file, *format, o->platform);
     Store store = open_store(g);
     if (!o->platform.empty()) check_platform_name(o->platform, store.platforms());
     // NeuSight rows name their card (Device): the platform whose device_names match it.

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -81,17 +81,25 @@ void require_workload_name(const std::string& name, const std::string& flag) {
     throw UsageError(flag + ": a workload name " + problem);
 }
 
-std::string read_file(const std::string& path) {
+std::string read_file(const std::string& path, std::size_t max_bytes) {
   // A directory opens on Linux and reads as empty: "not valid JSON ... unexpected end of
   // input" said nothing of what was wrong.
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InputError(path, "is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "cannot open for reading");
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  std::string all;
+  std::vector<char> buf(std::size_t{1} << 16);
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    const auto n = static_cast<std::size_t>(in.gcount());
+    if (all.size() + n > max_bytes)
+      throw InputError(path, "larger than " + std::to_string(max_bytes >> 20) + " MiB, more than any file of its kind",
+                       0, static_cast<int64_t>(max_bytes));
+    all.append(buf.data(), n);
+  }
   if (in.bad()) throw InputError(path, "read failed");
-  return ss.str();
+  return all;
 }
 
 std::string read_study(const std::string& path) {

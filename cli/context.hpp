@@ -2,6 +2,7 @@
 // and drawing progress on a terminal. Nothing here computes anything worth testing.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <string>
 
@@ -45,7 +46,10 @@ std::string empty_precision(const std::string& value);
 // UsageError naming the flag unless `name` may name a workload (fomcast/input_checks.hpp).
 void require_workload_name(const std::string& name, const std::string& flag);
 // Whole file as bytes; InputError naming the path when it cannot be read.
-std::string read_file(const std::string& path);
+// At most max_bytes (a study, a spec: 64 MiB; a kernel table: 1 GiB), read in chunks so
+// that /dev/zero or a 20 GB file is an error naming the size, not std::bad_alloc.
+inline constexpr std::size_t kMaxSmallFileBytes = std::size_t{64} << 20;
+std::string read_file(const std::string& path, std::size_t max_bytes = kMaxSmallFileBytes);
 // A study file; where `path` is not a file here but names a shipped study (NAME,
 // NAME.json or data/studies/NAME.json), the copy compiled into the binary.
 std::string read_study(const std::string& path);

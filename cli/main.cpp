@@ -3,6 +3,7 @@
 // database failure that bad input does not explain, StoreError, included). Errors are told
 // apart by their types alone.
 #include <iostream>
+#include <new>
 
 #include <CLI/CLI.hpp>
 
@@ -55,6 +56,9 @@ int main(int argc, char** argv) {
   } catch (const UsageError& e) {
     std::cerr << "fomcast: usage error: " << e.what() << "\n";
     return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "fomcast: error: out of memory: the input is larger than this machine's memory holds\n";
+    return 3;
   } catch (const StoreError& e) {
     std::cerr << "fomcast: internal error: " << e.what() << "\n";
     return 3;

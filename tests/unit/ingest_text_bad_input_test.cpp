@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 #include "fomcast/error.hpp"
 #include "ingest_text_support.hpp"
@@ -231,4 +233,27 @@ TEST_CASE("through the CLI: exit status 2, the file named, the database byte-ide
     CHECK(r.err.find(file) != std::string::npos);
     CHECK(test::file_fingerprint(db) == before);
   }
+}
+
+TEST_CASE("a file too large for any format read whole, and study or spec files past 64 MiB, are errors") {
+  // 20 GB files ended in std::bad_alloc (exit 3); /dev/zero grew the process to 16 GB.
+  ScratchDir dir;
+  const std::string huge = dir.file("huge.txt");
+  { std::ofstream(huge) << "   ncalls  tottime  percall  cumtime  percall filename:lineno(function)\n"; }
+  std::filesystem::resize_file(huge, std::uintmax_t{3} << 30);  // sparse: no disk used
+  for (const std::string& format : {std::string("cprofile"), std::string("tau"), std::string("model")})
+    expect_positioned_error(huge, format, "larger than 1024 MiB");
+  const std::string db = dir.file("h.db");
+  REQUIRE(fomcast::test::run_fomcast("platforms", db).status == 0);
+  const std::string before = fomcast::test::file_fingerprint(db);
+  for (const std::string& cmd :
+       {std::string("fom /dev/zero"), std::string("platforms add /dev/zero"), "fom '" + huge + "'"}) {
+    const auto r = fomcast::test::run_fomcast(cmd, db);
+    CHECK(r.status == 2);
+    CHECK_MESSAGE(r.err.find("larger than 64 MiB") != std::string::npos, r.err);
+  }
+  const auto r = fomcast::test::run_fomcast("import-bench '" + huge + "' --format csv --platform NV_V100", db);
+  CHECK(r.status == 2);
+  CHECK_MESSAGE(r.err.find("larger than 1024 MiB") != std::string::npos, r.err);
+  CHECK(fomcast::test::file_fingerprint(db) == before);
 }

@@ -197,10 +197,21 @@ const std::string& InputFile::bytes() const {
   if (!bytes_ && memory_ && !gzip()) bytes_ = *memory_;  // plain bytes in memory: nothing to decode
   if (!bytes_) {
     auto s = stream();
+    const auto too_large = [this](int64_t at) {
+      return InputError(path_,
+                        "larger than " + std::to_string(kMaxWholeFileBytes >> 20) +
+                            " MiB: this format is read whole, and no such profile is that large (a truncated copy or "
+                            "the wrong file?)",
+                        0, at);
+    };
+    if (!s->gzip() && s->file_size() > kMaxWholeFileBytes) throw too_large(kMaxWholeFileBytes);
     std::string all;
     if (!s->gzip() && s->file_size() > 0) all.reserve(static_cast<std::size_t>(s->file_size()));
     std::vector<char> buf(1 << 16);
-    for (std::size_t n; (n = s->read(buf.data(), buf.size())) > 0;) all.append(buf.data(), n);
+    for (std::size_t n; (n = s->read(buf.data(), buf.size())) > 0;) {
+      if (static_cast<int64_t>(all.size() + n) > kMaxWholeFileBytes) throw too_large(kMaxWholeFileBytes);
+      all.append(buf.data(), n);
+    }
     bytes_ = std::move(all);
   }
   return *bytes_;

@@ -48,7 +48,10 @@ class InputFile {
   int64_t file_size() const;
   // Up to the first 64 KiB, decompressed: enough for format detection.
   std::string_view head() const;
-  // The whole decompressed content (read once, then kept).
+  // The whole decompressed content (read once, then kept). More than kMaxWholeFileBytes is
+  // an InputError: the formats read whole (profiles as text, TAU, model descriptions) are
+  // kilobytes to megabytes, and a 20 GB file ended in std::bad_alloc.
+  static constexpr int64_t kMaxWholeFileBytes = int64_t{1} << 30;
   const std::string& bytes() const;
   std::unique_ptr<ChunkStream> stream() const;
   // True for from_memory(): there is no file at path() to open by name.
