@@ -36,4 +36,23 @@ std::vector<std::string> quick_check(sqlite3* db, const std::string& path) {
   return lines;
 }
 
+std::vector<std::string> missing_tables(sqlite3* db, const std::string& path) {
+  std::vector<std::string> missing;
+  for (const char* table : {"meta", "platforms", "kernel_entries", "workloads", "ops", "calibrations", "fom_records"}) {
+    Statement s(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1", path);
+    s.bind(1, std::string(table));
+    if (!s.step() || s.int_at(0) == 0) missing.emplace_back(table);
+  }
+  return missing;
+}
+
+std::string missing_tables_problem(const std::vector<std::string>& missing) {
+  if (missing.empty()) return "";
+  std::string names;
+  for (const auto& t : missing) names += (names.empty() ? "'" : ", '") + t + "'";
+  return "damaged fomcast database: " + std::string(missing.size() == 1 ? "table " : "tables ") + names +
+         (missing.size() == 1 ? " is" : " are") +
+         " missing. Restore a copy, or move it aside and fomcast creates a new one";
+}
+
 }  // namespace fomcast::detail

@@ -18,4 +18,10 @@ std::string write_problem(const std::string& path, bool exists);
 // error that kept the check itself from running.
 std::vector<std::string> quick_check(sqlite3* db, const std::string& path);
 
+// The tables of the current schema that a database of the current version lacks (one
+// dropped by hand): every query on it failed as an internal error, and doctor said "ok".
+std::vector<std::string> missing_tables(sqlite3* db, const std::string& path);
+// "damaged fomcast database: table 'ops' is missing; ..." for those, "" for none.
+std::string missing_tables_problem(const std::vector<std::string>& missing);
+
 }  // namespace fomcast::detail

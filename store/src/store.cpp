@@ -119,6 +119,8 @@ Store Store::open(const std::string& path) {
   }
   exec(store.db_, path, "PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL", "configuring database");
   store.migrate();
+  if (const std::string p = detail::missing_tables_problem(detail::missing_tables(store.db_, path)); !p.empty())
+    throw InputError(path, p);
   return store;
 }
 

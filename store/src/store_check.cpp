@@ -97,6 +97,10 @@ Store::Health Store::check(const std::string& path) {
     return h;
   }
   if (h.schema_version < schema_version()) return h;  // the next command migrates it; its tables may not all exist
+  if (std::string p = detail::missing_tables_problem(detail::missing_tables(c.db, path)); !p.empty()) {
+    h.problem = std::move(p);
+    return h;
+  }
   h.platforms = count(c.db, path, "platforms");
   h.kernel_entries = count(c.db, path, "kernel_entries");
   h.workloads = count(c.db, path, "workloads");

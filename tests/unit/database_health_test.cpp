@@ -133,3 +133,29 @@ TEST_CASE("a database in a read-only directory: cannot write DIR (read-only)") {
   CHECK(file_fingerprint(db) == before);
   std::filesystem::permissions(ro, std::filesystem::perms::owner_all);
 }
+
+TEST_CASE("a fomcast database with a table dropped: every command and doctor say which, nothing is written") {
+  // Every query on such a file failed as "internal error: no such table" (exit 3), and
+  // doctor called it sound.
+  for (const char* table : {"platforms", "ops", "meta", "fom_records"}) {
+    CAPTURE(table);
+    ScratchDir dir;
+    const std::string db = dir.file("d.db");
+    REQUIRE(run_fomcast("platforms", db).status == 0);
+    sqlite3* h = nullptr;
+    REQUIRE(sqlite3_open(db.c_str(), &h) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(h, ("PRAGMA foreign_keys=OFF; DROP TABLE " + std::string(table)).c_str(), nullptr, nullptr,
+                         nullptr) == SQLITE_OK);
+    sqlite3_close(h);
+    const std::string before = file_fingerprint(db);
+    for (const char* cmd : {"workloads", "platforms", "estimate --workload P1B2 --platform NV_P100", "history"}) {
+      const auto r = run_fomcast(cmd, db);
+      CHECK(r.status == 2);
+      CHECK_MESSAGE(r.err.find("table '" + std::string(table) + "' is missing") != std::string::npos, r.err);
+    }
+    const auto d = run_fomcast("doctor", db);
+    CHECK(d.status == 2);
+    CHECK(d.out.find("damaged fomcast database") != std::string::npos);
+    CHECK(file_fingerprint(db) == before);
+  }
+}
