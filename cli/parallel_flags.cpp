@@ -5,7 +5,9 @@
 #include <functional>
 #include <numeric>
 
+#include "context.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/input_checks.hpp"
 #include "fomcast/layers.hpp"
 
 namespace fomcast::cli {
@@ -18,18 +20,19 @@ void add_parallel_flags(CLI::App& cmd, ParallelFlags& f, bool with_layout) {
         ->check(
             [](const std::string& v) { return v.empty() ? std::string("an empty layout: give dp=D,tp=T,pp=P") : ""; });
   cmd.add_option("--micro-batches", f.micro_batches, "Micro-batches per step and pipeline (default: pp)")
-      ->check(CLI::Range(int64_t{1}, kMaxMicroBatches));
+      ->transform(in_range(ranges::micro_batches));
   cmd.add_option("--gpus-per-node", f.gpus_per_node, "Devices per node (default: the platform's devices_per_node)")
-      ->check(CLI::Range(int64_t{1}, int64_t{1'000'000}));
+      ->transform(in_range({1, 1e6, true, true}));
   auto* gb = cmd.add_option("--global-batch", f.global_batch, "Samples per step over all devices")
-                 ->check(CLI::Range(int64_t{1}, int64_t{1'000'000'000}));
+                 ->transform(in_range({1, 1e9, true, true}));
   // The layer expansion's largest batch (2^24 samples per pass).
   cmd.add_option("--batch-per-gpu", f.batch_per_gpu, "Samples per micro-batch per device (default: the workload's)")
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 24))
+      ->transform(in_range({1, 16777216, true, true}))
       ->excludes(gb);
   cmd.add_option("--zero", f.zero, "ZeRO stage of the data-parallel optimizer: 0 (DDP), 1, 2 or 3")
-      ->check(CLI::Range(0, 3));
-  cmd.add_option("--bucket-mb", f.bucket_mb, "DDP gradient bucket in MiB (default 25)")->check(CLI::Range(0.001, 1e6));
+      ->transform(in_range({0, 3, false, true}));
+  cmd.add_option("--bucket-mb", f.bucket_mb, "DDP gradient bucket in MiB (default 25)")
+      ->transform(in_range({0.001, 1e6, true, false}));
   auto* full = cmd.add_flag("--recompute", f.recompute,
                             "Activation recomputation: each transformer block keeps its input and runs its forward "
                             "again in the backward (Megatron's --recompute-granularity full)");

@@ -26,7 +26,12 @@ TEST_CASE("absurd inputs: micro-batches beyond what the schedule can time are re
   REQUIRE(run_fomcast("platforms", db).status == 0);
   // A million took 6.8 GB before std::bad_alloc; a study's 1e9 was killed at 24 GB.
   check_refused("estimate --workload gpt2-small --platform H100 --parallel pp=4 --micro-batches 1000000", db,
-                "--micro-batches: Value 1000000 not in range 1 to 10000");
+                "--micro-batches: must be <= 10,000 (got 1,000,000)");
+  // The parallel flags take numbers as every other flag does: NaN and hex are refused.
+  check_refused("estimate --workload gpt2-small --platform H100 --parallel dp=2 --bucket-mb nan", db,
+                "--bucket-mb: must be a finite number (got nan)");
+  check_refused("estimate --workload gpt2-small --platform H100 --parallel dp=2 --zero 0x1", db,
+                "--zero: must be a decimal number (got '0x1')");
   json study = json::parse(slurp(source_path("data/studies/gpt2-dgx.json")));
   study["problems"][0]["micro_batches"] = 1000000000;
   const std::string file = dir.write("s.json", study.dump());
