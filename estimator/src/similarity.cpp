@@ -181,9 +181,11 @@ double kinship_band(Kinship k) {
 }
 
 double platform_distance(const Platform& from, DType from_dtype, const Platform& to, DType to_dtype) {
+  // A figure one side lacks adds 1, as a missing bandwidth does: a spec with only an fp16
+  // peak was infinitely far from every source, and the sources' weights exp(-(inf - inf))
+  // came out NaN. Whether an op can be carried at all is the transfer's to say.
   const double pf = peak_for(from, from_dtype).flop_per_s, pt = peak_for(to, to_dtype).flop_per_s;
-  if (!(pf > 0) || !(pt > 0)) return std::numeric_limits<double>::infinity();
-  double d = std::fabs(std::log(pt / pf));
+  double d = pf > 0 && pt > 0 ? std::fabs(std::log(pt / pf)) : 1.0;
   const double bf = bandwidth_of(from), bt = bandwidth_of(to);
   d += bf > 0 && bt > 0 ? std::fabs(std::log(bt / bf)) : 1.0;
   switch (kinship(from, to)) {

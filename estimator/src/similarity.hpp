@@ -91,8 +91,8 @@ double kinship_band(Kinship);
 
 // How far apart two platforms are for carrying a time of `dtype` from `from` (whose
 // table runs at `from_dtype`): |log peak ratio| + |log bandwidth ratio| + 0.5 for another
-// architecture + 1 for another vendor + 1 for another kind of device. Infinity when a
-// needed figure is missing.
+// architecture + 1 for another vendor + 1 for another kind of device; a peak or bandwidth
+// one side lacks counts 1.
 double platform_distance(const Platform& from, DType from_dtype, const Platform& to, DType to_dtype);
 
 // A row of the NeuSight tables (import-bench --format neusight names its methods so): the

@@ -5,6 +5,8 @@
 // --replace.
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include <functional>
 #include <string>
 #include <utility>
@@ -111,6 +113,23 @@ TEST_CASE("platforms add: a good spec round-trips through platforms --json and e
   CHECK(next["kernel_entries"] == 0);
   CHECK(next["mem_bw_gb_per_s"]["value"].get<double>() == doctest::Approx(3000));
   CHECK(next["peak_tflop_per_s"] == listed_a100["peak_tflop_per_s"]);
+
+  // A spec with a 16-bit peak only: it was infinitely far from every source, and the
+  // sources' weights came out NaN ("+/- nan%", elementwise ops at 0.001 us).
+  json half = good_spec();
+  half["name"] = "HalfOnly_X";
+  half["peak_tflop_per_s"].erase("fp32");
+  half["peak_tflop_per_s"]["fp16"] = {{"value", 400}, {"source", "co-design point"}};
+  REQUIRE(run_fomcast("platforms add '" + dir.write("half.json", half.dump(2)) + "'", db).status == 0);
+  const auto h = run_fomcast("estimate --workload P1B2 --platform HalfOnly_X --json", db);
+  REQUIRE_MESSAGE(h.status == 0, h.err);
+  CHECK(h.out.find("nan") == std::string::npos);
+  const json hj = json::parse(h.out);
+  CHECK(std::isfinite(hj["uncertainty"].get<double>()));
+  for (const auto& op : hj["ops"]) {
+    CHECK(std::isfinite(op["uncertainty"].get<double>()));
+    if (op["kind"] == "elementwise") CHECK(op["predicted_s"].get<double>() > 1e-6);
+  }
 }
 
 TEST_CASE("platforms add: each malformed field is an error naming it, the database untouched") {
