@@ -70,6 +70,20 @@ TEST_CASE("json errors: each bad Kineto input names the file and where") {
        kHead + R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 100, "dur": 5, "args": )"
                R"({"Input Dims": [[-5, 5], [5, 128]]}}]})",
        "not a whole number", "traceEvents[0].args.Input Dims"},
+      // A size that is not a number (null, NaN, a word, 0x40) was skipped: the op lost its
+      // shape and nothing was said.
+      {"word-dims.json",
+       kHead + R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 100, "dur": 5, "args": )"
+               R"({"Input Dims": [[hello, 5], [5, 128]]}}]})",
+       "size 'hello' is not a whole number", "traceEvents[0].args.Input Dims"},
+      {"null-dims.json",
+       kHead + R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 100, "dur": 5, "args": )"
+               R"({"Input Dims": [[null, 5], [5, 128]]}}]})",
+       "size 'null' is not a whole number", "traceEvents[0].args.Input Dims"},
+      {"hex-dims.json",
+       kHead + R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 100, "dur": 5, "args": )"
+               R"({"Input Dims": [[0x40, 5], [5, 128]]}}]})",
+       "size '0x40' is not a whole number", "traceEvents[0].args.Input Dims"},
       {"not-array.json", R"({"schemaVersion": 1, "traceEvents": {"ph": "X"}})", "`traceEvents` is not an array", ""},
       {"number-element.json", kHead + kGood + ", 42]}", "each element must be a JSON object", ""},
       {"missing-comma.json", kHead + kGood + " " + kGood + "]}", "missing ','", ""},

@@ -35,16 +35,24 @@ std::string dims_problem(std::string_view text) {
     }
     if (c == ']' && elements > kMaxElements) return "a tensor of " + brief(elements) + " elements is absurd";
     if (c == '"') return "a size is a string, not a whole number";
-    if (c != '-' && c != '.' && (c < '0' || c > '9')) {
+    if (c == ']' || c == ',' || c == ' ' || c == '\n' || c == '\r' || c == '\t') {
       ++i;
       continue;
     }
+    // Anything else that is not a number (null, true, NaN, Infinity, a word, an object)
+    // would have been skipped, leaving the op without a shape and no word said.
+    if (c != '-' && c != '.' && (c < '0' || c > '9')) {
+      std::size_t end = i;
+      while (end < text.size() && end - i < 16 && std::strchr(",] \n\r\t", text[end]) == nullptr) ++end;
+      return "size '" + std::string(text.substr(i, end - i)) + "' is not a whole number >= 0";
+    }
     std::size_t end = i;
-    while (end < text.size() && std::strchr("0123456789.eE+-", text[end]) != nullptr) ++end;
+    while (end < text.size() && std::strchr(",] \n\r\t", text[end]) == nullptr) ++end;
     const std::string number(text.substr(i, end - i));
     char* stop = nullptr;
     const double d = std::strtod(number.c_str(), &stop);
-    if (stop != number.c_str() + number.size() || !std::isfinite(d) || d != std::floor(d) || d < 0)
+    const bool decimal = number.find_first_not_of("0123456789.eE+-") == std::string::npos;  // not 0x40
+    if (!decimal || stop != number.c_str() + number.size() || !std::isfinite(d) || d != std::floor(d) || d < 0)
       return "size '" + number + "' is not a whole number >= 0";
     if (d > kMaxDim) return "size " + number + " is absurd (over 2^40)";
     elements *= d;
