@@ -3,6 +3,7 @@
 // that names the file, line and column.
 #include "fomcast/csv.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -88,6 +89,15 @@ void trim(std::string& s) {
 }
 
 }  // namespace
+
+std::vector<std::string> CsvTable::column_names() const {
+  std::vector<std::pair<std::size_t, std::string>> by_index;
+  for (const auto& [name, index] : columns_) by_index.emplace_back(index, name);
+  std::sort(by_index.begin(), by_index.end());
+  std::vector<std::string> out;
+  for (auto& [index, name] : by_index) out.push_back(std::move(name));
+  return out;
+}
 
 CsvTable::CsvTable(std::string_view text, std::string_view file) : file_(file) {
   records_ = parse_csv(text, file);

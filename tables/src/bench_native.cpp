@@ -12,6 +12,9 @@
 //   allreduce, allgather, reduce_scatter, broadcast, ...: bytes, ranks
 // Optional everywhere: platform, precision (a dtype's name or a DeepBench label; default: the
 // dtype's name), mode (default train), spread (relative), note.
+#include <set>
+#include <string>
+
 #include "bench_rows.hpp"
 #include "fomcast/error.hpp"
 
@@ -57,6 +60,20 @@ RnnCell read_rnn_cell(const CsvTable& t, std::size_t r) {
 
 BenchRows read_native_rows(const CsvTable& t, std::string_view default_platform) {
   t.require({"kind", "dtype", "time_us"});
+  // A column this format does not know is a mistake to name: a misspelt `padding_w` or
+  // `transA` was ignored and every row took the default (no padding, no transpose).
+  static const std::set<std::string, std::less<>> kColumns = {
+      "kind",  "m",       "n",         "k",     "a_t",        "b_t",        "batch",   "w",      "h",
+      "c",     "r",       "s",         "pad_w", "pad_h",      "wstride",    "hstride", "groups", "direction",
+      "cell",  "hidden",  "timesteps", "input", "dilation_w", "dilation_h", "bytes",   "ranks",  "platform",
+      "dtype", "time_us", "precision", "mode",  "spread",     "note"};
+  for (const std::string& column : t.column_names())
+    if (!kColumns.count(column)) {
+      std::string known;
+      for (const auto& k : kColumns) known += (known.empty() ? "" : ", ") + k;
+      throw InputError(t.file(), "unknown column '" + column + "' (the native format's columns: " + known + ")", 1, -1,
+                       column);
+    }
   if (!t.has("platform") && default_platform.empty())
     throw InputError(t.file(), "no platform column: name the platform with --platform", 1, -1, "platform");
   BenchRows out;

@@ -174,6 +174,13 @@ TEST_CASE("malformed kernel tables: each error names the file, line and column")
   CHECK(e.field == "dtype");
   e = bad("kind,dtype,time_us,m,n,k\ngemm,fp32,3,1,1,1\n", BenchFormat::csv);
   CHECK(e.field == "platform");
+  // A misspelt column was ignored: every row took its default (no transpose, no padding).
+  e = bad("kind,m,n,k,transA,dtype,time_us\ngemm,1760,128,1760,1,fp32,100\n", BenchFormat::csv, "P");
+  CHECK(e.line == 1);
+  CHECK(e.field == "transA");
+  CHECK(e.message.find("unknown column 'transA'") != std::string::npos);
+  e = bad("kind,n,k,w,h,c,r,s,padding_w,dtype,time_us\nconv,8,128,112,112,64,3,3,1,fp32,100\n", BenchFormat::csv, "P");
+  CHECK(e.field == "padding_w");
 }
 
 TEST_CASE("a new database holds every DeepBench table") {

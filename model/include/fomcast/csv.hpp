@@ -31,6 +31,8 @@ class CsvTable {
   std::size_t rows() const { return records_.size() - 1; }
   int64_t line(std::size_t row) const { return records_[row + 1].line; }
   bool has(std::string_view column) const { return columns_.count(std::string(column)) != 0; }
+  // The header's named columns, in file order.
+  std::vector<std::string> column_names() const;
   // Throws naming the first missing column.
   void require(const std::vector<std::string>& columns) const;
 
