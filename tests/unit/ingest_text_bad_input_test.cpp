@@ -119,6 +119,15 @@ TEST_CASE("negative, NaN, infinite and absurd numbers are refused") {
       {"cprofile", "   ncalls  tottime  percall  cumtime  percall filename:lineno(function)\n 5 nan 0.1 0.1 0.1 f\n"},
       {"cprofile",
        "   ncalls  tottime  percall  cumtime  percall filename:lineno(function)\n 1e30 1.0 0.1 0.1 0.1 f\n"},
+      // Counts are whole, and a function or timer never entered has no time: a 0-call row
+      // holding 84% of a profile's time was left out without a word.
+      {"cprofile",
+       "   ncalls  tottime  percall  cumtime  percall filename:lineno(function)\n 72000.5 1.0 0.1 0.1 0.1 f\n"},
+      {"cprofile", "   ncalls  tottime  percall  cumtime  percall filename:lineno(function)\n 0 8657.4 0 8657.4 0 f\n"},
+      {"pprof", "%Time Exclusive Inclusive #Call #Subrs Inclusive Name\n 10.0 1 3 5.5 0 3 f\n"},
+      {"pprof", "%Time Exclusive Inclusive #Call #Subrs Inclusive Name\n 10.0 345 345 0 0 0 f\n"},
+      {"tau", "1 templated_functions_MULTI_TIME\n# Name Calls Subrs Excl Incl ProfileCalls #\n\"f\" 4.5 0 5 10 0\n"},
+      {"tau", "1 templated_functions_MULTI_TIME\n# Name Calls Subrs Excl Incl ProfileCalls #\n\"f\" 0 0 5 10 0\n"},
   };
   for (const auto& entry : cases) {
     const auto& format = entry.first;

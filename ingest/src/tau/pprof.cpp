@@ -7,6 +7,7 @@
 // with counters (header "Count/Call") as plain numbers, which TAU's time metric counts in
 // microseconds. Names are the rest of the line and may hold spaces.
 #include <cctype>
+#include <cmath>
 
 #include "common/readers.hpp"
 #include "decode/text_scan.hpp"
@@ -156,6 +157,14 @@ Workload read_pprof(const InputFile& file, const IngestOptions&) {
     const auto subrs = text::parse_count(f[4]);
     if (!excl || !incl) text::fail(path, line.number, "bad time in " + text::quote(t) + " (negative or not a number?)");
     if (!calls || !subrs || *calls > 1e15) text::fail(path, line.number, "bad call count in " + text::quote(t));
+    // Calls are counted: whole in a thread's table and a total; the mean table averages
+    // over threads (0.75 calls of a function three of four threads entered).
+    const bool mean_table = !tables.empty() && tables.back().kind == Section::summary_mean;
+    if (!mean_table && (*calls != std::floor(*calls) || *subrs != std::floor(*subrs)))
+      text::fail(path, line.number, "a call count that is not a whole number in " + text::quote(t));
+    // Time in a timer never entered is no measurement of anything; left out, it vanished.
+    if (*calls == 0 && (*excl > 0 || *incl > 0))
+      text::fail(path, line.number, "a timer with 0 calls and a time in " + text::quote(t));
     const double scale = counters ? 1e-6 : 1e-3;
     if (*excl * scale > 1e9 || *incl * scale > 1e9)
       text::fail(path, line.number, "implausibly long time in " + text::quote(t));

@@ -10,6 +10,7 @@
 // Times are microseconds of the TIME metric. Names are quoted and may hold spaces, commas,
 // parentheses and even quotes, so a line is read from both ends.
 #include <cctype>
+#include <cmath>
 
 #include "common/readers.hpp"
 #include "decode/text_scan.hpp"
@@ -147,6 +148,11 @@ Workload read_tau(const InputFile& file, const IngestOptions&) {
     t.inclusive_s = q.values[3] * 1e-6;
     if (t.exclusive_s > t.inclusive_s * (1 + 1e-9) + 1e-6)
       text::fail(path, line->number, "exclusive time exceeds inclusive time for '" + t.name + "'");
+    // One thread's counts are whole; a timer never entered has no time (left out, it vanished).
+    if (t.calls != std::floor(t.calls) || q.values[1] != std::floor(q.values[1]))
+      text::fail(path, line->number, "a call count that is not a whole number for '" + t.name + "'");
+    if (t.calls == 0 && t.inclusive_s > 0)
+      text::fail(path, line->number, "a timer with 0 calls and a time: '" + t.name + "'");
     thread.timers.push_back(std::move(t));
     // ProfileCalls: that many per-invocation lines follow; their detail is not needed.
     const auto profile_calls = static_cast<int64_t>(q.values.back());
