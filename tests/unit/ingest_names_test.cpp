@@ -24,6 +24,24 @@ TEST_CASE("MPI, OpenCL and Python names classify as their work") {
   CHECK(classify_name("{method 'dot' of 'numpy.ndarray' objects}") == OpKind::gemm);
 }
 
+TEST_CASE("TensorFlow op types, grappler's layout transposes and cProfile's torch functions") {
+  // Op types no substring rule reached (read as other), and a random fill read as a norm.
+  for (const char* n : {"AddV2", "Neg", "GreaterEqual", "Maximum", "Rsqrt", "SquaredDifference", "StridedSlice",
+                        "RandomStandardNormal", "TruncatedNormal", "LogicalAnd"})
+    CHECK_MESSAGE(classify_name(n) == OpKind::elementwise, n);
+  // Grappler's transposes around a conv: elementwise traffic, and no optimizer at all.
+  const char* layout = "import/conv68/Conv2D-0-TransposeNHWCToNCHW-LayoutOptimizer";
+  CHECK(classify_name(layout) == OpKind::elementwise);
+  CHECK(phase_from_name(layout) == Phase::forward);
+  CHECK(classify_name("void cudnn::ops::nchwToNhwcKernel<float, float, float, false, true>") == OpKind::elementwise);
+  // cProfile's names for torch's C functions.
+  CHECK(classify_name("{built-in method addmm}") == OpKind::gemm);
+  CHECK(classify_name("{built-in method dot}") == OpKind::gemm);
+  CHECK(classify_name("{built-in method mm}") == OpKind::gemm);
+  CHECK(classify_name("{built-in method bmm}") == OpKind::batched_gemm);
+  CHECK(classify_name("aten::baddbmm") == OpKind::batched_gemm);
+}
+
 TEST_CASE("pointwise aten ops classify as elementwise, not other") {
   // ResNet-50 traces of PyTorch 1.8 run ReLU as aten::clamp_min; fused optimizers run
   // aten::_foreach_* ops.

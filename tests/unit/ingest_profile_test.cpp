@@ -213,3 +213,17 @@ TEST_CASE("pprof -s of threads that ran side by side: the pass is the root's tim
   // The ops keep the threads' summed time: the work done, on four threads at once.
   CHECK(op_named(w, "compute").count * *op_named(w, "compute").self_time_s == doctest::Approx(6.860));
 }
+
+TEST_CASE("cProfile: a function named for nothing in an optimizer's module is the optimizer") {
+  // "update" says nothing; "chainer/optimizer.py" does (read as kind other, phase forward).
+  test::ScratchDir dir;
+  const std::string p = dir.write("opt.txt",
+                                  "   ncalls  tottime  percall  cumtime  percall filename:lineno(function)\n"
+                                  "      100    2.000    0.020    2.000    0.020 chainer/optimizer.py:30(update)\n"
+                                  "      100    1.000    0.010    1.000    0.010 model.py:12(forward)\n");
+  const auto w = ingest_one(p);
+  const Op& update = op_named(w, "chainer/optimizer.py:30(update)");
+  CHECK(update.kind == OpKind::optimizer);
+  CHECK(update.phase == Phase::optimizer);
+  CHECK(op_named(w, "model.py:12(forward)").kind == OpKind::other);
+}

@@ -63,6 +63,8 @@ constexpr std::string_view kGemm[] = {
     "gemm", "cutlass", "cublas", "xmma", "sm80_", "sm90_", "sm75_", "sm70_", "ampere_", "volta_", "turing_", "hopper",
     "maxwell_", "kepler_", "cijk_", "matmul", "gemv", "aten::mm", "aten::addmm", "aten::bmm", "aten::linear",
     "aten::baddbmm", "aten::dot", "dot'", "dot of", "wgmma", "hipblaslt", "triton_tem",
+    // cProfile's names for torch's and numpy's C functions: {built-in method addmm}, {... dot}
+    "addmm", "method mm}", "method dot}",
     // FBGEMM's quantized GEMMs are named for their operand types (f8f8bf16_rowwise, ...)
     "f8f8", "bf16bf16", "i8i8", "f8i4", "bf16i4"};
 constexpr std::string_view kReduction[] = {"reduce",        "reduction",    "softmax",    "aten::sum",  "aten::mean",
@@ -123,6 +125,37 @@ constexpr Exact kExact[] = {
     // Random fills, not normalisations.
     {"aten::normal", OpKind::elementwise},
     {"aten::normal_", OpKind::elementwise},
+    {"randomstandardnormal", OpKind::elementwise},
+    {"truncatednormal", OpKind::elementwise},
+    // TensorFlow's elementwise op types that no substring rule reaches.
+    {"addv2", OpKind::elementwise},
+    {"neg", OpKind::elementwise},
+    {"square", OpKind::elementwise},
+    {"squareddifference", OpKind::elementwise},
+    {"sqrt", OpKind::elementwise},
+    {"rsqrt", OpKind::elementwise},
+    {"exp", OpKind::elementwise},
+    {"log", OpKind::elementwise},
+    {"pow", OpKind::elementwise},
+    {"reciprocal", OpKind::elementwise},
+    {"maximum", OpKind::elementwise},
+    {"minimum", OpKind::elementwise},
+    {"greater", OpKind::elementwise},
+    {"greaterequal", OpKind::elementwise},
+    {"less", OpKind::elementwise},
+    {"lessequal", OpKind::elementwise},
+    {"equal", OpKind::elementwise},
+    {"notequal", OpKind::elementwise},
+    {"logicaland", OpKind::elementwise},
+    {"logicalor", OpKind::elementwise},
+    {"logicalnot", OpKind::elementwise},
+    {"stridedslice", OpKind::elementwise},
+    {"pad", OpKind::elementwise},
+    {"tile", OpKind::elementwise},
+    {"gatherv2", OpKind::embedding},
+    {"reshape", OpKind::other},
+    {"shape", OpKind::other},
+    {"stopgradient", OpKind::other},
 };
 
 // LAMB the optimizer, not a Python <lambda> (cProfile lists many).
@@ -137,7 +170,8 @@ OpKind classify_name(std::string_view raw) {
   // FBGEMM's name holds "gemm", but most of its ops (fbgemm::permute_2D_sparse_data,
   // asynchronous_complete_cumsum, the embedding lookups, fbgemm_gpu kernels) multiply no
   // matrices: the library's name says nothing about the op.
-  for (std::string_view lib : {"fbgemm_gpu", "fbgemm"})
+  // TensorFlow's grappler names the transposes it inserts "...-LayoutOptimizer": no optimizer.
+  for (std::string_view lib : {"fbgemm_gpu", "fbgemm", "layoutoptimizer"})
     for (std::size_t at; (at = s.find(lib)) != std::string::npos;) s.erase(at, lib.size());
   for (const auto& e : kExact)
     if (s == e.name) return e.kind;
@@ -147,6 +181,9 @@ OpKind classify_name(std::string_view raw) {
   if (has_any(s, kNorm)) return OpKind::normalization;
   if (has_any(s, kPool)) return OpKind::pooling;
   if (has_any(s, kEmbedding)) return OpKind::embedding;
+  // Layout transposes (cuDNN's nchwToNhwcKernel, grappler's "conv68/Conv2D-0-TransposeNHWCToNCHW")
+  // move data for a conv and are named after it: elementwise traffic, not the conv.
+  if (contains(s, "nhwctonchw") || contains(s, "nchwtonhwc")) return OpKind::elementwise;
   if (has_any(s, kConv)) return OpKind::conv;
   if (contains(s, "bmm") && !contains(s, "addmm")) return OpKind::batched_gemm;
   if (has_any(s, kGemm)) return OpKind::gemm;
@@ -156,7 +193,8 @@ OpKind classify_name(std::string_view raw) {
 }
 
 Phase phase_from_name(std::string_view raw) {
-  const std::string s = lowercase(raw);
+  std::string s = lowercase(raw);
+  if (const std::size_t at = s.find("layoutoptimizer"); at != std::string::npos) s.erase(at, 15);
   if (optimizer_name(s) || contains(s, "optimizer.step") || contains(s, "zero_grad")) return Phase::optimizer;
   if (contains(s, "backward") || contains(s, "grad") || contains(s, "bprop") || contains(s, "dgrad") ||
       contains(s, "wgrad") || contains(s, "autograd::engine"))

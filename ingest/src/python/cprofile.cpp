@@ -234,6 +234,11 @@ Workload read_cprofile(const InputFile& file, const IngestOptions&) {
     op.name = n;
     op.kind = classify_name(fn);
     op.phase = phase_from_name(fn);
+    // "torch/optim/adam.py:49(step)": the function says "step", its module the optimizer.
+    if (op.kind == OpKind::other && classify_name(n) == OpKind::optimizer) {
+      op.kind = OpKind::optimizer;
+      op.phase = Phase::optimizer;
+    }
     agg.add(op, s.calls, s.tottime_s);
   }
   if (passes >= 1) {
