@@ -77,8 +77,19 @@ json parse_json_input(std::string_view text, const std::string& file) {
     const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
     throw InputError(file, std::string("not valid JSON: ") + e.what(), line, static_cast<int64_t>(at));
   } catch (const json::exception& e) {
-    // Numbers out of range (1e400, 30-digit integers) fail after parsing began, without a position.
-    throw InputError(file, std::string("not usable JSON: ") + e.what());
+    // Numbers out of range (1e400, 30-digit integers) fail without a position; the message
+    // quotes the number ("number overflow parsing '1e400'"): its first place in the text.
+    const std::string what = e.what();
+    const std::size_t open = what.find('\''), close = open == std::string::npos ? open : what.find('\'', open + 1);
+    if (close != std::string::npos && close > open + 1) {
+      const std::string number = what.substr(open + 1, close - open - 1);
+      if (const std::size_t at = text.find(number); at != std::string_view::npos) {
+        const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
+        throw InputError(file, "the number " + number + " is beyond what a double holds", line,
+                         static_cast<int64_t>(at));
+      }
+    }
+    throw InputError(file, std::string("not usable JSON: ") + what);
   }
 }
 

@@ -84,6 +84,11 @@ TEST_CASE("json errors: each bad Kineto input names the file and where") {
        kHead + R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 100, "dur": 5, "args": )"
                R"({"Input Dims": [[0x40, 5], [5, 128]]}}]})",
        "size '0x40' is not a whole number", "traceEvents[0].args.Input Dims"},
+      // An op named "" and an event dropped for want of its type.
+      {"no-name.json", kHead + R"({"ph": "X", "cat": "cpu_op", "pid": 1, "tid": 1, "ts": 100, "dur": 5}]})",
+       "without a name", "traceEvents[0].name"},
+      {"no-ph.json", kHead + R"({"cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 100, "dur": 5}]})",
+       "event without `ph`", "traceEvents[0].ph"},
       {"not-array.json", R"({"schemaVersion": 1, "traceEvents": {"ph": "X"}})", "`traceEvents` is not an array", ""},
       {"number-element.json", kHead + kGood + ", 42]}", "each element must be a JSON object", ""},
       {"missing-comma.json", kHead + kGood + " " + kGood + "]}", "missing ','", ""},

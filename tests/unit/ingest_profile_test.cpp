@@ -128,6 +128,28 @@ TEST_CASE("TAU 2.29 profile with call paths and message-size user events") {
   CHECK(w.measured_op_time_s() == doctest::Approx(51332e-6));
 }
 
+TEST_CASE("TAU point-to-point sizes per destination size the timer their call path ends in") {
+  // TAU 2.22 writes "Message size sent to node 7 : ... => MPI_Sendrecv()" (mpi-factoring's
+  // profile.0.0.0): the Sendrecv had no payload before.
+  test::ScratchDir dir;
+  const std::string p =
+      dir.write("profile.0.0.0",
+                "2 templated_functions_MULTI_TIME\n"
+                "# Name Calls Subrs Excl Incl ProfileCalls #\n"
+                "\".TAU application\" 1 1 10 1000 0 GROUP=\"TAU_DEFAULT\"\n"
+                "\"MPI_Sendrecv() \" 64 0 990 990 0 GROUP=\"MPI\"\n"
+                "0 aggregates\n"
+                "2 userevents\n"
+                "# eventname numevents max min mean sumsqr\n"
+                "\"Message size sent to all nodes\" 64 500000 500000 500000 16000000000000\n"
+                "\"Message size sent to node 7 : .TAU application => main [{main.cpp} {31,0}] => MPI_Sendrecv()  \" 64 "
+                "500000 500000 500000 16000000000000\n");
+  const auto w = ingest_one(p);
+  const Op& sr = op_named(w, "MPI_Sendrecv()");
+  REQUIRE(std::holds_alternative<CollectiveShape>(sr.shape));
+  CHECK(std::get<CollectiveShape>(sr.shape).bytes == 500000);
+}
+
 TEST_CASE("TAU 2.18 profile: quoted C signatures with commas and parentheses") {
   const auto w = ingest_one(shared_path("traces/tau/tau2_opencl_fft_profile.0.0.0"));
   CHECK(w.ops.size() == 20);  // 21 timers less .TAU application

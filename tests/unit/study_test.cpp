@@ -107,6 +107,8 @@ TEST_CASE("fomcast fom on bad studies: exit 2, message names file and field, dat
       {"[1,2,3]", "JSON object"},
       // Keys given twice: JSON keeps the last, so the first would vanish without a word.
       {R"({"name": "a", "name": "b"})", "name: given twice"},
+      // Past a double: the line and byte of the number, not just the parser's words.
+      {"{\n  \"name\": \"a\",\n  \"problems\": [{\"epochs\": 1e400}]}", ":3: byte 43: the number 1e400"},
       {R"({"problems": [{"name": "p"}, {"name": "q", "epochs": 1, "epochs": 2}]})", "problems[1].epochs: given twice"},
   };
   for (const auto& c : cases) {

@@ -231,7 +231,11 @@ struct TraceEventParser::Impl {
     if (ev.has_ts && ev.ts < 0) r.fail("ts", "negative timestamp " + brief(ev.ts) + " us");
     if (ev.has_ts && ev.ts > kMaxTimestampUs)
       r.fail("ts", "timestamp " + brief(ev.ts) + " us is absurd (past the year 5000)");
+    // The Chrome trace format's event type: every event has one. Without it the event was
+    // dropped without a word; a complete event without a name became an op named "".
+    if (ev.ph == 0) r.fail("ph", "event without `ph` (its type: \"X\" for a complete event, ...)");
     if (ev.ph == 'X') {
+      if (ev.name.empty()) r.fail("name", "complete event ('X') without a name");
       if (!ev.has_ts) r.fail("ts", "complete event ('X') without `ts`");
       if (!ev.has_dur) r.fail("dur", "complete event ('X') without `dur`");
       if (ev.dur < 0) r.fail("dur", "negative duration " + brief(ev.dur) + " us");

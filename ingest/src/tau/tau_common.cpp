@@ -45,7 +45,19 @@ std::string clean_name(std::string_view raw) {
 void add_message_size(MessageSizes& sizes, std::string_view event, double mean_bytes) {
   event = text::trim(event);
   constexpr std::string_view kPrefix = "Message size for ";
-  if (!event.starts_with(kPrefix) || !std::isfinite(mean_bytes) || mean_bytes < 0) return;
+  // Point-to-point sizes per destination, with the call path that sent them when TAU kept
+  // it: "Message size sent to node 7 : .TAU application => main => MPI_Sendrecv()".
+  constexpr std::string_view kSentTo = "Message size sent to node ";
+  if (!std::isfinite(mean_bytes) || mean_bytes < 0) return;
+  if (event.starts_with(kSentTo)) {
+    const std::size_t colon = event.find(" : ");
+    if (colon == std::string_view::npos) return;  // per node, no timer named
+    std::string_view timer = event.substr(colon + 3);
+    if (const std::size_t arrow = timer.rfind("=>"); arrow != std::string_view::npos) timer = timer.substr(arrow + 2);
+    sizes.by_timer[clean_name(timer)] = mean_bytes;
+    return;
+  }
+  if (!event.starts_with(kPrefix)) return;
   const std::size_t colon = event.rfind(" : ");
   if (colon == std::string_view::npos) {
     const CollectiveKind kind = collective_kind_from_name(event.substr(kPrefix.size()));
