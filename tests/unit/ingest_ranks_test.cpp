@@ -256,6 +256,25 @@ TEST_CASE("ingest ranks: a bad rank file is a positioned error and nothing is wr
   CHECK(r.err.find("dlrm_eg_6") != std::string::npos);
   CHECK(r.err.find("no Kineto trace of rank 6") != std::string::npos);
   CHECK(file_fingerprint(db) == fp);
+
+  // A rank that is no rank of its job: past its world size, negative, or not a number.
+  const auto rank_trace = [&](const std::string& name, const std::string& info) {
+    return dir.write(name, R"({"distributedInfo": )" + info +
+                               R"(, "traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, )"
+                               R"("tid": 1, "ts": 0, "dur": 5}]})");
+  };
+  const std::string r0 = rank_trace("r0.json", R"({"rank": 0, "world_size": 2})");
+  for (const auto& [info, says] :
+       {std::pair{R"({"rank": 5, "world_size": 2})", "rank 5 of a job of 2 ranks"},
+        std::pair{R"({"rank": -1, "world_size": 2})", "rank -1 is not a whole number >= 0"},
+        std::pair{R"({"rank": "1", "world_size": 2})", "rank \"1\" is not a whole number >= 0"},
+        std::pair{R"({"rank": 1, "world_size": 0})", "world_size 0 is not a whole number >= 1"}}) {
+    r = run_fomcast("ingest '" + r0 + "' '" + rank_trace("bad.json", info) + "' --workload bad", db);
+    CHECK(r.status == 2);
+    CHECK_MESSAGE(r.err.find("bad.json: distributedInfo.") != std::string::npos, r.err);
+    CHECK_MESSAGE(r.err.find(says) != std::string::npos, r.err);
+  }
+  CHECK(file_fingerprint(db) == fp);
 }
 
 namespace {

@@ -62,11 +62,27 @@ std::optional<RankInfo> kineto_rank(const InputFile& f) {
       ++depth;
     } else if (c == '}' && --depth == 0) {
       const auto j = nlohmann::json::parse(head.substr(open, i - open + 1), nullptr, false);
-      if (!j.is_object() || !j.contains("rank") || !j["rank"].is_number_integer()) return std::nullopt;
+      if (!j.is_object() || !j.contains("rank")) return std::nullopt;
+      // A rank that is there but no rank of the job ("1", 1.5, -1, 5 of 2) was read as none,
+      // or paired as given.
+      const auto& rank = j["rank"];
+      if (!rank.is_number_integer() || rank.get<int64_t>() < 0)
+        throw InputError(f.path(), "rank " + rank.dump() + " is not a whole number >= 0", 0, -1,
+                         "distributedInfo.rank");
       RankInfo r;
-      r.rank = j["rank"].get<int64_t>();
-      if (j.contains("world_size") && j["world_size"].is_number_integer())
-        r.world_size = j["world_size"].get<int64_t>();
+      r.rank = rank.get<int64_t>();
+      if (j.contains("world_size")) {
+        const auto& world = j["world_size"];
+        if (!world.is_number_integer() || world.get<int64_t>() < 1)
+          throw InputError(f.path(), "world_size " + world.dump() + " is not a whole number >= 1", 0, -1,
+                           "distributedInfo.world_size");
+        r.world_size = world.get<int64_t>();
+        if (r.rank >= r.world_size)
+          throw InputError(f.path(),
+                           "rank " + std::to_string(r.rank) + " of a job of " + std::to_string(r.world_size) +
+                               " ranks (ranks count from 0)",
+                           0, -1, "distributedInfo.rank");
+      }
       if (j.contains("backend") && j["backend"].is_string()) r.backend = j["backend"].get<std::string>();
       return r;
     }
