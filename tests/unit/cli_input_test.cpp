@@ -115,6 +115,10 @@ TEST_CASE("absurd numbers in flags are field-named errors, exit 2, never an inte
       {"calibrate --workload P1B2 --platform NV_K20X --pass-s 1e-308", "--pass-s: must be >= 1e-09 (got 1e-308)"},
       {"ingest '" + source_path("tests/data/models/tiny.json") + "' --workload t --batch 0",
        "--batch: must be > 0 (got 0)"},
+      // A model states its batch: --batch at ingest was ignored; an empty --platform read as none.
+      {"ingest '" + source_path("tests/data/models/tiny.json") + "' --workload t --batch 5", "states its batch_size"},
+      {"ingest '" + source_path("tests/data/models/tiny.json") + "' --workload t --platform ''",
+       "--platform: must name a platform (got nothing)"},
   };
   for (const auto& c : cases) check_refused(c.args, db, c.says);
   // In range, the same flags work, exponents included.

@@ -20,6 +20,11 @@ Workload read_model(const InputFile& file, const IngestOptions& options) {
   if (options.progress) options.progress(0, 1, "expanding layers");
   ExpandedModel m = expand_model(file.bytes(), file.path());
   if (options.progress) options.progress(1, 1, "expanding layers");
+  // --batch is for inputs that cannot tell; a model states its own (it was ignored).
+  if (options.batch_size > 0 && options.batch_size != m.workload.batch_size)
+    throw UsageError("--batch: " + file.path() + " states its batch_size (" + std::to_string(m.workload.batch_size) +
+                     "): `estimate --batch " + std::to_string(options.batch_size) +
+                     "` runs the model at another, or edit the file");
   // Stored with the file's absolute path: a later --batch or --parallel reads the layer list
   // again, from whatever directory it runs in.
   std::error_code ec;
