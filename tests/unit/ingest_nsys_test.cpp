@@ -151,3 +151,20 @@ TEST_CASE("nsys export with emit_nvtx op ranges and ProfilerStep ranges (made he
   CHECK(std::get<GemmShape>(mm.shape) == GemmShape{256, 128, 64});
   CHECK(*mm.self_time_s == doctest::Approx(5000e-9));
 }
+
+TEST_CASE("nsys export: a kernel row without a start is an error naming the column, not a dropped kernel") {
+  // One of the export's kernels with start NULL: it was left out, and its time with it.
+  test::ScratchDir dir;
+  const std::string path = make_emit_nvtx_export(dir);
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  exec(db, "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = NULL WHERE correlationId = 10");
+  sqlite3_close(db);
+  try {
+    (void)ingest_one(path, "nsys-sqlite");
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.field == "CUPTI_ACTIVITY_KIND_KERNEL.start");
+    CHECK(std::string(e.what()).find("without a start") != std::string::npos);
+  }
+}

@@ -151,10 +151,17 @@ struct Names {
   }
 };
 
-// start and end of a row, checked; false when either is NULL.
-bool interval(sqlite3_stmt* st, int col, int64_t& start, int64_t& end, const Export& db, const std::string& table) {
+// start and end of a row, checked; false when either is NULL and the table allows it (an
+// NVTX range pushed and never popped). A device activity always has both: one without was
+// dropped, and its time with it.
+bool interval(sqlite3_stmt* st, int col, int64_t& start, int64_t& end, const Export& db, const std::string& table,
+              bool null_allowed = false) {
   const int ts = sqlite3_column_type(st, col), te = sqlite3_column_type(st, col + 1);
-  if (ts == SQLITE_NULL || te == SQLITE_NULL) return false;
+  if (ts == SQLITE_NULL || te == SQLITE_NULL) {
+    if (null_allowed) return false;
+    throw InputError(db.path(), "a device activity without a start or an end", 0, -1,
+                     table + (ts == SQLITE_NULL ? ".start" : ".end"));
+  }
   if (ts != SQLITE_INTEGER || te != SQLITE_INTEGER)
     throw InputError(db.path(), "start and end must be integer nanoseconds", 0, -1, table + ".start");
   start = sqlite3_column_int64(st, col);
@@ -391,7 +398,7 @@ Nvtx read_nvtx(const Export& db, const Schema& schema, Names& names) {
         }
         if (type != 59 && type != 60) return;
         Range r;
-        if (!interval(st, 0, r.start, r.end, db, kNvtx)) return;
+        if (!interval(st, 0, r.start, r.end, db, kNvtx, true)) return;
         r.tid = sqlite3_column_int64(st, 3);
         r.text = std::move(label);
         r.domain = sqlite3_column_int64(st, 6);
