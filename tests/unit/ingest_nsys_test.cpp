@@ -168,3 +168,19 @@ TEST_CASE("nsys export: a kernel row without a start is an error naming the colu
     CHECK(std::string(e.what()).find("without a start") != std::string::npos);
   }
 }
+
+TEST_CASE("nsys export without its StringIds table: an error, not a workload of <unnamed> kernels") {
+  test::ScratchDir dir;
+  const std::string path = make_emit_nvtx_export(dir);
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  exec(db, "DROP TABLE StringIds");
+  sqlite3_close(db);
+  try {
+    (void)ingest_one(path, "nsys-sqlite");
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.field == "StringIds");
+    CHECK(std::string(e.what()).find("no StringIds table") != std::string::npos);
+  }
+}

@@ -650,6 +650,14 @@ void finish_workload(Workload& w, const Export& db, const Schema& schema, const 
     w.notes.push_back(std::to_string(roles.mpi.size()) +
                       " MPI communication range(s) kept as collective ops (CPU time); " +
                       std::to_string(roles.other_mpi) + " other MPI range(s) (MPI_Init, ...) left out");
+  // Names are ids into StringIds; with no table to look them up in, every kernel would be
+  // "<unnamed>": no kind, no phase, nothing to estimate by (it was a note and exit 0).
+  if (names.unresolved > 0 && names.ids.empty())
+    throw InputError(db.path(),
+                     std::to_string(names.unresolved) +
+                         " name(s) are StringIds ids, and the export has no StringIds table to look them up in "
+                         "(export the report again: nsys export --type sqlite)",
+                     0, -1, "StringIds");
   if (names.unresolved > 0)
     w.notes.push_back(std::to_string(names.unresolved) + " name(s) missing from StringIds, shown as <unnamed>");
 }
