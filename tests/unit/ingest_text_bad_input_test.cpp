@@ -128,6 +128,9 @@ TEST_CASE("negative, NaN, infinite and absurd numbers are refused") {
       {"pprof", "%Time Exclusive Inclusive #Call #Subrs Inclusive Name\n 10.0 345 345 0 0 0 f\n"},
       {"tau", "1 templated_functions_MULTI_TIME\n# Name Calls Subrs Excl Incl ProfileCalls #\n\"f\" 4.5 0 5 10 0\n"},
       {"tau", "1 templated_functions_MULTI_TIME\n# Name Calls Subrs Excl Incl ProfileCalls #\n\"f\" 0 0 5 10 0\n"},
+      {"tau",
+       "1 templated_functions_MULTI_TIME\n# Name Calls Subrs Excl Incl ProfileCalls #\n\"f\" 1 0 5 10 0\n"
+       "5 aggregates\n"},
   };
   for (const auto& entry : cases) {
     const auto& format = entry.first;

@@ -167,6 +167,14 @@ Workload read_tau(const InputFile& file, const IngestOptions&) {
   if (!aggregates || !count_line(text::trim(aggregates->text), "aggregates", n_aggregates, word))
     throw InputError(path, "expected 'N aggregates' after the " + std::to_string(count) + " timers (truncated?)",
                      aggregates ? aggregates->number : (lines.empty() ? 0 : lines.back().number));
+  // TAU writes "0 aggregates"; any it declares are lines of their own, none of which fomcast
+  // uses, but a file that ends before them is truncated (it was read as whole).
+  for (int64_t k = 0; k < n_aggregates; ++k)
+    if (!next())
+      throw InputError(path,
+                       "the file ends after " + std::to_string(k) + " of " + std::to_string(n_aggregates) +
+                           " aggregates (truncated?)",
+                       lines.empty() ? 0 : lines.back().number);
 
   tau::MessageSizes sizes;
   int64_t n_events = 0;
