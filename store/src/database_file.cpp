@@ -55,4 +55,21 @@ std::string missing_tables_problem(const std::vector<std::string>& missing) {
          " missing. Restore a copy, or move it aside and fomcast creates a new one";
 }
 
+// file:PATH?immutable=1, with the characters a URI gives meaning to escaped.
+std::string immutable_uri(const std::string& path) {
+  std::string uri = "file:";
+  for (const char ch : path) {
+    if (ch == '%' || ch == '?' || ch == '#') {
+      static constexpr char kHex[] = "0123456789ABCDEF";
+      const auto b = static_cast<unsigned char>(ch);
+      uri += '%';
+      uri += kHex[b >> 4];
+      uri += kHex[b & 15];
+    } else {
+      uri += ch;
+    }
+  }
+  return uri + "?immutable=1";
+}
+
 }  // namespace fomcast::detail

@@ -14,6 +14,10 @@ namespace fomcast::detail {
 // (read-only)" naming what cannot be written.
 std::string write_problem(const std::string& path, bool exists);
 
+// file:PATH?immutable=1 (URI characters escaped): a database opened so that reading it
+// writes nothing, not even a shared-memory file, where nothing can be written.
+std::string immutable_uri(const std::string& path);
+
 // SQLite's quick_check: {"ok"} for a sound file, else its findings (at most ten), or the
 // error that kept the check itself from running.
 std::vector<std::string> quick_check(sqlite3* db, const std::string& path);

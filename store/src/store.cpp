@@ -55,7 +55,8 @@ Store::Store(Store&& other) noexcept
     : path_(std::move(other.path_)),
       db_(other.db_),
       transaction_depth_(other.transaction_depth_),
-      checked_sound_(other.checked_sound_) {
+      checked_sound_(other.checked_sound_),
+      read_only_problem_(std::move(other.read_only_problem_)) {
   other.db_ = nullptr;
 }
 
@@ -66,6 +67,7 @@ Store& Store::operator=(Store&& other) noexcept {
     db_ = other.db_;
     transaction_depth_ = other.transaction_depth_;
     checked_sound_ = other.checked_sound_;
+    read_only_problem_ = std::move(other.read_only_problem_);
     other.db_ = nullptr;
   }
   return *this;
@@ -77,7 +79,10 @@ Store Store::open(const std::string& path) {
   struct stat st {};
   const bool exists = stat(path.c_str(), &st) == 0;
   if (exists && !S_ISREG(st.st_mode)) throw InputError(path, "not a regular file, so not a fomcast database");
-  if (std::string problem = detail::write_problem(path, exists); !problem.empty()) throw InputError(path, problem);
+  if (std::string problem = detail::write_problem(path, exists); !problem.empty()) {
+    if (!exists) throw InputError(path, problem);
+    return open_read_only(path, std::move(problem));
+  }
 
   Store store(path);
   if (const int rc = sqlite3_open_v2(path.c_str(), &store.db_,
@@ -124,6 +129,42 @@ Store Store::open(const std::string& path) {
   return store;
 }
 
+// A database that cannot be written (a read-only file or directory, a shared copy) still
+// answers every command that only reads: estimate, fom, show, platforms. It is opened
+// immutable, so reading writes nothing; it must be this build's schema and data already,
+// since neither a migration nor a seeding could be written.
+Store Store::open_read_only(const std::string& path, std::string problem) {
+  Store store(path);
+  store.read_only_problem_ = std::move(problem);
+  if (const int rc = sqlite3_open_v2(detail::immutable_uri(path).c_str(), &store.db_,
+                                     SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX, nullptr);
+      rc != SQLITE_OK)
+    detail::throw_sqlite(store.db_, rc, path, "cannot open database");
+  int app_id = 0, version = 0;
+  try {
+    Statement look(store.db_,
+                   "SELECT (SELECT application_id FROM pragma_application_id), "
+                   "(SELECT user_version FROM pragma_user_version)",
+                   path);
+    if (look.step()) {
+      app_id = static_cast<int>(look.int_at(0));
+      version = static_cast<int>(look.int_at(1));
+    }
+  } catch (const InputError& e) {
+    throw InputError(path, "not a fomcast database (" + e.message + ")");
+  }
+  if (app_id != kApplicationId)
+    throw InputError(path, app_id == 0 ? store.read_only_problem_ + ", and it is not yet a fomcast database"
+                                       : "not a fomcast database (application id " + std::to_string(app_id) + ")");
+  if (version != schema_version())
+    throw InputError(path, store.read_only_problem_ + ", and its schema (version " + std::to_string(version) +
+                               ") is not this fomcast's (" + std::to_string(schema_version()) +
+                               "): it cannot be migrated");
+  if (const std::string p = detail::missing_tables_problem(detail::missing_tables(store.db_, path)); !p.empty())
+    throw InputError(path, p);
+  return store;
+}
+
 void Store::migrate() {
   // Nothing to migrate: no write, so a session that only reads writes nothing at all.
   if (pragma_int(db_, path_, "PRAGMA application_id") == kApplicationId &&
@@ -163,6 +204,8 @@ void Store::check_sound() {
 }
 
 void Store::transaction(const std::function<void()>& body) {
+  if (!read_only_problem_.empty())
+    throw InputError(path_, read_only_problem_ + ": this command writes to the database (reading commands work)");
   if (transaction_depth_ > 0) {
     body();
     return;

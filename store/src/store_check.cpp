@@ -19,23 +19,6 @@ int64_t count(sqlite3* db, const std::string& path, const char* table) {
   return s.step() ? s.int_at(0) : 0;
 }
 
-// file:PATH?immutable=1, with the characters a URI gives meaning to escaped.
-std::string immutable_uri(const std::string& path) {
-  std::string uri = "file:";
-  for (const char ch : path) {
-    if (ch == '%' || ch == '?' || ch == '#') {
-      static constexpr char kHex[] = "0123456789ABCDEF";
-      const auto b = static_cast<unsigned char>(ch);
-      uri += '%';
-      uri += kHex[b >> 4];
-      uri += kHex[b & 15];
-    } else {
-      uri += ch;
-    }
-  }
-  return uri + "?immutable=1";
-}
-
 struct Connection {
   sqlite3* db = nullptr;
   ~Connection() { sqlite3_close_v2(db); }
@@ -59,7 +42,7 @@ Store::Health Store::check(const std::string& path) {
   Connection c;
   // Where nothing can be written, SQLite cannot make the shared-memory file a WAL database
   // is read through: read it as immutable instead (nobody can be writing it there).
-  const std::string target = h.write_problem.empty() ? path : immutable_uri(path);
+  const std::string target = h.write_problem.empty() ? path : detail::immutable_uri(path);
   if (const int rc = sqlite3_open_v2(target.c_str(), &c.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
       rc != SQLITE_OK) {
     h.problem = std::string("cannot open: ") + (c.db ? sqlite3_errmsg(c.db) : "out of memory");

@@ -97,7 +97,7 @@ TEST_CASE("doctor on a database that does not exist yet, and on another program'
   CHECK(file_fingerprint(other) == before);
 }
 
-TEST_CASE("a database in a read-only directory: cannot write DIR (read-only)") {
+TEST_CASE("a database in a read-only directory: reading commands work, writing ones say cannot write DIR") {
   ScratchDir dir;
   const std::string ro = dir.file("ro");
   std::filesystem::create_directories(ro);
@@ -121,7 +121,14 @@ TEST_CASE("a database in a read-only directory: cannot write DIR (read-only)") {
   const std::string err = dir.file("err");
   const std::string bin = as + "'" + FOMCAST_BIN + "' ";
   const std::string redirect = " --db '" + db + "' >/dev/null 2>'" + err + "' </dev/null";
-  const std::vector<std::string> commands = {bin + "platforms" + redirect, bin + "doctor" + redirect};
+  // A shared, read-only database answers what only reads it (it refused every command).
+  const std::string out = dir.file("out");
+  const std::string listed = bin + "platforms --db '" + db + "' >'" + out + "' 2>'" + err + "' </dev/null";
+  CHECK(WEXITSTATUS(std::system(listed.c_str())) == 0);
+  CHECK(fomcast::test::slurp(out).find("NV_K20X") != std::string::npos);
+  const std::vector<std::string> commands = {
+      bin + "doctor" + redirect,
+      bin + "ingest '" + source_path("tests/data/models/tiny.json") + "' --workload t" + redirect};
   for (const std::string& line : commands) {
     CAPTURE(line);
     const int raw = std::system(line.c_str());

@@ -37,10 +37,14 @@ class Store {
  public:
   // Opens or creates the database and applies pending migrations; it does not load the
   // shipped data (seed_if_needed in fomcast/seed.hpp does, one layer up). Throws
-  // InputError naming the path when the file is not a usable fomcast database (or its
-  // directory cannot be written: "cannot write DIR (read-only)"), StoreError when SQLite
+  // InputError naming the path when the file is not a usable fomcast database, StoreError
+  // when SQLite
   // fails otherwise (as every other member may). The first write of the session runs
-  // SQLite's quick_check first: a corrupt file is refused, never written into.
+  // SQLite's quick_check first: a corrupt file is refused, never written into. A database
+  // that exists but cannot be written (a read-only file or directory) opens for reading:
+  // commands that only read work, and every write is an InputError "cannot write DIR
+  // (read-only): this command writes ..."; one that would need migrating or does not exist
+  // yet is that error at once.
   static Store open(const std::string& path);
 
   // What `fomcast doctor` reports on a database file, read without writing anything.
@@ -103,6 +107,7 @@ class Store {
 
  private:
   explicit Store(std::string path);
+  static Store open_read_only(const std::string& path, std::string problem);
   void migrate();
 
   // SQLite's quick_check, once per session, before its first write.
@@ -112,6 +117,9 @@ class Store {
   sqlite3* db_ = nullptr;
   int transaction_depth_ = 0;
   bool checked_sound_ = false;
+  // Why the database cannot be written ("cannot write DIR (read-only)"), when it was opened
+  // for reading only; "" when it can be. Every write (transaction) is then that error.
+  std::string read_only_problem_;
 };
 
 // Current time as ISO 8601 UTC ("2024-05-01T12:00:00Z"), the form of every timestamp in
