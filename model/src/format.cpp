@@ -53,6 +53,11 @@ std::string format_duration(double s) {
   return buf;
 }
 
+std::string format_ratio(double value, int decimals) {
+  return value == 0 || std::fabs(value) >= 10 * std::pow(10.0, -decimals) ? format_number(value, decimals)
+                                                                          : format_significant(value, 3);
+}
+
 std::string format_percent(double fraction, int decimals) { return format_number(100 * fraction, decimals) + "%"; }
 
 std::string format_share(double fraction) { return format_percent(fraction, std::fabs(fraction) < 0.1 ? 1 : 0); }

@@ -166,11 +166,11 @@ std::string fom_to_text(const FomResult& r, const Study& study, bool verbose) {
   for (const auto& p : r.problems) {
     t.rows.push_back({p.name, format_duration(p.baseline.seconds_per_unit), format_number(p.baseline.units_per_day, 1),
                       format_duration(p.target.seconds_per_unit), format_number(p.target.units_per_day, 1),
-                      format_number(p.ratio, 2),
+                      format_ratio(p.ratio, 2),
                       std::string(to_string(p.baseline.method)) + " / " + std::string(to_string(p.target.method))});
     if (any_bounds)
       t.rows.back().push_back(differs(p.ratio_low, p.ratio_high)
-                                  ? format_number(p.ratio_low, 2) + " - " + format_number(p.ratio_high, 2)
+                                  ? format_ratio(p.ratio_low, 2) + " - " + format_ratio(p.ratio_high, 2)
                                   : std::string("-"));
     if (any_workload) t.rows.back().push_back(residual(p));
   }
@@ -190,14 +190,20 @@ std::string fom_to_text(const FomResult& r, const Study& study, bool verbose) {
   }
   out += "\nHM of baseline units/day: " + format_number(r.baseline_hm_units_per_day, 2) + "\n";
   out += "HM of target units/day:   " + format_number(r.target_hm_units_per_day, 2) + "\n";
-  out += "FOM = HM(target) / HM(baseline) = " + format_number(r.fom, 3) + "\n";
+  const FomUncertainty u = fom_uncertainty(r);
+  out += "FOM = HM(target) / HM(baseline) = " + format_ratio(r.fom, 3) +
+         (u.fom > 0 ? " +/- " + format_percent_significant(u.fom, 2) +
+                          " (one standard deviation, from the problems' estimates: " +
+                          format_ratio(r.fom / (1 + u.fom), 3) + " to " + format_ratio(r.fom * (1 + u.fom), 3) + ")"
+                    : std::string()) +
+         "\n";
   if (differs(r.fom_low, r.fom_high))
-    out += "FOM under the residual rule's bounds: " + format_number(r.fom_low, 3) + " to " +
-           format_number(r.fom_high, 3) +
-           " (the calibrated problems' gap carried unscaled: " + format_number(r.fom_unscaled, 3) +
-           "; scaled with the operations: " + format_number(r.fom_scaled, 3) + ")\n";
-  out += "(not the FOM, for comparison: arithmetic mean of ratios " + format_number(r.ratio_arithmetic_mean, 2) +
-         ", harmonic mean of ratios " + format_number(r.ratio_harmonic_mean, 2) + ")\n";
+    out += "FOM under the residual rule's bounds: " + format_ratio(r.fom_low, 3) + " to " +
+           format_ratio(r.fom_high, 3) +
+           " (the calibrated problems' gap carried unscaled: " + format_ratio(r.fom_unscaled, 3) +
+           "; scaled with the operations: " + format_ratio(r.fom_scaled, 3) + ")\n";
+  out += "(not the FOM, for comparison: arithmetic mean of ratios " + format_ratio(r.ratio_arithmetic_mean, 2) +
+         ", harmonic mean of ratios " + format_ratio(r.ratio_harmonic_mean, 2) + ")\n";
   std::size_t calibration_lines = 0, notes = r.notes.size();
   for (const auto& p : r.problems) {
     if (!p.calibration.empty()) ++calibration_lines;

@@ -218,7 +218,7 @@ std::string fom_section(const HtmlReportInput& in) {
   const FomUncertainty u = fom_uncertainty(r);
   std::string out = "<section id=\"fom\">\n<h2>Figure of merit</h2>\n<div class=\"fom-box\">\n";
   out += "<div class=\"fom-value\"><small>FOM</small><data id=\"fom-value\" value=\"" + exact(r.fom) + "\">" +
-         format_number(r.fom, 3) + "</data></div>\n<div>";
+         format_ratio(r.fom, 3) + "</data></div>\n<div>";
   out += "<div>FOM = HM(target units/day) / HM(baseline units/day) = " + format_number(r.target_hm_units_per_day, 2) +
          " / " + format_number(r.baseline_hm_units_per_day, 2) + "</div>";
   if (u.fom > 0)
@@ -230,10 +230,10 @@ std::string fom_section(const HtmlReportInput& in) {
     out += "<div class=\"muted\">No uncertainty band: every side of every problem was measured.</div>";
   if (r.fom_high - r.fom_low > 1e-9 * r.fom_high)
     out += "<div>under the residual rule's bounds: <strong><data id=\"fom-low\" value=\"" + exact(r.fom_low) + "\">" +
-           format_number(r.fom_low, 3) + "</data> to <data id=\"fom-high\" value=\"" + exact(r.fom_high) + "\">" +
-           format_number(r.fom_high, 3) + "</data></strong> <span class=\"muted\">(the calibrated problems' gap " +
-           "carried unscaled: " + format_number(r.fom_unscaled, 3) +
-           "; scaled with the operations: " + format_number(r.fom_scaled, 3) + ")</span></div>";
+           format_ratio(r.fom_low, 3) + "</data> to <data id=\"fom-high\" value=\"" + exact(r.fom_high) + "\">" +
+           format_ratio(r.fom_high, 3) + "</data></strong> <span class=\"muted\">(the calibrated problems' gap " +
+           "carried unscaled: " + format_ratio(r.fom_unscaled, 3) +
+           "; scaled with the operations: " + format_ratio(r.fom_scaled, 3) + ")</span></div>";
   out += "</div>\n</div>\n";
 
   HtmlTable t;
@@ -264,13 +264,13 @@ std::string problems_section(const HtmlReportInput& in) {
     chart::Bar b;
     b.label = p.name;
     b.value = p.ratio;
-    b.value_label = format_number(p.ratio, 2);
+    b.value_label = format_ratio(p.ratio, 2);
     const double u = std::hypot(p.baseline.uncertainty, p.target.uncertainty);
     if (u > 0) b.low = p.ratio / (1 + u), b.high = p.ratio * (1 + u), whiskers = true;
     bars.push_back(std::move(b));
   }
   out +=
-      figure(chart::log_bars(bars, {{r.fom, "FOM " + format_number(r.fom, 3)}},
+      figure(chart::log_bars(bars, {{r.fom, "FOM " + format_ratio(r.fom, 3)}},
                              "Ratio of target to baseline units/day per problem",
                              "target units/day / baseline units/day (log scale)"),
              "Ratio of the target's to the baseline's units of work per day, per problem, on a log axis. Bars grow "
@@ -301,10 +301,10 @@ std::string problems_section(const HtmlReportInput& in) {
     t.rows.push_back({name, hours(p.baseline.seconds_per_unit), format_number(p.baseline.units_per_day, 1),
                       how(p.baseline), hours(p.target.seconds_per_unit), format_number(p.target.units_per_day, 1),
                       how(p.target),
-                      "<strong>" + format_number(p.ratio, 2) + "</strong>" +
+                      "<strong>" + format_ratio(p.ratio, 2) + "</strong>" +
                           (p.ratio_high - p.ratio_low > 1e-9 * p.ratio_high
-                               ? "<div class=\"src\">bounds " + format_number(p.ratio_low, 2) + " to " +
-                                     format_number(p.ratio_high, 2) + "</div>"
+                               ? "<div class=\"src\">bounds " + format_ratio(p.ratio_low, 2) + " to " +
+                                     format_ratio(p.ratio_high, 2) + "</div>"
                                : std::string())});
   }
   t.footer = {"harmonic mean",
@@ -314,7 +314,7 @@ std::string problems_section(const HtmlReportInput& in) {
               "",
               format_number(r.target_hm_units_per_day, 2),
               "",
-              "FOM " + format_number(r.fom, 3)};
+              "FOM " + format_ratio(r.fom, 3)};
   out += t.render();
   out +=
       "<p class=\"muted\">h/unit: hours per unit of work (one training run) on one unit's share of the machine; "
@@ -589,7 +589,7 @@ std::string workload_section(const ProblemResult& p, std::size_t index) {
       esc(std::to_string(w.ops.size()) + " distinct operations per pass" + (about.empty() ? "" : ", " + about) + ".") +
       " The FOM uses: baseline " + tag(to_string(p.baseline.method)) + " " + esc(hours(p.baseline.seconds_per_unit)) +
       " h/unit, target " + tag(to_string(p.target.method)) + " " + esc(hours(p.target.seconds_per_unit)) +
-      " h/unit (ratio " + format_number(p.ratio, 2) + "). The estimates below are before any calibration.</p>\n";
+      " h/unit (ratio " + format_ratio(p.ratio, 2) + "). The estimates below are before any calibration.</p>\n";
   out += summary_table(sides);
   // Each block keeps its heading, chart and table on one printed page.
   out += "<div class=\"block\">\n<h4>Where the time goes</h4>\n" + kind_breakdown(sides, w, p.name) + "</div>\n";
@@ -625,7 +625,7 @@ std::string history_section(const HtmlReportInput& in) {
     for (const auto& r : h)
       points.push_back({r.label.empty() ? "#" + std::to_string(r.id) : r.label, r.fom,
                         "#" + std::to_string(r.id) + " " + r.recorded_at + (r.label.empty() ? "" : " " + r.label) +
-                            (r.git_commit.empty() ? "" : " @" + r.git_commit) + ": FOM " + format_number(r.fom, 3)});
+                            (r.git_commit.empty() ? "" : " @" + r.git_commit) + ": FOM " + format_ratio(r.fom, 3)});
     out +=
         figure(chart::line_chart(points, "Recorded FOM of " + in.study->name, "FOM",
                                  [](double v) { return format_significant(v, 4); }),
@@ -637,10 +637,10 @@ std::string history_section(const HtmlReportInput& in) {
   t.numeric = {true, false, false, false, true, true};
   const FomRecord* previous = nullptr;
   for (const auto& r : h) {
-    t.rows.push_back(
-        {std::to_string(r.id), esc(r.recorded_at), esc(r.label), esc(r.git_commit), format_number(r.fom, 3),
-         previous && previous->fom != 0 ? format_number(100.0 * (r.fom - previous->fom) / previous->fom, 2) + "%"
-                                        : "\u2013"});
+    t.rows.push_back({std::to_string(r.id), esc(r.recorded_at), esc(r.label), esc(r.git_commit), format_ratio(r.fom, 3),
+                      previous && previous->fom != 0
+                          ? format_number(100.0 * (r.fom - previous->fom) / previous->fom, 2) + "%"
+                          : "\u2013"});
     previous = &r;
   }
   return out + t.render() + "</section>\n";

@@ -6,6 +6,7 @@
 
 #include "fomcast/error.hpp"
 #include "fomcast/fom.hpp"
+#include "fomcast/format.hpp"
 #include "test_support.hpp"
 
 using namespace fomcast;
@@ -68,6 +69,31 @@ TEST_CASE("worked example: fomcast fom prints and emits JSON with FOM 82.597") {
   CHECK(j["problems"][2]["ratio"].get<double>() == doctest::Approx(241.44).epsilon(1e-4));
   CHECK(j["problems"][0]["baseline_units_per_day"].get<double>() == doctest::Approx(7475.2));
   CHECK(j["problems"][0]["target_units_per_day"].get<double>() == doctest::Approx(564000));
+
+  // A FOM far below one keeps its figures: 1 h against 2,358 h on one node each is
+  // 1 / 2358 = 0.000424, printed "0.000" before.
+  const std::string slow = dir.write("slow.json", R"({"name": "slow", "baseline": {"platform": "A", "nodes": 1},
+      "target": {"platform": "A", "nodes": 1},
+      "problems": [{"name": "p", "baseline_hours": 1, "target_hours": 2358}]})");
+  const auto s = run_fomcast("fom '" + slow + "'", db);
+  REQUIRE_MESSAGE(s.status == 0, s.err);
+  CHECK_MESSAGE(s.out.find("FOM = HM(target) / HM(baseline) = 0.000424\n") != std::string::npos, s.out);
+}
+
+TEST_CASE("fom text: an estimated study says how sure its FOM is, as --json does") {
+  ScratchDir dir;
+  const std::string db = dir.file("f.db");
+  const std::string study = source_path("data/studies/gpt2-dgx.json");
+  const auto j = nlohmann::json::parse(run_fomcast("fom --json '" + study + "'", db).out);
+  const double fom = j["fom"].get<double>(), u = j["uncertainty"]["fom"].get<double>();
+  REQUIRE(u > 0);
+  const auto text = run_fomcast("fom '" + study + "'", db);
+  REQUIRE_MESSAGE(text.status == 0, text.err);
+  CHECK_MESSAGE(
+      text.out.find(format_ratio(fom, 3) + " +/- " + format_percent_significant(u, 2) +
+                    " (one standard deviation, from the problems' estimates: " + format_ratio(fom / (1 + u), 3) +
+                    " to " + format_ratio(fom * (1 + u), 3) + ")") != std::string::npos,
+      text.out);
 }
 
 TEST_CASE("fom --record, history and check track the FOM over time") {
