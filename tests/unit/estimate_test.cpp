@@ -343,6 +343,21 @@ TEST_CASE("bandwidth: bytes over bandwidth, or the baseline time by the bandwidt
   CHECK(e.predicted_s == doctest::Approx(20e-6 * bw("NV_V100") / bw("NV_P100")));
 }
 
+TEST_CASE("a tiny elementwise op on a GPU without a table takes at least one call's gap") {
+  // sigmoid's gradient over [60x10] (7.2 KB): the curves' median at that size read 2.8 us on
+  // H100, while the same chip with twice the bandwidth (through the transfer) read 34 us.
+  Op grad;
+  grad.name = "sigmoid.grad";
+  grad.kind = OpKind::elementwise;
+  grad.shape = TensorShape{{{60, 10}, {60, 10}}};
+  fill_costs(grad);
+  const auto e = only(workload({grad}), "H100");
+  CHECK(e.method == Method::scaled_table);
+  CHECK(e.predicted_s > 25e-6);
+  CHECK(e.predicted_s < 41e-6);
+  CHECK(e.launch_gap_s > 25e-6);
+}
+
 TEST_CASE("bandwidth on a device with no published bandwidth: the most its own GEMMs moved") {
   // iPhone7 publishes no bandwidth. python3 over results_gemm.csv: the most bytes per second
   // any iPhone7 GEMM moved is the int8 GEMV 3072 x 1 x 1024 in 3709.87 us:
