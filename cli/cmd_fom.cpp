@@ -3,6 +3,8 @@
 #include <iostream>
 #include <map>
 
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 #include "context.hpp"
@@ -35,6 +37,30 @@ std::string machines_changed(const FomRecord& before, const FomRecord& now) {
                (x.is_string() ? x.get<std::string>() : x.dump()) + " -> " +
                (y.is_string() ? y.get<std::string>() : y.dump());
     }
+  return out;
+}
+
+// "added P4; removed P2" where the two records' studies hold other problems (by name); ""
+// where they hold the same. A FOM over other problems is another harmonic mean: removing a
+// study's slowest problem raised one by 34% without a word.
+std::string problems_changed(const FomRecord& before, const FomRecord& now) {
+  const auto names = [](const std::string& study_json) {
+    std::set<std::string> out;
+    const auto j = nlohmann::json::parse(study_json, nullptr, false);
+    if (j.is_discarded() || !j.contains("problems") || !j["problems"].is_array()) return out;
+    for (const auto& p : j["problems"])
+      if (p.is_object() && p.contains("name") && p["name"].is_string()) out.insert(p["name"].get<std::string>());
+    return out;
+  };
+  const std::set<std::string> a = names(before.study_json), b = names(now.study_json);
+  std::string added, removed;
+  for (const auto& n : b)
+    if (!a.count(n)) added += (added.empty() ? "" : ", ") + n;
+  for (const auto& n : a)
+    if (!b.count(n)) removed += (removed.empty() ? "" : ", ") + n;
+  std::string out;
+  if (!added.empty()) out = "added " + added;
+  if (!removed.empty()) out += (out.empty() ? "" : "; ") + std::string("removed ") + removed;
   return out;
 }
 
@@ -131,6 +157,9 @@ void add_fom_commands(CLI::App& app, Globals& g) {
         if (const std::string moved = machines_changed(*rs[rs.size() - 2], *rs.back()); !moved.empty())
           std::cerr << "warning: " << study << ": the machines changed between the two records (" << moved
                     << "): the FOMs compare different machines\n";
+        if (const std::string moved = problems_changed(*rs[rs.size() - 2], *rs.back()); !moved.empty())
+          std::cerr << "warning: " << study << ": the problems changed between the two records (" << moved
+                    << "): the FOMs are harmonic means over different problems\n";
         if (drop_pct > *max_drop)
           failures.push_back(study + " dropped " + format_number(drop_pct, 2) + "% (> " + format_number(*max_drop, 2) +
                              "%)");

@@ -262,7 +262,9 @@ std::string fom_history_to_text(const std::vector<FomRecord>& records) {
   for (const auto& r : records) {
     std::string change = "-";
     if (auto it = previous.find(r.study_name); it != previous.end())
-      change = format_number(100.0 * (r.fom - it->second) / it->second, 2) + "%";
+      change = [](double pct) {
+        return (pct > 0 ? "+" : "") + format_number(pct, 2) + "%";
+      }(100.0 * (r.fom - it->second) / it->second);
     previous[r.study_name] = r.fom;
     t.rows.push_back(
         {std::to_string(r.id), r.recorded_at, r.study_name, r.label, r.git_commit, format_number(r.fom, 3), change});

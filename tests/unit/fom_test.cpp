@@ -138,6 +138,20 @@ TEST_CASE("fom --record, history and check track the FOM over time") {
   CHECK(moved.out.find("(+") != std::string::npos);
   CHECK(moved.err.find("the machines changed between the two records (target platform A -> H100)") !=
         std::string::npos);
+  CHECK(moved.err.find("problems changed") == std::string::npos);
+
+  // A problem removed (and another added): a harmonic mean over other problems, said.
+  auto fewer = other;
+  fewer["problems"].erase(0);
+  fewer["problems"].push_back({{"name", "P9"}, {"baseline_hours", 1}, {"target_hours", 1}});
+  REQUIRE(run_fomcast("fom --record '" + dir.write("fewer.json", fewer.dump()) + "'", db).status == 0);
+  const auto changed = run_fomcast("check --max-drop 100", db);
+  CHECK_MESSAGE(
+      changed.err.find("the problems changed between the two records (added P9; removed P1)") != std::string::npos,
+      changed.err);
+  // The history's change column is signed, as check's is.
+  const auto hist = run_fomcast("history", db);
+  CHECK(hist.out.find("+") != std::string::npos);
 }
 
 TEST_CASE("a problem whose unit of work occupies several counted nodes says so, in text and JSON") {
