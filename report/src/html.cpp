@@ -318,10 +318,13 @@ std::string problems_section(const HtmlReportInput& in) {
   out += t.render();
   out +=
       "<p class=\"muted\">h/unit: hours per unit of work (one training run) on one unit's share of the machine; "
-      "units/day: 86,400 / seconds per unit \u00d7 nodes / nodes per unit. <em>measured</em>: hours given in the "
-      "study; <em>estimated</em>: predicted from the workload's operations on that platform; <em>calibrated</em>: "
-      "the target estimate scaled by measured / estimated baseline time. \u00b1: relative uncertainty of the time, "
-      "about one standard deviation.</p>\n";
+      "units/day: 86,400 / seconds per unit \u00d7 nodes \u00d7 devices per node / devices per unit (the study's "
+      "<code>devices_per_unit</code> and <code>nodes_per_unit</code>: how many units run at once). <em>measured</em>: "
+      "hours given in the study; <em>estimated</em>: predicted from the workload's operations on that platform; "
+      "<em>calibrated</em>: a measured time carried to the other platform, its modelled operations projected there "
+      "and the rest (host, framework, the op-model's error) carried as docs/calibration.md splits it; the ratio's "
+      "bounds are that rest carried unscaled or scaled with the operations. \u00b1: relative uncertainty of the "
+      "time, about one standard deviation.</p>\n";
   return out + "</section>\n";
 }
 
@@ -690,7 +693,8 @@ std::string method_section() {
 exascale method: profile the training on a baseline machine; take the operations covering 95% of a pass with
 their matrix sizes and times; time those operations on the target (DeepBench results, <code>fomcast bench</code>
 measurements); roll the operation times up per pass (one minibatch), multiply by passes per epoch and epochs per
-run; 86,400 s / time per run &times; nodes gives units of work per day, and the target's units/day over the
+run; 86,400 s / time per run &times; the runs the machine holds at once (nodes &times; devices per node /
+devices per unit) gives units of work per day, and the target's units/day over the
 baseline's the problem's ratio.</p>
 <h4>The figure of merit</h4>
 <p>The FOM is the rate at which units of work complete on the target over the rate on the baseline, averaged over
