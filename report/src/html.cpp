@@ -364,23 +364,44 @@ struct SideView {
   const RunEstimate* run;
 };
 
+// The kinds' times as the pass counts them: a calibration scales the modelled operations
+// (modelled_s = ops_s x its carry), and the kinds must add up to that, not to the raw sum.
+double ops_carry(const RunEstimate& r) {
+  const auto& c = r.pass.calibration;
+  return c.calibrated && c.ops_carry > 0 ? c.ops_carry : 1.0;
+}
+double carried_ops_s(const RunEstimate& r) { return r.pass.ops_s * ops_carry(r); }
+
 std::vector<double> time_by_kind(const RunEstimate& r, const Workload& w) {
   std::vector<double> t(std::size(kKinds), 0.0);
+  const double carry = ops_carry(r);
   for (const auto& e : r.pass.ops) {
     const Op& op = w.ops[e.op_index];
     for (std::size_t k = 0; k < std::size(kKinds); ++k)
-      if (kKinds[k] == op.kind) t[k] += op.count * e.predicted_s;
+      if (kKinds[k] == op.kind) t[k] += op.count * e.predicted_s * carry;
   }
   return t;
+}
+
+// What the pass holds beyond its operations and its overhead line: a parallel layout's step
+// (the busiest device's micro-batches, exposed communication, the pipeline's bubble) over
+// the one micro-batch on one device the operations are. 0 for a pass on one device.
+double rest_of_step(const RunEstimate& r) {
+  return std::max(0.0, r.pass.pass_s - carried_ops_s(r) - r.pass.residual_s);
 }
 
 std::string share(double part, double whole) { return whole > 0 ? format_share(part / whole) : "\u2013"; }
 
 std::string summary_table(const std::vector<SideView>& sides) {
   HtmlTable t;
-  t.header = {"side",  "platform", "pass",       "= ops",    "+ overhead",     "passes/epoch",
-              "epoch", "epochs",   "run (unit)", "runs/day", "from own tables"};
+  bool layout = false;
+  for (const auto& s : sides) layout = layout || rest_of_step(*s.run) > s.run->pass.pass_s * 1e-9;
+  t.header = {"side", "platform", "pass", "= ops", "+ overhead"};
+  if (layout) t.header.push_back("+ rest of the step");
+  for (const char* h : {"passes/epoch", "epoch", "epochs", "run (unit)", "runs/day", "from own tables"})
+    t.header.push_back(h);
   t.numeric = {false, false, true, true, true, true, true, true, true, true, true};
+  if (layout) t.numeric.push_back(true);
   for (const auto& s : sides) {
     const RunEstimate& r = *s.run;
     std::string overhead = format_duration(r.pass.residual_s);
@@ -388,13 +409,16 @@ std::string summary_table(const std::vector<SideView>& sides) {
         {esc(s.role), esc(r.pass.platform),
          format_duration(r.pass.pass_s) +
              (r.pass.uncertainty > 0 ? " <span class=\"muted\">" + plus_minus(r.pass.uncertainty) + "</span>" : ""),
-         format_duration(r.pass.ops_s), overhead, format_number(static_cast<double>(r.passes_per_epoch), 0),
-         format_duration(r.epoch_s), std::to_string(r.epochs), format_duration(r.run_s),
-         // The run's count is of the platform's devices (a study's nodes x devices_per_unit).
-         format_number(r.units_per_day, 1) + "<div class=\"src\">on " + format_number(r.nodes, 0) + " device" +
-             (r.nodes == 1 ? "" : "s") + "</div>",
-         format_share(r.pass.table_coverage) + "<div class=\"src\">of the " +
-             (r.pass.coverage_of_baseline ? "measured" : "predicted") + " time</div>"});
+         format_duration(carried_ops_s(r)), overhead});
+    if (layout) t.rows.back().push_back(format_duration(rest_of_step(r)));
+    t.rows.back().insert(t.rows.back().end(),
+                         {format_number(static_cast<double>(r.passes_per_epoch), 0), format_duration(r.epoch_s),
+                          std::to_string(r.epochs), format_duration(r.run_s),
+                          // The run's count is of the platform's devices (a study's nodes x devices_per_unit).
+                          format_number(r.units_per_day, 1) + "<div class=\"src\">on " + format_number(r.nodes, 0) +
+                              " device" + (r.nodes == 1 ? "" : "s") + "</div>",
+                          format_share(r.pass.table_coverage) + "<div class=\"src\">of the " +
+                              (r.pass.coverage_of_baseline ? "measured" : "predicted") + " time</div>"});
   }
   return t.render();
 }
@@ -404,12 +428,14 @@ std::string kind_breakdown(const std::vector<SideView>& sides, const Workload& w
   for (std::size_t k = 0; k < std::size(kKinds); ++k)
     series.push_back({std::string(to_string(kKinds[k])), kKindColours[k]});
   series.push_back({"framework overhead", kOverheadColour});
+  series.push_back({"rest of the step (the layout's micro-batches, communication, bubble)", "#E8E8E8"});
   std::vector<std::vector<double>> by_side;
   std::vector<chart::StackedRow> rows;
   bool overhead = false;
   for (const auto& s : sides) {
     auto v = time_by_kind(*s.run, w);
     v.push_back(s.run->pass.residual_s);
+    v.push_back(rest_of_step(*s.run));
     overhead = overhead || s.run->pass.residual_s > 0;
     rows.push_back({s.role + ": " + s.run->pass.platform, v, format_duration(s.run->pass.pass_s)});
     by_side.push_back(std::move(v));
@@ -417,9 +443,10 @@ std::string kind_breakdown(const std::vector<SideView>& sides, const Workload& w
   std::string out = figure(
       chart::stacked_bars(series, rows, "Time per pass by operation kind, " + problem, "time per pass (training step)",
                           [](double v) { return v == 0 ? std::string("0") : format_duration(v); }),
-      std::string("Predicted time of one pass on each side, split by operation kind. ") +
-          (overhead ? "The grey segment is the framework overhead line (measured pass time minus "
-                      "summed op times, carried across)."
+      std::string("Predicted time of one pass on each side, split by operation kind (as the pass counts them: "
+                  "a calibration's scaling of the modelled operations included). ") +
+          (overhead ? "The grey segment is the framework overhead line (the host, framework and input-pipeline "
+                      "time a measurement holds beyond the operations, carried across)."
                     : "No framework overhead line: the workload has no measured pass time to "
                       "take it from."));
   HtmlTable t;
@@ -592,7 +619,9 @@ std::string workload_section(const ProblemResult& p, std::size_t index) {
       esc(std::to_string(w.ops.size()) + " distinct operations per pass" + (about.empty() ? "" : ", " + about) + ".") +
       " The FOM uses: baseline " + tag(to_string(p.baseline.method)) + " " + esc(hours(p.baseline.seconds_per_unit)) +
       " h/unit, target " + tag(to_string(p.target.method)) + " " + esc(hours(p.target.seconds_per_unit)) +
-      " h/unit (ratio " + format_ratio(p.ratio, 2) + "). The estimates below are before any calibration.</p>\n";
+      " h/unit (ratio " + format_ratio(p.ratio, 2) +
+      "). The passes below are as the estimate gives them, calibrated where a measurement exists; the split by "
+      "kind scales the operations as the calibration does.</p>\n";
   out += summary_table(sides);
   // Each block keeps its heading, chart and table on one printed page.
   out += "<div class=\"block\">\n<h4>Where the time goes</h4>\n" + kind_breakdown(sides, w, p.name) + "</div>\n";

@@ -7,8 +7,10 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -429,5 +431,48 @@ TEST_CASE("fomcast report: a bad study or an unwritable --out is exit 2 and writ
     // An earlier report is replaced.
     REQUIRE(report_to(out).status == 0);
     CHECK(report_to(out).status == 0);
+  }
+}
+
+namespace {
+
+// "53.6 ms", "1.48 s", "297 us", "0 us" -> seconds.
+double seconds_of(const std::string& text) {
+  std::istringstream in(text);
+  double v = 0;
+  std::string unit;
+  in >> v >> unit;
+  const std::map<std::string, double> scale = {{"us", 1e-6}, {"ms", 1e-3}, {"s", 1}, {"min", 60}, {"h", 3600}};
+  REQUIRE_MESSAGE(scale.count(unit), text);
+  return v * scale.at(unit);
+}
+
+}  // namespace
+
+TEST_CASE("fomcast report: each side's pass is its operations, overhead line and rest of the step") {
+  // A calibrated problem's kinds summed to its raw op time (57.7% of the pass) and a
+  // parallel one's to one micro-batch (12.9%); the table said "pass 53.6 ms = ops 30.6 ms +
+  // overhead 297 us". Now the parts add up: calibrated (CANDLE) and parallel (gpt2-dgx).
+  ScratchDir dir;
+  const std::string db = dir.file("r.db");
+  for (const char* study : {"data/studies/candle-exascale.json", "data/studies/gpt2-dgx.json"}) {
+    CAPTURE(study);
+    const std::string html = report(source_path(study), dir.file("r.html"), db);
+    const std::regex row("<tr><td>(baseline|target)</td>(.*?)</tr>");
+    const std::regex cell("<td[^>]*>(.*?)</td>");
+    int checked = 0;
+    for (auto it = std::sregex_iterator(html.begin(), html.end(), row); it != std::sregex_iterator(); ++it) {
+      const std::string cells = (*it)[2];
+      std::vector<std::string> c;
+      for (auto jt = std::sregex_iterator(cells.begin(), cells.end(), cell); jt != std::sregex_iterator(); ++jt)
+        c.push_back(std::regex_replace(std::string((*jt)[1]), std::regex("<[^>]+>.*"), ""));
+      if (c.size() < 8 || (c[1].find(" ms") == std::string::npos && c[1].find(" s") == std::string::npos)) continue;
+      const bool layout = html.find("+ rest of the step") != std::string::npos && c.size() >= 11;
+      const double pass = seconds_of(c[1]),
+                   parts = seconds_of(c[2]) + seconds_of(c[3]) + (layout ? seconds_of(c[4]) : 0.0);
+      CHECK_MESSAGE(parts == doctest::Approx(pass).epsilon(0.02), c[0] << ": " << c[1] << " vs " << parts);
+      ++checked;
+    }
+    CHECK(checked >= 4);
   }
 }
