@@ -99,10 +99,10 @@ TEST_CASE("validate --json end_to_end: every shipped published row predicted, me
   // answer (no tf32 backward conv left to the roofline): 7.8% and 7.6%; the NeuSight seeding
   // that keeps the same shapes on every GPU: 7.7% and 7.7%; a card of the target's chip whose
   // only route is its GEMM table, uncorrected, taken last in the transfer (as the target's own
-  // tables are): 7.5% and 7.5%; no memory-bound call below the launch gap its curve is read
-  // against (a 7.2 KB op had read 2.8 us on H100): 7.5% and 7.55%.
+  // tables are): 7.5% and 7.5%; no memory-bound call below half the launch gap its curve is
+  // read against (a 7.2 KB op had read 2.8 us on H100): 7.5% and 7.5%.
   CHECK(j["median_abs_step_error"].get<double>() <= 0.075);
-  CHECK(j["median_abs_speedup_error"].get<double>() <= 0.076);
+  CHECK(j["median_abs_speedup_error"].get<double>() <= 0.075);
 }
 
 TEST_CASE("validate --json end_to_end: Lambda's 2, 4 and 8 GPU rows against the data-parallel estimate") {
