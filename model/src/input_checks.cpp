@@ -102,26 +102,11 @@ double check_range(double value, std::string_view name, const NumberRange& range
   return value;
 }
 
-std::string workload_name_problem(std::string_view name) {
-  if (name.empty()) return "must not be empty";
-  if (name.size() > kMaxWorkloadNameBytes)
-    return "must be at most " + std::to_string(kMaxWorkloadNameBytes) + " bytes (got " + std::to_string(name.size()) +
-           ")";
-  if (name.front() == '-') return "must not start with '-' (it would read as a flag)";
-  if (name.front() == ' ' || name.back() == ' ') return "must not start or end with a space";
-  for (std::size_t i = 0; i < name.size();) {
-    const std::size_t at = i;
-    const long cp = next_code_point(name, i);
-    if (cp < 0) return "must be valid UTF-8 (byte " + std::to_string(at) + " is not)";
-    if (cp < 0x20 || (cp >= 0x7F && cp < 0xA0))
-      return "must be printable (character " + std::to_string(at) + " is a control character)";
-  }
-  return "";
-}
+namespace {
 
-std::string note_text_problem(std::string_view text) {
-  if (text.size() > kMaxNoteBytes)
-    return "must be at most " + std::to_string(kMaxNoteBytes) + " bytes (got " + std::to_string(text.size()) + ")";
+// Valid UTF-8 without control characters: what a stored name or label must be for every
+// table and JSON output that prints it.
+std::string printable_problem(std::string_view text) {
   for (std::size_t i = 0; i < text.size();) {
     const std::size_t at = i;
     const long cp = next_code_point(text, i);
@@ -130,6 +115,24 @@ std::string note_text_problem(std::string_view text) {
       return "must be printable (character " + std::to_string(at) + " is a control character)";
   }
   return "";
+}
+
+}  // namespace
+
+std::string workload_name_problem(std::string_view name) {
+  if (name.empty()) return "must not be empty";
+  if (name.size() > kMaxWorkloadNameBytes)
+    return "must be at most " + std::to_string(kMaxWorkloadNameBytes) + " bytes (got " + std::to_string(name.size()) +
+           ")";
+  if (name.front() == '-') return "must not start with '-' (it would read as a flag)";
+  if (name.front() == ' ' || name.back() == ' ') return "must not start or end with a space";
+  return printable_problem(name);
+}
+
+std::string note_text_problem(std::string_view text) {
+  if (text.size() > kMaxNoteBytes)
+    return "must be at most " + std::to_string(kMaxNoteBytes) + " bytes (got " + std::to_string(text.size()) + ")";
+  return printable_problem(text);
 }
 
 }  // namespace fomcast

@@ -152,35 +152,33 @@ TEST_CASE("nsys export with emit_nvtx op ranges and ProfilerStep ranges (made he
   CHECK(*mm.self_time_s == doctest::Approx(5000e-9));
 }
 
-TEST_CASE("nsys export: a kernel row without a start is an error naming the column, not a dropped kernel") {
-  // One of the export's kernels with start NULL: it was left out, and its time with it.
+namespace {
+
+// The made export with `sql` applied: reading it is an InputError naming `field`, saying `says`.
+void expect_broken_export(const std::string& sql, const std::string& field, const std::string& says) {
   test::ScratchDir dir;
   const std::string path = make_emit_nvtx_export(dir);
   sqlite3* db = nullptr;
   REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
-  exec(db, "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = NULL WHERE correlationId = 10");
+  exec(db, sql);
   sqlite3_close(db);
   try {
     (void)ingest_one(path, "nsys-sqlite");
     FAIL("no error");
   } catch (const InputError& e) {
-    CHECK(e.field == "CUPTI_ACTIVITY_KIND_KERNEL.start");
-    CHECK(std::string(e.what()).find("without a start") != std::string::npos);
+    CHECK(e.field == field);
+    CHECK(std::string(e.what()).find(says) != std::string::npos);
   }
 }
 
+}  // namespace
+
+TEST_CASE("nsys export: a kernel row without a start is an error naming the column, not a dropped kernel") {
+  // One of the export's kernels with start NULL: it was left out, and its time with it.
+  expect_broken_export("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = NULL WHERE correlationId = 10",
+                       "CUPTI_ACTIVITY_KIND_KERNEL.start", "without a start");
+}
+
 TEST_CASE("nsys export without its StringIds table: an error, not a workload of <unnamed> kernels") {
-  test::ScratchDir dir;
-  const std::string path = make_emit_nvtx_export(dir);
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
-  exec(db, "DROP TABLE StringIds");
-  sqlite3_close(db);
-  try {
-    (void)ingest_one(path, "nsys-sqlite");
-    FAIL("no error");
-  } catch (const InputError& e) {
-    CHECK(e.field == "StringIds");
-    CHECK(std::string(e.what()).find("no StringIds table") != std::string::npos);
-  }
+  expect_broken_export("DROP TABLE StringIds", "StringIds", "no StringIds table");
 }
