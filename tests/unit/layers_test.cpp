@@ -532,6 +532,10 @@ TEST_CASE("bad model descriptions name the JSON path of the bad field") {
   CHECK(error_field("{" + head + R"("layers": [{"type": "dense", "units": 1000000000000000}]})") == "layers[0].units");
   CHECK(error_field("{" + head + R"("layers": [{"type": "dense", "unit": 2}]})") == "layers[0].units");
   CHECK(error_field("{" + head + R"("layers": [{"type": "dense", "units": 2, "unit": 2}]})") == "layers[0].unit");
+  // A pool's window too large is its pool_size, not a kernel_size the layer does not have.
+  CHECK(error_field(
+            R"({"batch_size": 2, "input_shape": [8, 8, 3], "layers": [{"type": "maxpool2d", "pool_size": 1000}]})") ==
+        "layers[0].pool_size");
   // A key given twice: JSON keeps the last, so the first would vanish without a word.
   CHECK(error_field("{" + head +
                     R"("layers": [{"type": "dense", "units": 2}, {"type": "dense", "units": 2, "units": 3}]})") ==

@@ -44,16 +44,18 @@ Padding read_padding(Fields& f, int dims, bool allow_causal) {
   return p;
 }
 
+// `field` names the window's size in the layer (kernel_size for a conv, pool_size for a
+// pool): an error names what the user wrote.
 Window window(Fields& f, const Padding& p, std::size_t i, int64_t length, int64_t kernel, int64_t stride,
-              int64_t dilation) {
-  if (double(dilation) * double(kernel - 1) > double(kMaxDim)) f.fail("kernel_size", "window is too large");
+              int64_t dilation, const char* field = "kernel_size") {
+  if (double(dilation) * double(kernel - 1) > double(kMaxDim)) f.fail(field, "window is too large");
   const int64_t span = dilation * (kernel - 1) + 1;
   Window w{0, 0, length};
   switch (p.kind) {
     case Padding::valid:
       if (length < span)
-        f.fail("kernel_size", "window of " + std::to_string(span) + " is larger than the input (" +
-                                  std::to_string(length) + ") with \"valid\" padding");
+        f.fail(field, "window of " + std::to_string(span) + " is larger than the input (" + std::to_string(length) +
+                          ") with \"valid\" padding");
       w.out = (length - span) / stride + 1;
       break;
     case Padding::same: {
@@ -194,7 +196,7 @@ void build_pool(Fields& f, Node& n) {
     const Shape stride = f.has("strides") ? f.per_dim("strides", Dims, 1, 1) : size;
     const Padding pad = read_padding(f, Dims, false);
     for (std::size_t i = 0; i < std::size_t(Dims); ++i)
-      n.out.push_back(window(f, pad, i, in[i], size[i], stride[i], 1).out);
+      n.out.push_back(window(f, pad, i, in[i], size[i], stride[i], 1, "pool_size").out);
     n.out.push_back(in.back());
     c.window = size;
   }
