@@ -151,7 +151,7 @@ TEST_CASE("fom --record, history and check track the FOM over time") {
       changed.err);
   // The history's change column is signed, as check's is.
   const auto hist = run_fomcast("history", db);
-  CHECK(hist.out.find("+") != std::string::npos);
+  CHECK(hist.out.find('+') != std::string::npos);
 }
 
 TEST_CASE("a problem whose unit of work occupies several counted nodes says so, in text and JSON") {
