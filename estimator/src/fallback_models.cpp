@@ -178,8 +178,15 @@ double call_floor(const Context& ctx, OpKind kind) {
   return own > 0 ? own : target_launch_gap(ctx, OpKind::elementwise);
 }
 
-std::string floor_text(const Context& ctx, double floor) {
-  return "raised to " + format_significant(floor * 1e6) + " us, the least one call takes on " + ctx.target.name +
+// Raises q to the call floor of the op's kind; returns what to add to its detail ("" when the
+// floor did not bind). A floor from the measured tables is host time, which what-if leaves to
+// the host, so the quote carries it as its launch gap; a spec's launch overhead is the spec's.
+std::string raise_to_call_floor(const Context& ctx, OpKind kind, Quote& q) {
+  const double floor = call_floor(ctx, kind);
+  if (!(floor > q.seconds)) return "";
+  q.seconds = floor;
+  if (!ctx.target.launch_overhead_s) q.launch_gap_s = floor;
+  return "; raised to " + format_significant(floor * 1e6) + " us, the least one call takes on " + ctx.target.name +
          (ctx.target.launch_overhead_s ? " (its spec's launch overhead)"
                                        : " (the per-call launch gap of the measured tables: the host's and driver's "
                                          "part of each call)");
@@ -505,17 +512,14 @@ std::optional<Quote> roofline(const Context& ctx, const Op& op, DType dtype, dou
   if (t_compute <= 0 && t_memory <= 0) return std::nullopt;
   Quote q;
   q.seconds = std::max(t_compute, t_memory);
-  const double floor = call_floor(ctx, op.kind);
-  const bool floored = floor > q.seconds;
-  q.seconds = std::max(q.seconds, floor);
-  if (floored && !ctx.target.launch_overhead_s) q.launch_gap_s = floor;
+  const std::string floored = raise_to_call_floor(ctx, op.kind, q);
   q.uncertainty = kRooflineBand;
   q.method = Method::roofline;
   q.source = ctx.target.name;
   q.detail = "max(" + format_significant(flops) + " flop / (" + format_significant(peak.flop_per_s / 1e12) +
              " TFLOP/s x " + format_significant(e) + "), " + format_significant(bytes) + " B / (" +
              format_significant(bw / 1e9) + " GB/s x " + format_significant(kAssumedBandwidthEfficiency) + "))" +
-             (why.empty() ? "" : "; " + why) + (floored ? "; " + floor_text(ctx, floor) : "");
+             (why.empty() ? "" : "; " + why) + floored;
   return q;
 }
 
@@ -559,13 +563,10 @@ std::optional<Quote> bandwidth(const Context& ctx, const Op& op, double bytes) {
   }
   if (!(bytes > 0)) return std::nullopt;
   q.seconds = bytes / (bw * kAssumedBandwidthEfficiency);
-  const double floor = call_floor(ctx, op.kind);
-  const bool floored = floor > q.seconds;
-  q.seconds = std::max(q.seconds, floor);
-  if (floored && !ctx.target.launch_overhead_s) q.launch_gap_s = floor;
+  const std::string floored = raise_to_call_floor(ctx, op.kind, q);
   q.uncertainty = kAssumedBandwidthBand;
   q.detail = format_significant(bytes) + " B / (" + format_significant(bw / 1e9) + " GB/s x assumed efficiency " +
-             format_significant(kAssumedBandwidthEfficiency) + ")" + (floored ? "; " + floor_text(ctx, floor) : "");
+             format_significant(kAssumedBandwidthEfficiency) + ")" + floored;
   return q;
 }
 

@@ -52,6 +52,8 @@ double arithmetic_mean(const std::vector<double>& values) {
   return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
 }
 
+bool bounds_differ(double low, double high) { return high - low > 1e-9 * std::abs(high); }
+
 FomResult fom_from_problems(std::string study, std::vector<ProblemResult> problems) {
   FomResult r;
   r.study = std::move(study);

@@ -73,9 +73,6 @@ json fom_to_json(const FomResult& r) {
 
 namespace {
 
-// Bounds that differ by more than rounding (an uncalibrated problem's are its ratio).
-bool differs(double low, double high) { return high - low > 1e-9 * std::abs(high); }
-
 // "77% / 3.2%": the residual shares of the two sides, "-" for sides given as hours.
 std::string residual(const ProblemResult& p) {
   auto one = [](const SideRate& s) {
@@ -160,7 +157,7 @@ std::string fom_to_text(const FomResult& r, const Study& study, bool verbose) {
   t.right_align = {false, true, true, true, true, true, false};
   // The ratio under the residual rule's bounds, where a calibration makes them differ.
   bool any_bounds = false;
-  for (const auto& p : r.problems) any_bounds = any_bounds || differs(p.ratio_low, p.ratio_high);
+  for (const auto& p : r.problems) any_bounds = any_bounds || bounds_differ(p.ratio_low, p.ratio_high);
   if (any_bounds) t.header.push_back("ratio bounds"), t.right_align.push_back(true);
   if (any_workload) t.header.push_back("residual"), t.right_align.push_back(false);
   for (const auto& p : r.problems) {
@@ -169,7 +166,7 @@ std::string fom_to_text(const FomResult& r, const Study& study, bool verbose) {
                       format_ratio(p.ratio, 2),
                       std::string(to_string(p.baseline.method)) + " / " + std::string(to_string(p.target.method))});
     if (any_bounds)
-      t.rows.back().push_back(differs(p.ratio_low, p.ratio_high)
+      t.rows.back().push_back(bounds_differ(p.ratio_low, p.ratio_high)
                                   ? format_ratio(p.ratio_low, 2) + " - " + format_ratio(p.ratio_high, 2)
                                   : std::string("-"));
     if (any_workload) t.rows.back().push_back(residual(p));
@@ -197,7 +194,7 @@ std::string fom_to_text(const FomResult& r, const Study& study, bool verbose) {
                           format_ratio(r.fom / (1 + u.fom), 3) + " to " + format_ratio(r.fom * (1 + u.fom), 3) + ")"
                     : std::string()) +
          "\n";
-  if (differs(r.fom_low, r.fom_high))
+  if (bounds_differ(r.fom_low, r.fom_high))
     out += "FOM under the residual rule's bounds: " + format_ratio(r.fom_low, 3) + " to " +
            format_ratio(r.fom_high, 3) +
            " (the calibrated problems' gap carried unscaled: " + format_ratio(r.fom_unscaled, 3) +

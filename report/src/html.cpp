@@ -228,7 +228,7 @@ std::string fom_section(const HtmlReportInput& in) {
            "independent)</span></div>";
   else
     out += "<div class=\"muted\">No uncertainty band: every side of every problem was measured.</div>";
-  if (r.fom_high - r.fom_low > 1e-9 * r.fom_high)
+  if (bounds_differ(r.fom_low, r.fom_high))
     out += "<div>under the residual rule's bounds: <strong><data id=\"fom-low\" value=\"" + exact(r.fom_low) + "\">" +
            format_ratio(r.fom_low, 3) + "</data> to <data id=\"fom-high\" value=\"" + exact(r.fom_high) + "\">" +
            format_ratio(r.fom_high, 3) + "</data></strong> <span class=\"muted\">(the calibrated problems' gap " +
@@ -268,7 +268,7 @@ std::string problems_section(const HtmlReportInput& in) {
     const double u = std::hypot(p.baseline.uncertainty, p.target.uncertainty);
     // A calibrated problem's band is mostly the reach of the residual rule's two bounds: its
     // whisker is those bounds (a symmetric x(1 + 6.88) ran NT3's 6.5-51 to 402).
-    if (p.ratio_high > p.ratio_low * (1 + 1e-6) && p.ratio_low > 0)
+    if (bounds_differ(p.ratio_low, p.ratio_high) && p.ratio_low > 0)
       b.low = p.ratio_low, b.high = p.ratio_high, whiskers = true;
     else if (u > 0)
       b.low = p.ratio / (1 + u), b.high = p.ratio * (1 + u), whiskers = true;
@@ -304,14 +304,13 @@ std::string problems_section(const HtmlReportInput& in) {
     std::string name = esc(p.name);
     if (sp && sp->workload && *sp->workload != p.name)
       name += "<div class=\"src\">workload " + esc(*sp->workload) + "</div>";
-    t.rows.push_back({name, hours(p.baseline.seconds_per_unit), format_number(p.baseline.units_per_day, 1),
-                      how(p.baseline), hours(p.target.seconds_per_unit), format_number(p.target.units_per_day, 1),
-                      how(p.target),
-                      "<strong>" + format_ratio(p.ratio, 2) + "</strong>" +
-                          (p.ratio_high - p.ratio_low > 1e-9 * p.ratio_high
-                               ? "<div class=\"src\">bounds " + format_ratio(p.ratio_low, 2) + " to " +
-                                     format_ratio(p.ratio_high, 2) + "</div>"
-                               : std::string())});
+    t.rows.push_back(
+        {name, hours(p.baseline.seconds_per_unit), format_number(p.baseline.units_per_day, 1), how(p.baseline),
+         hours(p.target.seconds_per_unit), format_number(p.target.units_per_day, 1), how(p.target),
+         "<strong>" + format_ratio(p.ratio, 2) + "</strong>" +
+             (bounds_differ(p.ratio_low, p.ratio_high) ? "<div class=\"src\">bounds " + format_ratio(p.ratio_low, 2) +
+                                                             " to " + format_ratio(p.ratio_high, 2) + "</div>"
+                                                       : std::string())});
   }
   t.footer = {"harmonic mean",
               "",

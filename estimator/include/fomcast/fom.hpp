@@ -98,6 +98,11 @@ struct FomResult {
   std::vector<std::string> notes;
 };
 
+// Whether two bounds (a problem's ratio_low/high, the FOM's fom_low/high) differ by more
+// than rounding: an uncalibrated problem's bounds are its ratio. The one test the text, JSON
+// and HTML outputs share, so that they never disagree on whether a problem has bounds.
+bool bounds_differ(double low, double high);
+
 // Fills ratios and the means from problems whose SideRates are complete.
 FomResult fom_from_problems(std::string study, std::vector<ProblemResult> problems);
 
