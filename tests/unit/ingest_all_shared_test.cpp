@@ -5,7 +5,10 @@
 
 #include <filesystem>
 #include <map>
+#include <string>
+#include <vector>
 
+#include "fomcast/error.hpp"
 #include "fomcast/ingest.hpp"
 #include "test_support.hpp"
 
@@ -74,4 +77,42 @@ TEST_CASE("every shared trace and seed-format file is detected as its format and
     }
   }
   CHECK(seen == expected.size());
+}
+
+TEST_CASE("a shared file forced through another format's reader is refused, never read as that format") {
+  // --format names the reader: one that takes a file of another format must say so, not
+  // keep what it half understands (tf-timeline read a Kineto trace's 1,408 events as one op).
+  // The smallest file of each format, each forced through every other reader.
+  const std::map<std::string, std::string> files = {
+      {"fixtures/seed-formats/cprofile_chainer_tuned.txt", "cprofile"},
+      {"fixtures/seed-formats/tau_pprof_neon_alexnet.txt", "pprof"},
+      {"fixtures/seed-formats/tfprof_matrix_sizes_p1b3.txt", "tfprof-shapes"},
+      {"fixtures/seed-formats/tfprof_op_view_p1b3.txt", "tfprof-op"},
+      {"traces/chakra/chakra_1.0.2-chakra.0.0.4_allgather_et.json", "chakra-json"},
+      {"traces/cprofile/hatchet_cprofile-cycle.pstats", "cprofile"},
+      {"traces/pytorch_et/hta_benchmark_simple_add_et.json.gz", "pytorch-et"},
+      {"traces/pytorch_kineto/hta_critical_path_alexnet_trace.json.gz", "kineto"},
+      {"traces/tau/tau2_taudb_test_profile.0.0.1", "tau"},
+      {"traces/tensorflow/tf1_timeline/ikhlestov_CPU_timeline_01.json", "tf-timeline"},
+      {"traces/tensorflow/xplane/tracelens_mi300x_jax_conv_minimal_08.xplane.pb", "xplane"},
+  };
+  const std::vector<std::string> readers = {"kineto", "pytorch-et", "chakra-json",   "chakra-et",   "tf-timeline",
+                                            "xplane", "tfprof-op",  "tfprof-shapes", "nsys-sqlite", "tau",
+                                            "pprof",  "cprofile",   "model"};
+  for (const auto& file : files) {
+    const std::string& rel = file.first;
+    const std::string& own = file.second;
+    for (const auto& reader : readers) {
+      // Chakra's JSON is a PyTorch execution trace with Chakra's fields: each reader takes both.
+      const bool et_family =
+          (own == "chakra-json" || own == "pytorch-et") && (reader == "chakra-json" || reader == "pytorch-et");
+      if (reader == own || et_family) continue;
+      CAPTURE(rel);
+      CAPTURE(reader);
+      IngestOptions o;
+      o.workload = "w";
+      o.format = reader;
+      CHECK_THROWS_AS((void)ingest_files({test::shared_path(rel)}, o), InputError);
+    }
+  }
 }

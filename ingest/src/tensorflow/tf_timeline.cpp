@@ -65,6 +65,11 @@ Workload read_tf_timeline(const InputFile& file, const IngestOptions& options) {
   std::map<std::pair<std::string, std::string>, uint32_t> node_index;  // (node, type)
   std::vector<std::pair<std::string, std::string>> node_names;
   std::vector<Record> records;
+  // Every op node of a TF1 timeline carries its type in args.op; a trace whose 'X' events
+  // never do is another Chrome trace (Kineto's, forced with --format tf-timeline), which
+  // read here would keep the few events on unnamed processes: one op of 1,408 events.
+  bool any_op_type = false;
+  int64_t first_op_offset = -1;
   JsonStreamSpec spec;
   spec.array_keys = {"traceEvents"};
   const JsonStreamInfo info = stream_json_array(
@@ -76,6 +81,8 @@ Workload read_tf_timeline(const InputFile& file, const IngestOptions& options) {
           return;
         }
         if (e.ph != 'X') return;
+        any_op_type = any_op_type || !e.arg_op.empty();
+        if (first_op_offset < 0) first_op_offset = element.offset;
         const std::string node(e.arg_name.empty() ? e.name : e.arg_name);
         const std::string type(e.arg_op.empty() ? e.name : e.arg_op);
         auto [it, inserted] = node_index.try_emplace({node, type}, static_cast<uint32_t>(node_names.size()));
@@ -85,6 +92,11 @@ Workload read_tf_timeline(const InputFile& file, const IngestOptions& options) {
       options.progress);
   if (!info.found_array) throw InputError(file.path(), "no `traceEvents` array: not a TF timeline", 0, 0);
   if (records.empty()) throw InputError(file.path(), "the timeline has no op events ('X')", 0, 0);
+  if (!any_op_type)
+    throw InputError(file.path(),
+                     "no op event carries args.op, the op type TF1's timeline gives every node: not a TF1 timeline "
+                     "(a Kineto or other Chrome trace reads with --format auto)",
+                     0, first_op_offset);
 
   bool has_all = false, has_stream = false;
   for (const auto& [pid, name] : process_names) {
