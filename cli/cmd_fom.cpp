@@ -132,38 +132,61 @@ void add_fom_commands(CLI::App& app, Globals& g) {
     auto max_drop = std::make_shared<double>(1.0);
     cmd->add_option("--max-drop", *max_drop, "Largest tolerated drop in percent, 0 to 100 (default 1)")
         ->transform(in_range(ranges::percent));
-    cmd->callback([&g, max_drop] {
+    auto json_out = std::make_shared<bool>(false);
+    cmd->add_flag("--json", *json_out,
+                  "JSON output: one entry per study ({study, records, fom_before, fom, change_pct, dropped, "
+                  "warnings}); the exit status is the same");
+    cmd->callback([&g, max_drop, json_out] {
       Store store = open_store(g);
       const auto records = store.fom_records();
       // Nothing recorded is nothing dropped: a CI job's first run passes.
       if (records.empty()) {
-        std::cout << "Nothing to check: no FOM recorded yet (`fomcast fom STUDY.json --record` records one).\n";
+        if (*json_out)
+          print_json(nlohmann::json::array());
+        else
+          std::cout << "Nothing to check: no FOM recorded yet (`fomcast fom STUDY.json --record` records one).\n";
         return;
       }
       std::map<std::string, std::vector<const FomRecord*>> by_study;
       for (const auto& r : records) by_study[r.study_name].push_back(&r);
       std::vector<std::string> failures;
+      nlohmann::json rows = nlohmann::json::array();
       for (const auto& [study, rs] : by_study) {
+        nlohmann::json row{{"study", study}, {"records", rs.size()}, {"fom", rs.back()->fom}};
         if (rs.size() < 2) {
-          std::cout << study << ": one record (FOM " << format_number(rs.back()->fom, 3) << "), nothing to compare\n";
+          row["fom_before"] = nullptr, row["change_pct"] = nullptr, row["dropped"] = false;
+          row["warnings"] = nlohmann::json::array();
+          rows.push_back(std::move(row));
+          if (!*json_out)
+            std::cout << study << ": one record (FOM " << format_number(rs.back()->fom, 3) << "), nothing to compare\n";
           continue;
         }
         const double before = rs[rs.size() - 2]->fom, now = rs.back()->fom;
         const double drop_pct = 100.0 * (before - now) / before;
-        std::cout << study << ": FOM " << format_number(before, 3) << " -> " << format_number(now, 3) << " ("
-                  << (drop_pct <= 0 ? "+" : "") << format_number(-drop_pct, 2) << "%)\n";
+        if (!*json_out)
+          std::cout << study << ": FOM " << format_number(before, 3) << " -> " << format_number(now, 3) << " ("
+                    << (drop_pct <= 0 ? "+" : "") << format_number(-drop_pct, 2) << "%)\n";
         // A study edited between the records (another target, other node counts) compares two
         // machines, not two versions of the tool: said, so a drop is not read as a regression.
+        std::vector<std::string> warnings;
         if (const std::string moved = machines_changed(*rs[rs.size() - 2], *rs.back()); !moved.empty())
-          std::cerr << "warning: " << study << ": the machines changed between the two records (" << moved
-                    << "): the FOMs compare different machines\n";
+          warnings.push_back("the machines changed between the two records (" + moved +
+                             "): the FOMs compare different machines");
         if (const std::string moved = problems_changed(*rs[rs.size() - 2], *rs.back()); !moved.empty())
-          std::cerr << "warning: " << study << ": the problems changed between the two records (" << moved
-                    << "): the FOMs are harmonic means over different problems\n";
-        if (drop_pct > *max_drop)
+          warnings.push_back("the problems changed between the two records (" + moved +
+                             "): the FOMs are harmonic means over different problems");
+        for (const auto& w : warnings) std::cerr << "warning: " << study << ": " << w << "\n";
+        // "More than" the tolerance, past rounding: a FOM exactly halved is a 50% drop whether
+        // the division lands a last bit above or below 50.
+        const bool dropped = drop_pct - *max_drop > 1e-9;
+        if (dropped)
           failures.push_back(study + " dropped " + format_number(drop_pct, 2) + "% (> " + format_number(*max_drop, 2) +
                              "%)");
+        row["fom_before"] = before, row["change_pct"] = -drop_pct, row["dropped"] = dropped;
+        row["warnings"] = warnings;
+        rows.push_back(std::move(row));
       }
+      if (*json_out) print_json(rows);
       if (!failures.empty()) {
         std::string all;
         for (const auto& f : failures) all += (all.empty() ? "" : "; ") + f;

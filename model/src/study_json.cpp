@@ -2,6 +2,7 @@
 // count would otherwise turn into a silently wrong FOM, so every problem is reported with
 // the file and the JSON path of the field.
 #include <cmath>
+#include <filesystem>
 #include <set>
 #include <tuple>
 
@@ -111,7 +112,10 @@ Study parse_study(std::string_view text, std::string_view file) {
     if (!kStudyFields.count(key)) r.fail(key, "unknown field (name, description, baseline, target, problems)");
   Study study;
   study.file = r.file;
-  study.name = root.contains("name") ? r.string_at(root, "name", "") : std::string(file);
+  // The default name is the file's, not the path as typed: history and check key records by
+  // name, and the same study run as w/s.json and from w/ as s.json is one study.
+  study.name = root.contains("name") ? r.string_at(root, "name", "")
+                                     : std::filesystem::path(std::string(file)).filename().string();
   if (root.contains("description") && !root.at("description").is_string())
     r.fail("description", "must be a string, not " + std::string(root.at("description").type_name()));
   study.description = root.value("description", std::string());

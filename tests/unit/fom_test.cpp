@@ -173,3 +173,36 @@ TEST_CASE("a problem whose unit of work occupies several counted nodes says so, 
   CHECK(j["problems"][1]["baseline"]["nodes_per_unit"].get<double>() == 1);
   CHECK(j["problems"][0]["baseline_units_per_day"].get<double>() == doctest::Approx(1868.8));
 }
+
+TEST_CASE("check: a nameless study is one study by whatever path it is run; a drop at the tolerance passes") {
+  ScratchDir dir;
+  const std::string db = dir.file("n.db");
+  auto study = nlohmann::json::parse(test::slurp(source_path("data/studies/worked-example.json")));
+  study.erase("name");
+  const std::string file = dir.write("noname.json", study.dump());
+  REQUIRE(run_fomcast("fom --record '" + file + "'", db).status == 0);
+  // The same file by another path, its target's nodes 94,000 -> 70,500: the FOM falls 25%,
+  // which 100 x (before - now) / before computes as 25.000000000000014.
+  study["target"]["nodes"] = 70500;
+  const std::string halved = dir.write("noname.json", study.dump());
+  const std::string other_path = dir.file("") + "/./noname.json";
+  REQUIRE(halved == file);
+  REQUIRE(run_fomcast("fom --record '" + other_path + "'", db).status == 0);
+  const auto j = nlohmann::json::parse(run_fomcast("history --json", db).out);
+  REQUIRE(j.size() == 2);
+  CHECK(j[0]["study"] == "noname.json");
+  CHECK(j[1]["study"] == "noname.json");
+  // A 25% drop is not more than 25%; anything tighter fails.
+  CHECK(run_fomcast("check --max-drop 25", db).status == 0);
+  const auto failed = run_fomcast("check --max-drop 24.99 --json", db);
+  CHECK(failed.status == 1);
+  const auto rows = nlohmann::json::parse(failed.out);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0]["study"] == "noname.json");
+  CHECK(rows[0]["records"] == 2);
+  CHECK(rows[0]["change_pct"].get<double>() == doctest::Approx(-25));
+  CHECK(rows[0]["fom"].get<double>() == doctest::Approx(rows[0]["fom_before"].get<double>() * 0.75));
+  CHECK(rows[0]["dropped"] == true);
+  CHECK(rows[0]["warnings"].size() == 1);  // the target's nodes changed: said
+  CHECK(nlohmann::json::parse(run_fomcast("check --json", dir.file("empty.db")).out).empty());
+}
