@@ -131,6 +131,18 @@ OpShape shape_from_json(const json& j) {
   throw std::invalid_argument("unknown shape type '" + type + "'");
 }
 
+namespace {
+// An op without a shape has 0 flops and bytes because nobody knows them (a tfprof op view's
+// MatMul): null, as the text's "-", not a zero a reader would take for a measurement. With a
+// shape a 0 is computed (a copy does no arithmetic).
+json unknown_when_zero(const Op& op, double value) {
+  return value == 0 && std::holds_alternative<std::monostate>(op.shape) ? json(nullptr) : json(value);
+}
+double number_or_zero(const json& j, const char* key) {
+  return j.contains(key) && !j.at(key).is_null() ? j.at(key).get<double>() : 0.0;
+}
+}  // namespace
+
 json op_to_json(const Op& op) {
   json j{{"name", op.name},
          {"kind", to_string(op.kind)},
@@ -140,8 +152,8 @@ json op_to_json(const Op& op) {
          {"phase", to_string(op.phase)},
          {"count", op.count},
          {"self_time_s", op.self_time_s ? json(*op.self_time_s) : json(nullptr)},
-         {"flops", op.flops},
-         {"bytes", op.bytes}};
+         {"flops", unknown_when_zero(op, op.flops)},
+         {"bytes", unknown_when_zero(op, op.bytes)}};
   // Which implementation ran it, where the trace says (null when it does not).
   j["implementation"] =
       op.implementation == Implementation::unknown ? json(nullptr) : json(to_string(op.implementation));
@@ -157,8 +169,8 @@ Op op_from_json(const json& j) {
   op.phase = must(parse_phase(j.value("phase", std::string("forward"))), "phase");
   op.count = j.value("count", 1.0);
   if (j.contains("self_time_s") && !j.at("self_time_s").is_null()) op.self_time_s = j.at("self_time_s").get<double>();
-  op.flops = j.value("flops", 0.0);
-  op.bytes = j.value("bytes", 0.0);
+  op.flops = number_or_zero(j, "flops");
+  op.bytes = number_or_zero(j, "bytes");
   if (j.contains("implementation") && j.at("implementation").is_string())
     op.implementation = must(parse_implementation(j.at("implementation").get<std::string>()), "implementation");
   return op;

@@ -146,7 +146,7 @@ Platform parse_user_platform_spec(std::string_view text, std::string_view file_n
     if (!known) r.fail("peak_tflop_per_s." + name, "unknown precision (fp64, fp32, tf32, fp16, bf16, fp8 or int8)");
     r.figure(fig, "peak_tflop_per_s." + name, false);
   }
-  if (!j.contains("mem_bw_gb_per_s"))
+  if (!j.contains("mem_bw_gb_per_s") || j.at("mem_bw_gb_per_s").is_null())
     r.fail("mem_bw_gb_per_s", "missing: the memory bandwidth is needed for every memory-bound operation");
   for (const auto& key : keys) {
     if (key == "peak_tflop_per_s" || key == "device_names" || key == "environment" || !j.contains(key)) continue;

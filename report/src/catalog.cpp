@@ -209,6 +209,9 @@ json platforms_to_json(const std::vector<Platform>& ps, const std::vector<int64_
   for (std::size_t i = 0; i < ps.size(); ++i) {
     json j = platform_to_json(ps[i]);
     j["kernel_entries"] = i < counts.size() ? counts[i] : 0;
+    // The contract lists mem_bw_gb_per_s in every entry: null where no bandwidth is published
+    // (the phones, a placeholder), not a missing key a reader trips on.
+    if (!j.contains("mem_bw_gb_per_s")) j["mem_bw_gb_per_s"] = nullptr;
     out.push_back(std::move(j));
   }
   return out;

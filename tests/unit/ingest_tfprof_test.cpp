@@ -5,8 +5,11 @@
 
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+
 #include "decode/text_scan.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/json_forms.hpp"
 #include "ingest_text_support.hpp"
 #include "tensorflow/tfprof_text.hpp"
 #include "test_support.hpp"
@@ -28,6 +31,10 @@ TEST_CASE("tfprof op view of P1B3: every op type with its measured time") {
   CHECK(*mm.self_time_s == doctest::Approx(0.11552));
   CHECK(mm.bytes == doctest::Approx(121.67e6));
   CHECK(std::holds_alternative<std::monostate>(mm.shape));  // the op view has no shapes
+  // Its FLOPs are unknown, not zero: `show --json` says null, as the text says "-".
+  CHECK(op_to_json(mm)["flops"].is_null());
+  CHECK(op_to_json(mm)["bytes"].get<double>() == doctest::Approx(121.67e6));
+  CHECK(op_from_json(op_to_json(mm)).flops == 0);
   // "Assign   0B (0.00%, 0.00%),   73.65ms": an elementwise op that requested nothing.
   CHECK(op_named(w, "Assign").kind == OpKind::elementwise);
   CHECK(*op_named(w, "Assign").self_time_s == doctest::Approx(0.07365));

@@ -12,6 +12,7 @@
 #include "fomcast/embedded.hpp"
 #include "fomcast/platform_match.hpp"
 #include "fomcast/platform_spec.hpp"
+#include "test_support.hpp"
 
 using namespace fomcast;
 using json = nlohmann::json;
@@ -151,4 +152,33 @@ TEST_CASE("device names of every card map to its own spec, the PCIe boards to mo
   CHECK(matched("NVIDIA A100-SXM4-80GB") == "A100_SXM4_80GB");
   CHECK(matched("Tesla V100-SXM2-32GB") == "V100_SXM2_32GB");
   CHECK(matched("NVIDIA A100-PG509-200") == "A100");  // an A100 that says no more: the fallback
+}
+
+TEST_CASE("platforms --json: every entry has the contract's fields, null where a figure is unpublished") {
+  test::ScratchDir dir;
+  const auto r = test::run_fomcast("platforms --json", dir.file("p.db"));
+  REQUIRE(r.status == 0);
+  const json list = json::parse(r.out);
+  REQUIRE(list.size() > 30);
+  bool some_null = false;
+  for (const auto& p : list) {
+    CAPTURE(p.dump().substr(0, 200));
+    CHECK(p.at("name").is_string());
+    CHECK(p.at("peak_tflop_per_s").is_object());
+    REQUIRE(p.contains("mem_bw_gb_per_s"));
+    const json& bw = p.at("mem_bw_gb_per_s");
+    CHECK((bw.is_null() || bw.at("value").get<double>() > 0));
+    some_null = some_null || bw.is_null();
+  }
+  CHECK(some_null);  // the phones publish no bandwidth
+  // An entry with a null bandwidth does not go back in as a spec: the field is named.
+  json phone;
+  for (const auto& p : list)
+    if (p.at("mem_bw_gb_per_s").is_null()) phone = p;
+  phone["name"] = "MyPhone";
+  phone["peak_tflop_per_s"] = {{"fp32", {{"value", 0.1}, {"source", "a guess"}}}};
+  const auto added =
+      test::run_fomcast("platforms add '" + dir.write("phone.json", phone.dump()) + "'", dir.file("p.db"));
+  CHECK(added.status == 2);
+  CHECK_MESSAGE(added.err.find("mem_bw_gb_per_s") != std::string::npos, added.err);
 }
