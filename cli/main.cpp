@@ -2,8 +2,10 @@
 // 2 bad input or usage (the message names the file and position), 3 an internal error (a
 // database failure that bad input does not explain, StoreError, included). Errors are told
 // apart by their types alone.
+#include <algorithm>
 #include <iostream>
 #include <new>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -20,7 +22,11 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   cli::Globals globals;
   const std::string db_help = "SQLite database (default $FOMCAST_DB, else ./fomcast.db); before or after the command";
-  app.add_option("--db", globals.db, db_help);
+  // Given once, before or after the command, and never empty: a second --db silently won
+  // and an empty one meant ./fomcast.db.
+  const auto db_path = CLI::Validator(
+      [](const std::string& v) { return v.empty() ? std::string("an empty path") : std::string(); }, "PATH");
+  app.add_option("--db", globals.db, db_help)->check(db_path);
 
   cli::add_bench_command(app, globals);
   cli::add_fom_commands(app, globals);
@@ -34,9 +40,27 @@ int main(int argc, char** argv) {
   cli::add_doctor_command(app, globals);
   cli::add_scaling_command(app, globals);
   // --db is taken after the command as well as before it, and every command's --help shows it.
-  cli::add_to_every_command(app, [&](CLI::App& cmd) { cmd.add_option("--db", globals.db, db_help); });
+  cli::add_to_every_command(app, [&](CLI::App& cmd) { cmd.add_option("--db", globals.db, db_help)->check(db_path); });
 
   try {
+    // Checked before parsing, as parsing runs the command: a first word that names no
+    // command (CLI11 says "A subcommand is required"), and --db given twice (the last won).
+    bool command_seen = false;
+    int db_given = 0;
+    for (int i = 1; i < argc; ++i) {
+      const std::string word = argv[i];
+      if (word == "--db" || word.starts_with("--db=")) {
+        ++db_given;
+        i += word == "--db" ? 1 : 0;
+        continue;
+      }
+      if (command_seen || word.starts_with("-")) continue;
+      command_seen = true;
+      const auto commands = app.get_subcommands({});
+      if (std::none_of(commands.begin(), commands.end(), [&](const CLI::App* c) { return c->check_name(word); }))
+        throw UsageError("unknown command '" + word + "' (`fomcast --help` lists them)");
+    }
+    if (db_given > 1) throw UsageError("--db given " + std::to_string(db_given) + " times: give the database once");
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);

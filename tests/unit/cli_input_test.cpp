@@ -192,6 +192,25 @@ TEST_CASE("--db works before or after the command, and every command's --help sh
     CHECK(h.status == 0);
     CHECK(h.out.find("--db") != std::string::npos);
   }
+
+  // Given twice (the last used to win, after the command had run on it), or empty (which
+  // meant ./fomcast.db): refused before anything runs.
+  const std::string third = dir.file("third.db");
+  for (const std::string& twice :
+       {"--db '" + third + "' workloads --db '" + after + "'", "--db='" + third + "' history --db='" + third + "'"}) {
+    const auto r2 = run_fomcast(twice);
+    CHECK(r2.status == 2);
+    CHECK_MESSAGE(r2.err.find("--db given 2 times") != std::string::npos, r2.err);
+    CHECK(r2.out.empty());
+  }
+  CHECK_FALSE(std::filesystem::exists(third));
+  const auto empty = run_fomcast("--db '' platforms");
+  CHECK(empty.status == 2);
+  CHECK_MESSAGE(empty.err.find("--db: an empty path") != std::string::npos, empty.err);
+  // A word that names no command is named.
+  const auto unknown = run_fomcast("frobnicate --db '" + third + "'");
+  CHECK(unknown.status == 2);
+  CHECK_MESSAGE(unknown.err.find("unknown command 'frobnicate'") != std::string::npos, unknown.err);
 }
 
 TEST_CASE("bad workload names are refused before anything is read or written") {
