@@ -22,6 +22,27 @@ std::size_t char_start(const std::string& text, std::size_t i) {
   return i;
 }
 
+// Columns a terminal gives `text`: one per character, two for the East Asian wide ones and
+// emoji, none for combining marks. Padding by bytes shifted every column after a label
+// such as "Größe — 速度".
+std::size_t display_width(const std::string& text) {
+  std::size_t width = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    const std::size_t n = b < 0x80 ? 1 : b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
+    char32_t c = n == 1 ? b : b & (0x7F >> n);
+    for (std::size_t k = 1; k < n && i + k < text.size(); ++k)
+      c = (c << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    i += n;
+    if ((c >= 0x300 && c <= 0x36F) || c == 0x200D || (c >= 0xFE00 && c <= 0xFE0F)) continue;
+    const bool wide = (c >= 0x1100 && c <= 0x115F) || (c >= 0x2E80 && c <= 0xA4CF) || (c >= 0xAC00 && c <= 0xD7A3) ||
+                      (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFE30 && c <= 0xFE4F) || (c >= 0xFF00 && c <= 0xFF60) ||
+                      (c >= 0xFFE0 && c <= 0xFFE6) || (c >= 0x1F300 && c <= 0x1FAFF) || (c >= 0x20000 && c <= 0x3FFFD);
+    width += wide ? 2 : 1;
+  }
+  return width;
+}
+
 std::size_t common_prefix(const std::string& a, const std::string& b) {
   std::size_t n = 0;
   while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
@@ -146,7 +167,7 @@ std::string TextTable::render() const {
   std::vector<std::size_t> width(header.size(), 0);
   auto widen = [&](const std::vector<std::string>& row) {
     if (row.size() > width.size()) width.resize(row.size(), 0);
-    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], display_width(row[i]));
   };
   widen(header);
   for (const auto& r : cells) widen(r);
@@ -154,7 +175,7 @@ std::string TextTable::render() const {
     std::string out;
     for (std::size_t i = 0; i < width.size(); ++i) {
       const std::string cell = i < row.size() ? row[i] : "";
-      const std::string pad(width[i] - cell.size(), ' ');
+      const std::string pad(width[i] - display_width(cell), ' ');
       const bool right = i < right_align.size() && right_align[i];
       if (i) out += "  ";
       out += right ? pad + cell : cell + (i + 1 < width.size() ? pad : "");

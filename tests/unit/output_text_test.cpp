@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <sstream>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -165,6 +166,35 @@ TEST_CASE("text tables keep what tells two rows apart: a conv's direction at the
   }
   CHECK(filters == 5);
   CHECK(inputs == 4);  // the first conv has no data gradient
+}
+
+TEST_CASE("text tables line up columns after accented, CJK and emoji cells") {
+  fomcast::TextTable t;
+  t.header = {"label", "FOM"};
+  t.rows = {{"Gr\xc3\xb6\xc3\x9f"
+             "e \xe2\x80\x94 \xe9\x80\x9f\xe5\xba\xa6 \xf0\x9f\x9a\x80",
+             "82.597"},  // Größe — 速度 🚀
+            {"plain", "1.000"}};
+  const std::string out = t.render();
+  // Where the FOM column starts, in terminal columns, on each line: the same.
+  std::istringstream lines(out);
+  std::string line;
+  std::vector<std::size_t> starts;
+  while (std::getline(lines, line)) {
+    if (line.starts_with("---")) continue;
+    const std::size_t at = line.find_last_of(' ') + 1;
+    std::size_t columns = 0;
+    for (std::size_t i = 0; i < at;) {
+      const auto b = static_cast<unsigned char>(line[i]);
+      const std::size_t n = b < 0x80 ? 1 : b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : 2;
+      columns += (n == 3 && b >= 0xE3) || n == 4 ? 2 : 1;  // 速度 and the rocket are two columns each
+      i += n;
+    }
+    starts.push_back(columns);
+  }
+  REQUIRE(starts.size() == 3);
+  CHECK(starts[0] == starts[1]);
+  CHECK(starts[1] == starts[2]);
 }
 
 TEST_CASE("--help says what a newcomer needs") {
