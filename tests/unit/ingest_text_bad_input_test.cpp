@@ -267,5 +267,12 @@ TEST_CASE("a file too large for any format read whole, and study or spec files p
   const auto r = fomcast::test::run_fomcast("import-bench '" + huge + "' --format csv --platform NV_V100", db);
   CHECK(r.status == 2);
   CHECK_MESSAGE(r.err.find("larger than 1024 MiB") != std::string::npos, r.err);
+  // A device or pipe is read into memory (it cannot be read twice): capped too. Every
+  // format's ingest of /dev/zero grew to 16 GB and ended out of memory (exit 3).
+  const auto zero = fomcast::test::run_fomcast("ingest /dev/zero --workload z --format kineto", db);
+  CHECK(zero.status == 2);
+  CHECK_MESSAGE(
+      zero.err.find("/dev/zero: byte 1073741824: more than 1024 MiB from a pipe or device") != std::string::npos,
+      zero.err);
   CHECK(fomcast::test::file_fingerprint(db) == before);
 }

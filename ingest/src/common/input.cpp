@@ -126,10 +126,20 @@ InputFile::InputFile(std::string path) : path_(std::move(path)) {}
 
 namespace {
 
+// A pipe, a device or standard input, which cannot be read twice, into memory. Capped as a
+// whole-file read is: /dev/zero or a runaway pipe grew to 16 GB before anything was said.
 std::string read_all(FILE* f, const std::string& name) {
   std::string out;
   std::vector<char> buf(1 << 16);
-  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), f)) > 0;) out.append(buf.data(), n);
+  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), f)) > 0;) {
+    if (static_cast<int64_t>(out.size() + n) > InputFile::kMaxWholeFileBytes)
+      throw InputError(name,
+                       "more than " + std::to_string(InputFile::kMaxWholeFileBytes >> 20) +
+                           " MiB from a pipe or device, which is read into memory (no profile is that large; a "
+                           "larger one streams when given as a file)",
+                       0, InputFile::kMaxWholeFileBytes);
+    out.append(buf.data(), n);
+  }
   if (std::ferror(f)) throw InputError(name, std::string("read failed: ") + std::strerror(errno));
   return out;
 }
