@@ -213,6 +213,20 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
       if (!in.catalog->platform(side->platform))
         throw InputError(study.file, "unknown platform '" + side->platform + "' (see `fomcast platforms`)", 0, -1,
                          side == &study.baseline ? "baseline.platform" : "target.platform");
+  // A machine runs nodes x devices_per_unit / nodes_per_unit units at once: fewer than one
+  // is a unit it cannot run (a 16-device layout on an 8-device machine was credited half a
+  // 16-device run's rate).
+  auto require_room = [&](double nodes_per_unit, const std::string& field, const std::string& what) {
+    for (const auto* side : {&study.baseline, &study.target}) {
+      const double devices = side->nodes * side->devices_per_unit;
+      if (devices >= nodes_per_unit * (1 - 1e-9)) continue;
+      throw InputError(study.file,
+                       what + " occupies " + format_significant(nodes_per_unit, 6) + " platform devices, and the " +
+                           (side == &study.baseline ? "baseline" : "target") + " machine has " +
+                           format_significant(devices, 6) + " (nodes x devices_per_unit): it cannot run one",
+                       0, -1, field);
+    }
+  };
   std::vector<ProblemResult> problems;
   for (std::size_t i = 0; i < study.problems.size(); ++i) {
     const StudyProblem& sp = study.problems[i];
@@ -220,6 +234,7 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
     ProblemResult p;
     p.name = sp.name;
     if (!sp.workload) {
+      require_room(sp.nodes_per_unit, path + ".nodes_per_unit", "one unit of work");
       p.baseline = measured_side(study.baseline, *sp.baseline_hours * 3600.0, sp.nodes_per_unit);
       p.target = measured_side(study.target, *sp.target_hours * 3600.0, sp.nodes_per_unit);
       problems.push_back(std::move(p));
@@ -254,6 +269,10 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
                              std::to_string(devices),
                          0, -1, path + ".nodes_per_unit");
     }
+    if (layout)
+      require_room(nodes_per_unit, path + ".parallel", "the layout " + sp.parallel + " of one unit of work");
+    else
+      require_room(nodes_per_unit, path + ".nodes_per_unit", "one unit of work");
     RunOptions opts;
     opts.epochs = sp.epochs;
     opts.nodes_per_unit = nodes_per_unit;
@@ -275,8 +294,14 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
       // runs nodes x devices per counted node of them at once (study.hpp).
       auto run = [&](const StudySide& side) {
         opts.nodes = side.nodes * side.devices_per_unit;
-        return layout ? parallel_problem(*w, *layout, side.platform, *in.catalog, in, opts, path)
-                      : estimate_run(*w, side.platform, *in.catalog, opts);
+        if (layout) return parallel_problem(*w, *layout, side.platform, *in.catalog, in, opts, path);
+        try {
+          require_fits_one_device(*w, *in.catalog->platform(side.platform), in.layers, opts.precision,
+                                  path + ".workload");
+        } catch (const UsageError& e) {
+          throw InputError(w->name, without_field(e.what(), path + ".workload"), 0, -1, path + ".workload");
+        }
+        return estimate_run(*w, side.platform, *in.catalog, opts);
       };
       base = run(study.baseline);
       target = run(study.target);

@@ -205,9 +205,30 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
   const int64_t G =
       layout.gpus_per_node > 0 ? layout.gpus_per_node : (dev_per_node >= 1 ? static_cast<int64_t>(dev_per_node) : 0);
   out.gpus_per_node = G;
+  // Without a node size, a few devices are one server's (eight PCIe cards are common); more
+  // are several servers, whose network the spec must give: 1,024 PCIe cards taken as one
+  // node scaled at 98%.
+  if (G == 0 && out.devices > kMaxDevicesWithoutNodeSize)
+    throw UsageError(
+        f + ": " + platform.name + "'s spec gives no devices_per_node, and " + std::to_string(out.devices) +
+        " devices are more than one server holds: give --gpus-per-node " +
+        "(study: gpus_per_node) and a spec with the network between nodes (nics_per_node, nic_bw_gb_per_s)");
   if (G == 0)
     out.notes.push_back(platform.name +
-                        ": no devices_per_node in the spec and no --gpus-per-node: every group taken as one node");
+                        ": no devices_per_node in the spec and no --gpus-per-node: the layout's devices taken as one "
+                        "node");
+  if (G > 0 && out.devices > G) {
+    if (out.devices % G != 0)
+      throw UsageError(f + ": nodes of " + std::to_string(G) + " devices do not hold the layout's " +
+                       std::to_string(out.devices) + " evenly: give a --gpus-per-node that divides it");
+    // A GPU spec's net_bw_gb_per_s is the link within a node (docs/platforms.md): across
+    // nodes it would run at NVLink's speed. A CPU's is its node's network.
+    if (platform.device_kind == "gpu" && (!platform.nics_per_node || !platform.nic_bw_bytes_per_s))
+      throw UsageError(f + ": the layout's " + std::to_string(out.devices) + " devices span " +
+                       std::to_string(out.devices / G) + " nodes of " + std::to_string(G) + ", and " + platform.name +
+                       "'s spec gives no network between nodes (nics_per_node, nic_bw_gb_per_s): add them "
+                       "(`fomcast platforms add`) or keep the layout within one node");
+  }
   const int64_t node = G > 0 ? G : out.devices;
   const double b = static_cast<double>(w.batch_size);
   const double act_bytes = activation_bytes_per_elem(w), par_bytes = param_bytes_per_param(w);

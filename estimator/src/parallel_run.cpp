@@ -1,5 +1,8 @@
 // run_parallel (parallel.hpp): from a stored workload and a requested layout to the step,
 // the memory check and the roll-up, as `estimate --parallel`, `whatif` and `scaling` use it.
+#include <algorithm>
+#include <variant>
+
 #include "fomcast/error.hpp"
 #include "fomcast/format.hpp"
 #include "fomcast/parallel.hpp"
@@ -14,6 +17,17 @@ ParallelRun run_parallel(const Workload& stored, std::string_view platform, cons
   const Platform* p = catalog.platform(platform);
   if (!p) throw InputError("platform", "unknown platform '" + std::string(platform) + "' (see `fomcast platforms`)");
   const ParallelLayout& l = req.layout;
+  // A layout spreads one device's work; a job's trace already holds its ranks' collectives,
+  // which a layout would count as compute and add its own gradient exchange to.
+  const bool job_collectives = std::any_of(stored.ops.begin(), stored.ops.end(), [](const Op& op) {
+    return op.kind == OpKind::collective && std::holds_alternative<CollectiveShape>(op.shape) &&
+           std::get<CollectiveShape>(op.shape).ranks > 1;
+  });
+  if (stored.ranks > 1 || job_collectives)
+    throw UsageError(f + ": workload '" + stored.name + "' is a trace of a " +
+                     (stored.ranks > 1 ? std::to_string(stored.ranks) + "-rank " : std::string("distributed ")) +
+                     "job: its collectives are among its operations already; estimate it without a layout (its "
+                     "collectives are timed on the target by the collective model)");
   const int64_t per_step = l.dp * l.micro();
   int64_t b = stored.batch_size;
   if (req.global_batch > 0) {
@@ -66,6 +80,39 @@ ParallelRun run_parallel(const Workload& stored, std::string_view platform, cons
                        std::to_string(out.parallel.global_batch));
   out.run = roll_up(global, std::move(step), opts);
   return out;
+}
+
+void require_fits_one_device(const Workload& w, const Platform& p, const LayerReader& layers_of,
+                             PrecisionMode precision, std::string_view flag) {
+  if (!w.model || !layers_of || !p.mem_bytes) return;
+  const Workload run = apply_precision(w, precision).workload;
+  // The layers come from the model's file; a stored model estimated at its own batch needs
+  // no file, and then the stored totals (at the recorded precision) stand in.
+  std::vector<LayerCost> layers;
+  try {
+    layers = layers_of(w);
+  } catch (const std::exception&) {
+    layers.clear();
+  }
+  DeviceMemory m;
+  if (!layers.empty()) {
+    m = device_memory(run, layers, p, ParallelLayout{});
+  } else {
+    const ModelStats& s = *w.model;
+    m.weights_bytes = s.weights_bytes, m.gradients_bytes = s.gradients_bytes;
+    m.optimizer_bytes = s.optimizer_bytes, m.activations_bytes = s.activations_bytes;
+    m.total_bytes = s.weights_bytes + s.gradients_bytes + s.optimizer_bytes + s.activations_bytes;
+    m.capacity_bytes = p.mem_bytes->value;
+    m.fits = m.total_bytes <= m.capacity_bytes;
+    m.detail = "weights " + format_gib(m.weights_bytes) + ", gradients " + format_gib(m.gradients_bytes) +
+               ", optimizer state " + format_gib(m.optimizer_bytes) + ", activations " +
+               format_gib(m.activations_bytes) + ", as stored";
+  }
+  if (m.fits) return;
+  throw UsageError(std::string(flag) + ": workload '" + w.name + "' does not fit on one " + p.name + " at a batch of " +
+                   std::to_string(w.batch_size) + ": " + format_gib(m.total_bytes) + " (" + m.detail + ") > " +
+                   format_gib(m.capacity_bytes) +
+                   "; give a layout that spreads it over devices (--parallel with tp or pp) or a smaller batch");
 }
 
 }  // namespace fomcast

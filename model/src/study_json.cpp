@@ -203,6 +203,12 @@ Study parse_study(std::string_view text, std::string_view file) {
       if (prob.parallel.empty()) r.fail(path + key, "needs \"parallel\"");
       prob.*member = p.at(key).get<bool>();
     }
+    // The per-device batch is batch_size (each micro-batch's); global_batch is dp x micro-batches
+    // of it. Both given, global_batch won silently (a batch_size of 12 ran at 25), where the
+    // CLI refuses --global-batch with --batch-per-gpu.
+    if (prob.global_batch && prob.batch_size)
+      r.fail(path + "global_batch",
+             "one or the other: batch_size is each device's micro-batch, global_batch is dp x micro-batches of it");
     if (prob.recompute && prob.recompute_attention)
       r.fail(path + "recompute_attention", "one or the other: \"recompute\" recomputes whole blocks already");
     if (!prob.parallel.empty() && !prob.workload) r.fail(path + "parallel", "needs a workload to estimate");

@@ -132,6 +132,13 @@ TEST_CASE("ingest ranks: the 8 DLRM ranks with their ETs are one job of 8 ranks"
   const json v16 = run_json("estimate --workload dlrm8 --platform NV_V100", db);
   INFO("NV_V100: " << v16["pass_s"] << " s");
   CHECK(std::fabs(v16["pass_s"].get<double>() / 19.901e-3 - 1) <= 0.15);
+
+  // A layout spreads one device's work: on the job's trace it counted the all-to-alls as
+  // compute and added a gradient all-reduce to the one the trace holds. Refused, saying why.
+  const auto laid = run_fomcast("estimate --workload dlrm8 --platform V100_SXM2_32GB --parallel dp=64", db);
+  CHECK(laid.status == 2);
+  CHECK_MESSAGE(laid.err.find("is a trace of a 8-rank job") != std::string::npos, laid.err);
+  CHECK(laid.out.empty());
 }
 
 TEST_CASE(

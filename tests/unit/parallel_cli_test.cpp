@@ -278,8 +278,8 @@ TEST_CASE("a study problem with a parallel layout is estimated as estimate --par
   const auto db = dir.file("p.db");
   auto study = [&](const std::string& problem) {
     auto path = dir.file("study.json");
-    std::ofstream(path) << R"({"name": "s", "baseline": {"platform": "A100", "nodes": 1},
-      "target": {"platform": "H100", "nodes": 1}, "problems": [)" +
+    std::ofstream(path) << R"({"name": "s", "baseline": {"platform": "A100", "nodes": 1, "devices_per_unit": 8},
+      "target": {"platform": "H100", "nodes": 1, "devices_per_unit": 8}, "problems": [)" +
                                problem + "]}";
     return path;
   };
@@ -446,4 +446,79 @@ TEST_CASE("data parallel: only trained parameters' gradients are reduced") {
   const auto changed = run_fomcast("estimate --workload half --platform A100 --parallel dp=2", db);
   CHECK(changed.status == 2);
   CHECK(changed.err.find("changed since it was ingested") != std::string::npos);
+}
+
+TEST_CASE("one device must hold what it trains, as a layout's devices must: estimate and study refuse, naming it") {
+  // megatron-gpt2-8.3b at its batch of 8 on a 16 GiB V100: 31 GiB of fp32 weights alone. It
+  // was estimated (33.8 s a pass) and entered a FOM, while --parallel dp=1 refused it.
+  ScratchDir dir;
+  const auto db = dir.file("m.db");
+  const auto one = run_fomcast("estimate --workload megatron-gpt2-8.3b --platform NV_V100", db);
+  CHECK(one.status == 2);
+  CHECK_MESSAGE(one.err.find("does not fit on one NV_V100 at a batch of 8") != std::string::npos, one.err);
+  CHECK(one.err.find("> 16 GiB") != std::string::npos);
+  CHECK(one.out.empty());
+  // The same as the layout of one device says.
+  const auto layout = run_fomcast("estimate --workload megatron-gpt2-8.3b --platform NV_V100 --parallel dp=1", db);
+  CHECK(layout.status == 2);
+  CHECK(layout.err.find("does not fit") != std::string::npos);
+  // What fits is estimated as before: gpt2-small at a batch of 4, not its 12 (26.4 GiB, of which
+  // 24.5 GiB activations: fp32 attention scores of 12 heads x 1024^2 per layer and sample).
+  const auto small = run_fomcast("estimate --workload gpt2-small --platform NV_V100", db);
+  CHECK(small.status == 2);
+  CHECK_MESSAGE(small.err.find("26.4 GiB") != std::string::npos, small.err);
+  CHECK(run_fomcast("estimate --workload gpt2-small --platform NV_V100 --batch 4", db).status == 0);
+  // In a study, the problem's workload is named.
+  const std::string study = dir.write("s.json", R"({"name": "big", "baseline": {"platform": "H100", "nodes": 1},
+    "target": {"platform": "NV_V100", "nodes": 1},
+    "problems": [{"name": "small", "workload": "gpt2-small", "batch_size": 4},
+                 {"name": "8.3b", "workload": "megatron-gpt2-8.3b"}]})");
+  const auto fom = run_fomcast("fom '" + study + "'", db);
+  CHECK(fom.status == 2);
+  CHECK_MESSAGE(fom.err.find("problems[1].workload") != std::string::npos, fom.err);
+  CHECK(fom.err.find("does not fit on one H100") != std::string::npos);
+}
+
+TEST_CASE(
+    "a layout the machine cannot hold is refused: past one server without a node size, across nodes without a "
+    "network, uneven nodes, a study's machine too small") {
+  ScratchDir dir;
+  const auto db = dir.file("n.db");
+  auto refused = [&](const std::string& args, const std::string& says) {
+    const auto r = run_fomcast(args, db);
+    CHECK_MESSAGE(r.status == 2, args);
+    CHECK_MESSAGE(r.err.find(says) != std::string::npos, args << ": " << r.err);
+    CHECK(r.out.empty());
+  };
+  // A100_PCIe_40GB's spec gives no devices_per_node: 8 cards are one server (said in the
+  // notes); 1,024 were taken as one node and scaled at 98.4%.
+  CHECK(run_fomcast("estimate --workload gpt2-small --platform A100_PCIe_40GB --parallel dp=8", db).status == 0);
+  refused("estimate --workload gpt2-small --platform A100_PCIe_40GB --parallel dp=1024",
+          "gives no devices_per_node, and 1024 devices are more than one server holds");
+  // Nodes of 4 PCIe cards: 16 devices cross nodes, and the spec has no network between them.
+  refused("estimate --workload gpt2-small --platform A100_PCIe_40GB --parallel dp=16 --gpus-per-node 4",
+          "span 4 nodes of 4, and A100_PCIe_40GB's spec gives no network between nodes");
+  // Nodes of 3 do not hold 8 ranks evenly.
+  refused("estimate --workload gpt2-small --platform A100 --parallel dp=8 --gpus-per-node 3",
+          "nodes of 3 devices do not hold the layout's 8 evenly");
+  // A DGX A100 (8 per node, its NICs given) across 8 nodes is estimated.
+  CHECK(run_fomcast("estimate --workload gpt2-small --platform A100 --parallel dp=64", db).status == 0);
+
+  // A study whose machine has fewer devices than one unit's layout: 8 devices, dp=16.
+  auto study = [&](const std::string& problem) {
+    return dir.write("s.json", R"({"name": "s", "baseline": {"platform": "A100", "nodes": 1, "devices_per_unit": 8},
+      "target": {"platform": "H100", "nodes": 1, "devices_per_unit": 8}, "problems": [)" +
+                                   problem + "]}");
+  };
+  refused("fom '" + study(R"({"name": "p", "workload": "gpt2-small", "parallel": "dp=16"})") + "'",
+          "problems[0].parallel: the layout dp=16 of one unit of work occupies 16 platform devices, and the baseline "
+          "machine has 8");
+  CHECK(
+      run_fomcast("fom '" + study(R"({"name": "p", "workload": "gpt2-small", "parallel": "dp=8"})") + "'", db).status ==
+      0);
+  // batch_size and global_batch both: which is meant is not known (global_batch won silently).
+  refused("fom '" + study(R"({"name": "p", "workload": "gpt2-small", "parallel": "dp=4", "batch_size": 12,
+                           "global_batch": 100})") +
+              "'",
+          "problems[0].global_batch: one or the other");
 }

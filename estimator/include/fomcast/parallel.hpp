@@ -36,6 +36,9 @@ namespace fomcast {
 
 // The most micro-batches per step and pipeline a layout may have (input_checks.hpp says why).
 inline constexpr int64_t kMaxMicroBatches = static_cast<int64_t>(ranges::micro_batches.max);
+// The most devices a layout takes as one node when the spec gives no devices_per_node and
+// no --gpus-per-node says: one server's worth of PCIe cards.
+inline constexpr int64_t kMaxDevicesWithoutNodeSize = 8;
 
 struct ParallelLayout {
   int64_t dp = 1, tp = 1, pp = 1;
@@ -198,6 +201,13 @@ struct ParallelRun {
 ParallelRun run_parallel(const Workload& stored, std::string_view platform, const Catalog&, const ParallelRequest&,
                          const ModelExpander&, const LayerReader&, const RunOptions& = {},
                          std::string_view flag = "--parallel");
+
+// A model's training on one device (no layout) must fit the platform's memory as a layout's
+// must: weights, gradients, optimizer state and the batch's activations in the precision
+// run. Throws UsageError naming `flag` when it does not; a trace (whose memory is not
+// known) and a platform without mem_gib pass.
+void require_fits_one_device(const Workload& w, const Platform&, const LayerReader&, PrecisionMode,
+                             std::string_view flag);
 
 }  // namespace fomcast
 
