@@ -110,6 +110,16 @@ Platform parse_user_platform_spec(std::string_view text, std::string_view file_n
   for (const char* key : kStringKeys)
     if (j.contains(key) && !j.at(key).is_string())
       r.fail(key, std::string("must be a string, not ") + j.at(key).type_name());
+  // The kind decides how ops are timed (a GPU's calls are floored at the tables' launch gap,
+  // its layouts across nodes need NIC figures): "GPU", "gpu " or none silently took a GPU's
+  // floor away (bert-base's smallest op went from 32.9 us to 5e-12 s).
+  if (!j.contains("device_kind"))
+    r.fail("device_kind", "missing: gpu, cpu, mobile_cpu or hypothetical (how the device's calls are timed)");
+  if (const std::string kind = j.at("device_kind").get<std::string>();
+      kind != "gpu" && kind != "cpu" && kind != "mobile_cpu" && kind != "hypothetical")
+    r.fail("device_kind", "must be gpu, cpu, mobile_cpu or hypothetical (got \"" + kind +
+                              "\"; an accelerator launched as a GPU is, with launch_overhead_us for its own "
+                              "per-call floor)");
   // `platforms --json` prints what a database holds about a platform: its origin and its
   // kernel-table size. Both are accepted and ignored, so an entry of that listing can be
   // edited and added back; what is added is origin user, with no table.

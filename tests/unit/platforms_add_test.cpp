@@ -168,6 +168,10 @@ TEST_CASE("platforms add: each malformed field is an error naming it, the databa
       {"unknown dtype", [](json& j) { j["peak_tflop_per_s"]["float32"] = j["peak_tflop_per_s"]["fp32"]; },
        "peak_tflop_per_s.float32", "unknown precision"},
       {"no peaks", [](json& j) { j["peak_tflop_per_s"] = json::object(); }, "peak_tflop_per_s", "at least one"},
+      // A kind it does not know took away a GPU's per-call floor without a word.
+      {"device kind in capitals", [](json& j) { j["device_kind"] = "GPU"; }, "device_kind", "must be gpu, cpu"},
+      {"device kind with a space", [](json& j) { j["device_kind"] = "gpu "; }, "device_kind", "got \"gpu \""},
+      {"no device kind", [](json& j) { j.erase("device_kind"); }, "device_kind", "missing"},
       {"missing peaks", [](json& j) { j.erase("peak_tflop_per_s"); }, "peak_tflop_per_s", "missing"},
       {"missing bandwidth", [](json& j) { j.erase("mem_bw_gb_per_s"); }, "mem_bw_gb_per_s", "missing"},
       {"misspelt key", [](json& j) { j["mem_bw_gbps"] = j["mem_bw_gb_per_s"]; }, "mem_bw_gbps",
