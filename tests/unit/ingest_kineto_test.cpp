@@ -295,6 +295,24 @@ TEST_CASE("kineto: a benchmark's measured iterations are the passes, whatever it
   CHECK(find(n, "aten::mm").count == 1);
 }
 
+TEST_CASE("kineto: a step marker that holds no op is left out of the trace's span too") {
+  // The ProfilerStep lies days before the ops (a corrupt or clock-shifted ts): it holds none
+  // and is ignored, and the pass is the ops' span, 100 us, not the 394 h from the marker.
+  fomcast::test::ScratchDir dir;
+  const std::string trace = dir.write(
+      "moved.json",
+      R"({"traceEvents": [)"
+      R"({"name": "ProfilerStep#1", "cat": "user_annotation", "ph": "X", "ts": 0, "dur": 50, "pid": 1, "tid": 1},)"
+      R"({"name": "aten::mm", "cat": "cpu_op", "ph": "X", "ts": 1419247332000, "dur": 60, "pid": 1, "tid": 1},)"
+      R"({"name": "aten::relu", "cat": "cpu_op", "ph": "X", "ts": 1419247332070, "dur": 30, "pid": 1, "tid": 1}]})");
+  IngestOptions o;
+  o.workload = "moved";
+  const Workload w = ingest_files({trace}, o);
+  CHECK(has_note(w, "the ProfilerStep markers hold no ops: they are ignored"));
+  CHECK(w.passes == 1);
+  CHECK(*w.pass_s == doctest::Approx(100e-6));
+}
+
 TEST_CASE("kineto: the legacy autograd profiler's bare array is read") {
   // The format torch.autograd.profiler.profile().export_chrome_trace() writes (no
   // categories, "CPU functions" pid): a tiny example in that exact shape.

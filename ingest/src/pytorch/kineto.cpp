@@ -363,8 +363,12 @@ class KinetoReader {
       have_t0_ = true;
     }
     const double ts = e.ts - t0_, end = ts + e.dur;
-    first_us_ = std::min(first_us_, ts);
-    last_us_ = std::max(last_us_, end);
+    // The trace's span, of the events that are work: a step marker that holds no op is left
+    // out of the passes, and so it is of the span (one moved to ts 0 made the pass 394 h).
+    if (kind != EventKind::step) {
+      first_us_ = std::min(first_us_, ts);
+      last_us_ = std::max(last_us_, end);
+    }
     switch (kind) {
       case EventKind::op: {
         ++cpu_ops_;
