@@ -4,7 +4,11 @@
 // read chunks) are checked against a file whose elements are known by construction.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <functional>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "decode/json_scan.hpp"
 #include "fomcast/error.hpp"
@@ -278,4 +282,55 @@ TEST_CASE("ingest progress: reported in bytes up to the file's size") {
   CHECK(monotone);
   CHECK(total == doctest::Approx(1152519));  // the .gz's size in bytes (MANIFEST.md)
   CHECK(last == doctest::Approx(total));
+}
+
+TEST_CASE("execution traces: a node tree that is no tree is an error naming the node") {
+  // The shared simple_add ET (38 nodes, root id 1 its own parent), edited: a cycle or a
+  // dangling parent made ops vanish or count twice, a repeated id went unnoticed.
+  const nlohmann::json good =
+      nlohmann::json::parse(test::slurp(test::shared_path("traces/pytorch_et/hta_benchmark_simple_add_et.json")));
+  ScratchDir dir;
+  auto error_of = [&](const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json j = good;
+    edit(j);
+    return ingest_error(dir.write("et.json", j.dump()), "pytorch-et");
+  };
+  auto nodes = [](nlohmann::json& j) -> nlohmann::json& { return j["nodes"]; };
+  const std::size_t last = good["nodes"].size() - 1;
+  int64_t last_id = 0;  // the latest node (the file ends with the root, id 1)
+  for (const auto& n : good["nodes"]) last_id = std::max(last_id, n["id"].get<int64_t>());
+  const InputError twice = error_of([&](nlohmann::json& j) { nodes(j)[last]["id"] = j["nodes"][5]["id"]; });
+  CHECK(says(twice, "given twice"));
+  CHECK(twice.field == "nodes[" + std::to_string(last) + "]");
+  CHECK(twice.byte_offset > 0);
+  const InputError later = error_of([&](nlohmann::json& j) { nodes(j)[5]["parent"] = last_id; });
+  CHECK(says(later, "is a later node"));
+  CHECK(later.field == "nodes[5]");
+  const InputError missing = error_of([&](nlohmann::json& j) { nodes(j)[5]["parent"] = 99999; });
+  CHECK(says(missing, "parent 99999 of node id"));
+  CHECK(says(missing, "is no node of the trace"));
+  const InputError negative = error_of([&](nlohmann::json& j) { nodes(j)[5]["id"] = -36; });
+  CHECK(says(negative, "a negative id (-36)"));
+  CHECK(negative.field == "nodes[5].id");
+  // A Chakra JSON trace whose record_param_comms give a world size of 10^15 (the last Int of
+  // its arguments): "allgather 4 B x 10^15 ranks" was stored.
+  nlohmann::json chakra = nlohmann::json::parse(
+      test::slurp(test::shared_path("traces/chakra/chakra_1.0.2-chakra.0.0.4_allgather_et.json")));
+  for (auto& n : chakra["nodes"])
+    if (n["name"] == "record_param_comms" && n["inputs"]["values"].size() == 8)
+      n["inputs"]["values"][7] = 1000000000000000;
+  const InputError ranks = ingest_error(dir.write("chakra.json", chakra.dump()), "chakra-json");
+  CHECK(says(ranks, "over 1000000000000000 ranks: no job has that many"));
+  // The file as it is reads; a format that is none says which are.
+  IngestOptions o;
+  o.workload = "ok";
+  o.format = "KINETO";
+  try {
+    (void)ingest_files({test::shared_path("traces/pytorch_et/hta_benchmark_simple_add_et.json")}, o);
+    FAIL("no error for --format KINETO");
+  } catch (const UsageError& e) {
+    CHECK(std::string(e.what()).find("unknown format 'KINETO' (auto, model, kineto, pytorch-et") != std::string::npos);
+  }
+  o.format = "auto";
+  CHECK_NOTHROW((void)ingest_files({test::shared_path("traces/pytorch_et/hta_benchmark_simple_add_et.json")}, o));
 }

@@ -290,7 +290,7 @@ namespace {
 fomcast::ingest::EtIndex et_with_comms(const std::string& inputs, const std::string& shapes, const std::string& types) {
   const std::string et =
       R"j({"schema": "1.0.1", "pid": 1, "time": "t", "start_ts": 0, "nodes": [)j"
-      R"j({"name": "[pytorch|profiler|execution_graph|thread]", "id": 2, "rf_id": 0, "parent": 1, "inputs": [], )j"
+      R"j({"name": "[pytorch|profiler|execution_graph|thread]", "id": 2, "rf_id": 0, "parent": 2, "inputs": [], )j"
       R"j("input_shapes": [], "input_types": [], "outputs": [], "output_shapes": [], "output_types": []}, )j"
       R"j({"name": "record_param_comms", "id": 3, "rf_id": 1, "parent": 2, "inputs": )j" +
       inputs + R"j(, "input_shapes": )j" + shapes + R"j(, "input_types": )j" + types +

@@ -5,6 +5,7 @@
 
 #include "common/readers.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/format.hpp"
 
 namespace fomcast::ingest {
 
@@ -44,6 +45,13 @@ std::vector<std::string> ingest_formats() {
 
 namespace {
 
+// "auto, kineto, pytorch-et, ...": what --format takes.
+std::string format_names() {
+  std::string out = "auto";
+  for (const auto& name : ingest_formats()) out += ", " + name;
+  return out;
+}
+
 // Which reader a file is for, from its decompressed head and its name.
 std::string detect(const ingest::InputFile& file) {
   const std::string& path = file.path();
@@ -76,6 +84,8 @@ namespace ingest {
 
 // Final checks every reader's output passes before it may reach the store: a workload
 // with a NaN or negative time must never be stored as if it were a measurement.
+constexpr int64_t kMaxCollectiveRanks = int64_t{1} << 24;
+
 void validate(const Workload& w, const std::string& source) {
   if (w.ops.empty()) throw InputError(source, "no operations found");
   auto bad = [](double v) { return !std::isfinite(v) || v < 0; };
@@ -84,7 +94,15 @@ void validate(const Workload& w, const std::string& source) {
     if (bad(op.count) || op.count == 0) throw InputError(source, "operation '" + op.name + "' has a bad count");
     if (op.self_time_s && bad(*op.self_time_s))
       throw InputError(source, "operation '" + op.name + "' has a negative or non-finite time");
-    if (bad(op.flops) || bad(op.bytes)) throw InputError(source, "operation '" + op.name + "' has bad costs");
+    for (const auto& [what, v] : {std::pair{"flops", op.flops}, std::pair{"bytes", op.bytes}})
+      if (bad(v))
+        throw InputError(source, "operation '" + op.name + "': its " + what + " come out as " + format_significant(v) +
+                                     " (a size or count in the input out of range?)");
+    // A group size read from a collective's arguments: the largest jobs run some 10^5 ranks.
+    if (const auto* c = std::get_if<CollectiveShape>(&op.shape); c && c->ranks > kMaxCollectiveRanks)
+      throw InputError(source, "collective '" + op.name + "' over " + std::to_string(c->ranks) +
+                                   " ranks: no job has that many (at most " + std::to_string(kMaxCollectiveRanks) +
+                                   "; a corrupt group size in the input?)");
   }
 }
 
@@ -153,7 +171,7 @@ Workload ingest_files(const std::vector<std::string>& paths, const IngestOptions
   if (paths.size() > 1) return ingest_together(paths, options);
   const ingest::FormatReader* forced = nullptr;
   if (options.format != "auto" && !(forced = ingest::find_reader(options.format)))
-    throw UsageError("unknown format '" + options.format + "'");
+    throw UsageError("unknown format '" + options.format + "' (" + format_names() + ")");
   const ingest::InputFile file = ingest::InputFile::open(paths.front());
   const std::string format = forced ? options.format : detect(file);
   return finish(ingest::find_reader(format)->read(file, options), format, file.path(), options);

@@ -110,6 +110,7 @@ class NodeParser {
 
   const RawNode& parse(const JsonElement& e) {
     n_ = RawNode{};
+    bool has_id = false;
     for (auto result : r_.parse(e)) {
       od::field f = r_.field(std::move(result), "");
       const char* k = f.key().raw();
@@ -117,9 +118,11 @@ class NodeParser {
       if (key_is(k, "name"))
         n_.name = r_.string_of(v, "name");
       else if (key_is(k, "id"))
-        n_.id = r_.integer_of(v, "id");
-      else if (key_is(k, "parent") || key_is(k, "ctrl_deps"))
+        n_.id = r_.integer_of(v, "id"), has_id = true;
+      else if (key_is(k, "parent"))
         n_.parent = r_.integer_of(v, "parent");
+      else if (key_is(k, "ctrl_deps"))
+        n_.parent = r_.integer_of(v, "ctrl_deps");
       else if (key_is(k, "rf_id"))
         n_.rf_id = r_.integer_of(v, "rf_id");
       else if (key_is(k, "tid"))
@@ -139,7 +142,8 @@ class NodeParser {
       else if (key_is(k, "attrs"))
         attrs(v);
     }
-    if (n_.id < 0) r_.fail("id", "node without an `id`");
+    if (!has_id) r_.fail("id", "node without an `id`");
+    if (n_.id < 0) r_.fail("id", "a negative id (" + std::to_string(n_.id) + ")");
     // The sizes Kineto's `Input Dims` must have: a size of 1e9 made a 96-day add.
     for (const auto& [text, field] : {std::pair{std::string_view(n_.shapes), "input_shapes"},
                                       std::pair{std::string_view(n_.output_shapes), "output_shapes"}})
@@ -274,15 +278,46 @@ void EtIndex::add(const EtRawNode& n) {
   nodes_.push_back(node);
 }
 
+std::string EtIndex::graph_problem(std::size_t& at) const {
+  std::unordered_map<int64_t, std::size_t> index;
+  index.reserve(nodes_.size());
+  for (std::size_t i = 0; i < nodes_.size(); ++i)
+    if (auto [it, fresh] = index.emplace(nodes_[i].id, i); !fresh) {
+      at = i;
+      return "id " + std::to_string(nodes_[i].id) + " given twice (also node " + std::to_string(it->second) + ")";
+    }
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    const Node& n = nodes_[i];
+    if (n.parent < 0 || n.parent == n.id) continue;  // none, or the root's own id
+    at = i;
+    if (!index.contains(n.parent))
+      return "parent " + std::to_string(n.parent) + " of node id " + std::to_string(n.id) + " is no node of the trace";
+    if (n.parent > n.id)
+      return "parent " + std::to_string(n.parent) + " of node id " + std::to_string(n.id) +
+             " is a later node (a parent starts before its children: a cycle or a corrupt id)";
+  }
+  return "";
+}
+
 EtIndex EtIndex::read(const InputFile& file, const ProgressFn& progress) {
   EtIndex index;
   NodeParser parser(file.path());
   JsonStreamSpec spec;
   spec.array_keys = {"nodes"};
   spec.capture_keys = {"schema"};
+  std::vector<int64_t> offsets;  // each node's byte offset, for an error about the tree
   const JsonStreamInfo info = stream_json_array(
-      file, spec, [&](const JsonElement& e) { index.add(parser.parse(e)); }, progress);
+      file, spec,
+      [&](const JsonElement& e) {
+        index.add(parser.parse(e));
+        offsets.push_back(e.offset);
+      },
+      progress);
   if (!info.found_array) throw InputError(file.path(), "no `nodes` array: not a PyTorch execution trace", 0, 0);
+  std::size_t at = 0;
+  if (const std::string why = index.graph_problem(at); !why.empty())
+    throw InputError(file.path(), why, line_at_offset(file, offsets[at]), offsets[at],
+                     "nodes[" + std::to_string(at) + "]");
   if (auto it = info.captured.find("schema"); it != info.captured.end()) {
     index.schema_ = it->second;
     std::string& s = index.schema_;

@@ -63,6 +63,11 @@ class EtIndex {
   // The rank of the process that recorded it, where its record_param_comms calls say
   // (every one the same); nullopt when none does or they disagree.
   std::optional<int64_t> rank() const;
+  // What is wrong with the nodes as a tree, or "" when nothing is: an id given twice, a
+  // parent that is no node, or one that is not an earlier node (ids grow as ops start; the
+  // root names itself). `at` is the node's index in nodes(). A cycle or a dangling parent
+  // made ops vanish or count twice.
+  std::string graph_problem(std::size_t& at) const;
   // The one prototype carrying shapes that every node of this name has, if unique.
   std::optional<uint32_t> unique_shaped_proto(const std::string& name) const;
 
