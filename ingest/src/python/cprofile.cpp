@@ -14,6 +14,7 @@
 #include "common/readers.hpp"
 #include "decode/text_scan.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/format.hpp"
 #include "fomcast/text.hpp"
 #include "python/pstats_marshal.hpp"
 
@@ -94,7 +95,9 @@ Listing read_text(const InputFile& file) {
   Layout layout = Layout::none;
   std::string current;  // callers/callees: the function the block is about
   int64_t tables = 0;
-  bool more_tables = false;
+  bool more_tables = false, reduced = false;
+  double listed_s = 0;        // the stats rows' tottime, summed
+  int64_t last_row_line = 0;  // the line of the last row read
   std::vector<std::string_view> f;
   std::string_view name;
 
@@ -130,6 +133,7 @@ Listing read_text(const InputFile& file) {
       if (!total_s) total_s = *secs;
       continue;
     }
+    if (t.starts_with("List reduced from")) reduced = true;
     if (t.starts_with("Ordered by:") || t.starts_with("List reduced from") || t.starts_with("Random listing order"))
       continue;
     if (t.starts_with("ncalls") && contains(t, "tottime")) {
@@ -164,7 +168,13 @@ Listing read_text(const InputFile& file) {
           if (!text::parse_number(f[static_cast<std::size_t>(k)]) ||
               *text::parse_number(f[static_cast<std::size_t>(k)]) < 0)
             text::fail(path, line.number, "bad number " + text::quote(f[static_cast<std::size_t>(k)]));
+        // print_stats lists each function once; a second row of it is not the run's.
+        if (auto seen = by_name.find(std::string(name)); seen != by_name.end())
+          text::fail(path, line.number,
+                     "function listed twice (first on line " + std::to_string(seen->second.first_line) + ")");
         add(name, f[0], f[1], line.number);
+        listed_s += *text::parse_number(f[1]);
+        last_row_line = line.number;
         break;
       case Layout::callers:
       case Layout::callees: {
@@ -192,6 +202,25 @@ Listing read_text(const InputFile& file) {
   if (layout == Layout::none)
     text::fail_at_end(path, lines, "not a pstats listing: no 'ncalls  tottime ...' header found");
   if (by_name.empty()) text::fail_at_end(path, lines, "the pstats listing has no function rows");
+  // The header's "in N seconds" is the sum of every function's tottime, each row printed to
+  // the millisecond: rows that sum to more are not that run's, and a full listing (no "List
+  // reduced from") that sums to less has lost rows. head -c cuts were read as 1 to 8 of 9
+  // functions, the last one's name cut short.
+  if (layout == Layout::stats && total_s && !more_tables) {
+    const double slack = 0.0005 * static_cast<double>(rows) + 1e-3 * *total_s;
+    if (listed_s > *total_s + slack)
+      text::fail(path, last_row_line,
+                 "the rows' tottime sums to " + format_significant(listed_s) + " s, more than the " +
+                     format_significant(*total_s) + " s the header says the run took");
+    if (!reduced && listed_s < *total_s - slack)
+      text::fail_at_end(path, lines,
+                        "the rows' tottime sums to " + format_significant(listed_s) + " s of the " +
+                            format_significant(*total_s) +
+                            " s the header gives, and no 'List reduced from' line says "
+                            "rows were left out (a truncated file?)");
+    if (!file.bytes().empty() && file.bytes().back() != '\n' && last_row_line == lines.back().number)
+      text::fail(path, last_row_line, "the file ends inside this row, with no line end (a truncated file?)");
+  }
   listing.notes.push_back(
       std::string("self time = tottime; ") +
       (layout == Layout::stats     ? "print_stats listing"
