@@ -47,7 +47,22 @@ ParallelRun run_parallel(const Workload& stored, std::string_view platform, cons
                      std::to_string(b) + " (--global-batch / --batch-per-gpu must give " +
                      std::to_string(stored.batch_size) + " per device and micro-batch)");
   ParallelRun out;
-  out.micro = b == stored.batch_size ? stored : with_epoch_size(stored, b, std::nullopt, expand);
+  if (b == stored.batch_size) {
+    out.micro = stored;
+  } else {
+    // The model expanded at the micro-batch the flags give: its refusal is theirs to answer
+    // for, not the shipped model file's ("data/models/gpt2-small.json: batch_size: ...").
+    try {
+      out.micro = with_epoch_size(stored, b, std::nullopt, expand);
+    } catch (const InputError& e) {
+      const bool cli = f == "--parallel", global = req.global_batch > 0;
+      const std::string given = std::string(global ? (cli ? "--global-batch " : "global_batch ")
+                                                   : (cli ? "--batch-per-gpu " : "batch_size ")) +
+                                std::to_string(global ? req.global_batch : b);
+      throw UsageError(given + ": a micro-batch of " + std::to_string(b) + " per device, which workload '" +
+                       stored.name + "' cannot be expanded at: " + e.message);
+    }
+  }
   const std::vector<LayerCost> layers = layers_of ? layers_of(stored) : std::vector<LayerCost>{};
   const PassEstimate pass = estimate_pass(out.micro, platform, catalog, opts.measured, opts.precision);
   // The ops as estimated (re-typed by --precision): activations travel in their type.
@@ -79,6 +94,7 @@ ParallelRun run_parallel(const Workload& stored, std::string_view platform, cons
                        std::to_string(b) + " on one device; pass_s is the step of the global batch " +
                        std::to_string(out.parallel.global_batch));
   out.run = roll_up(global, std::move(step), opts);
+  out.run.devices_per_run = out.parallel.devices;
   return out;
 }
 

@@ -92,6 +92,7 @@ json estimate_to_json(const RunEstimate& r, const Workload& w) {
               {"run_s", r.run_s},
               {"units_per_day", r.units_per_day},
               {"nodes", r.nodes},
+              {"devices_per_run", r.devices_per_run},
               {"passes_per_epoch", r.passes_per_epoch},
               {"epochs", r.epochs},
               {"uncertainty", p.uncertainty},
@@ -178,7 +179,14 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
   out += "epoch  " + format_number(static_cast<double>(r.passes_per_epoch), 0) +
          " passes = " + format_duration(r.epoch_s) + "\n";
   out += "run    " + std::to_string(r.epochs) + " epoch(s) = " + format_duration(r.run_s) + "\n";
-  out += "rate   " + format_number(r.units_per_day, 2) + " runs/day on " + format_number(r.nodes, 0) + " node(s)\n";
+  // Under a layout one run is D x T x P devices, and --nodes counts runs, not devices: "on 1
+  // node(s)" read as one node for a 64-device job.
+  out += "rate   " + format_number(r.units_per_day, 2) + " runs/day " +
+         (r.devices_per_run > 1 ? "with " + format_significant(r.nodes) + " run(s) side by side, each on " +
+                                      std::to_string(r.devices_per_run) + " devices (" +
+                                      format_significant(r.nodes * static_cast<double>(r.devices_per_run)) + " in all)"
+                                : "on " + format_significant(r.nodes) + " node(s)") +
+         "\n";
   out += "coverage: " + format_share(p.table_coverage) + " of the " +
          (p.coverage_of_baseline ? "baseline" : "predicted") +
          " time predicted from measurements (measured, table, interpolated, implicit-gemm, rnn-as-gemm), " +

@@ -522,3 +522,29 @@ TEST_CASE(
               "'",
           "problems[0].global_batch: one or the other");
 }
+
+TEST_CASE(
+    "estimate --parallel: the rate counts runs of the layout's devices, and a batch the model refuses names the flag") {
+  ScratchDir dir;
+  const auto db = dir.file("r.db");
+  // dp=64 on the 8-GPU A100 nodes is 8 nodes: "runs/day on 1 node(s)" read as one node.
+  const auto text = run_fomcast("estimate --workload gpt2-small --platform A100 --parallel dp=64 --nodes 2", db);
+  REQUIRE_MESSAGE(text.status == 0, text.err);
+  CHECK_MESSAGE(
+      text.out.find("runs/day with 2 run(s) side by side, each on 64 devices (128 in all)") != std::string::npos,
+      text.out);
+  const json j = json::parse(
+      run_fomcast("estimate --workload gpt2-small --platform A100 --parallel dp=64 --nodes 2 --json", db).out);
+  CHECK(j["devices_per_run"] == 64);
+  CHECK(j["nodes"] == 2);
+  // One device, half a node: said as given, not rounded to "0 node(s)".
+  const auto half = run_fomcast("estimate --workload gpt2-small --platform A100 --nodes 0.5", db);
+  CHECK(half.out.find("runs/day on 0.5 node(s)") != std::string::npos);
+  // A global batch the model cannot be expanded at: the flag, not the shipped model file.
+  const auto big =
+      run_fomcast("estimate --workload gpt2-small --platform A100 --parallel dp=4 --global-batch 1000000000", db);
+  CHECK(big.status == 2);
+  CHECK_MESSAGE(big.err.find("--global-batch 1000000000: a micro-batch of 250000000 per device") != std::string::npos,
+                big.err);
+  CHECK(big.err.find("error: data/models/gpt2-small.json") == std::string::npos);
+}

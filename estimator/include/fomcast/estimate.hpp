@@ -198,6 +198,9 @@ struct RunEstimate {
   double run_s = 0;
   double nodes = 1;
   double units_per_day = 0;
+  // Devices one run occupies: 1, or a parallel layout's D x T x P (run_parallel sets it);
+  // `nodes` then counts whole runs side by side, not devices.
+  int64_t devices_per_run = 1;
   std::vector<std::string> assumptions;  // what was not known and how it was filled in
 };
 
