@@ -185,8 +185,18 @@ std::string machines(const HtmlReportInput& in) {
                     }});
   rows.push_back({"memory bandwidth", figure_of(&Platform::mem_bw_bytes_per_s, 1e-9, "GB/s")});
   rows.push_back({"memory", figure_of(&Platform::mem_bytes, 1.0 / (1024.0 * 1024 * 1024), "GiB")});
+  // What a co-design point changes besides rates: the units and clock the transfer model
+  // reads, the cache, the host link, and the network levels of a layout across nodes.
+  rows.push_back({"compute units (SMs, CUs)", figure_of(&Platform::compute_units, 1, "")});
+  rows.push_back({"boost clock", figure_of(&Platform::clock_hz, 1e-6, "MHz")});
+  rows.push_back({"L2 cache", figure_of(&Platform::l2_bytes, 1.0 / (1024.0 * 1024), "MiB")});
+  rows.push_back({"host link", figure_of(&Platform::host_link_bw_bytes_per_s, 1e-9, "GB/s")});
   rows.push_back({"interconnect bandwidth", figure_of(&Platform::net_bw_bytes_per_s, 1e-9, "GB/s")});
   rows.push_back({"interconnect latency", figure_of(&Platform::net_latency_s, 1e6, "us")});
+  rows.push_back({"devices per node", figure_of(&Platform::devices_per_node, 1, "")});
+  rows.push_back({"link within a node", figure_of(&Platform::intra_node_bw_bytes_per_s, 1e-9, "GB/s")});
+  rows.push_back({"NICs per node", figure_of(&Platform::nics_per_node, 1, "")});
+  rows.push_back({"NIC bandwidth", figure_of(&Platform::nic_bw_bytes_per_s, 1e-9, "GB/s")});
   rows.push_back({"power", figure_of(&Platform::power_w, 1, "W")});
   rows.push_back({"host speed", figure_of(&Platform::host_speed, 1, "\u00d7 reference")});
   rows.push_back({"framework overhead", figure_of(&Platform::overhead_factor, 1, "\u00d7 reference")});

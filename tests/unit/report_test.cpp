@@ -290,6 +290,13 @@ TEST_CASE("fomcast report: the CANDLE study, every problem and a breakdown per w
   // The estimator's notes verbatim (the pass note `fom` prints for P1B1 on the baseline).
   const std::string note = j["problems"][0]["notes"][0];
   CHECK(html.find(note) != std::string::npos);
+  // The machines' figures a co-design point changes besides rates, each sourced: Titan's
+  // K20X has 14 SMX at 732 MHz, Frontier's MI250X GCD 110 CUs at 1,700 MHz.
+  for (const std::string row : {"compute units (SMs, CUs)", "boost clock", "L2 cache", "host link"})
+    CHECK_MESSAGE(html.find("<td>" + row + "</td>") != std::string::npos, row);
+  const auto units = html.find("<td>compute units (SMs, CUs)</td>");
+  CHECK(html.find("<td>14<div class=\"src\">", units) < html.find("</tr>", units));
+  CHECK(html.find("<td>110<div class=\"src\">", units) < html.find("</tr>", units));
 }
 
 TEST_CASE("fomcast report: names from a profile and a study are escaped, never markup") {
