@@ -117,14 +117,25 @@ std::string note_list(const std::vector<std::string>& notes) {
 // ---------------------------------------------------------------------------------------
 // Header and machines
 
+// A count as given: 18,688, or 0.5 (a study may count a fraction of a node).
+std::string count_text(double v) { return v == std::floor(v) ? format_number(v, 0) : format_significant(v, 3); }
+
+// "NV_K20X × 18,688 nodes", "H100 × 1 node of 8 devices": one side's machine, as the study
+// counts it ("A100_SXM4_80GB × 1 nodes" hid the DGX's 8 GPUs).
+std::string machine_text(const StudySide& side) {
+  std::string out = side.platform + " \u00d7 " + count_text(side.nodes) + (side.nodes == 1 ? " node" : " nodes");
+  if (side.devices_per_unit != 1)
+    out += " of " + count_text(side.devices_per_unit) + (side.devices_per_unit == 1 ? " device" : " devices");
+  return out;
+}
+
 std::string header(const HtmlReportInput& in) {
   const Study& s = *in.study;
   std::string out = "<header>\n<p class=\"kicker\">fomcast figure-of-merit report</p>\n<h1>" + esc(s.name) + "</h1>\n";
   if (!s.description.empty()) out += "<p>" + esc(s.description) + "</p>\n";
-  out += "<p><strong>Baseline</strong> " + esc(s.baseline.platform) + " \u00d7 " + format_number(s.baseline.nodes, 0) +
-         " nodes &nbsp;\u2192&nbsp; <strong>target</strong> " + esc(s.target.platform) + " \u00d7 " +
-         format_number(s.target.nodes, 0) + " nodes, " + std::to_string(s.problems.size()) + " problem" +
-         (s.problems.size() == 1 ? "" : "s") + ".</p>\n";
+  out += "<p><strong>Baseline</strong> " + esc(machine_text(s.baseline)) +
+         " &nbsp;\u2192&nbsp; <strong>target</strong> " + esc(machine_text(s.target)) + ", " +
+         std::to_string(s.problems.size()) + " problem" + (s.problems.size() == 1 ? "" : "s") + ".</p>\n";
   out += "<dl class=\"provenance\">\n";
   auto item = [&](std::string_view k, const std::string& v) {
     out += "<dt>" + esc(k) + "</dt><dd>" + esc(v) + "</dd>\n";
@@ -207,7 +218,10 @@ std::string machines(const HtmlReportInput& in) {
 
   HtmlTable t;
   t.header = {"", "baseline: " + esc(s.baseline.platform), "target: " + esc(s.target.platform)};
-  t.rows.push_back({"nodes", esc(format_number(s.baseline.nodes, 0)), esc(format_number(s.target.nodes, 0))});
+  t.rows.push_back({"nodes", esc(count_text(s.baseline.nodes)), esc(count_text(s.target.nodes))});
+  if (s.baseline.devices_per_unit != 1 || s.target.devices_per_unit != 1)
+    t.rows.push_back(
+        {"devices per node", esc(count_text(s.baseline.devices_per_unit)), esc(count_text(s.target.devices_per_unit))});
   for (const auto& f : rows) {
     std::optional<std::string> b, g;
     if (in.baseline_platform) b = f.value(*in.baseline_platform);
@@ -249,10 +263,10 @@ std::string fom_section(const HtmlReportInput& in) {
   HtmlTable t;
   t.header = {"", "machine", "harmonic mean of units/day", "uncertainty"};
   t.numeric = {false, false, true, true};
-  t.rows.push_back({"baseline", esc(s.baseline.platform + " \u00d7 " + format_number(s.baseline.nodes, 0)),
-                    format_number(r.baseline_hm_units_per_day, 2), plus_minus(u.baseline_hm)});
-  t.rows.push_back({"target", esc(s.target.platform + " \u00d7 " + format_number(s.target.nodes, 0)),
-                    format_number(r.target_hm_units_per_day, 2), plus_minus(u.target_hm)});
+  t.rows.push_back({"baseline", esc(machine_text(s.baseline)), format_number(r.baseline_hm_units_per_day, 2),
+                    plus_minus(u.baseline_hm)});
+  t.rows.push_back(
+      {"target", esc(machine_text(s.target)), format_number(r.target_hm_units_per_day, 2), plus_minus(u.target_hm)});
   out += t.render();
   out +=
       "<div class=\"not-fom\"><strong>Not the FOM</strong>, shown because they are often computed by mistake: "
@@ -298,10 +312,10 @@ std::string problems_section(const HtmlReportInput& in) {
 
   HtmlTable t;
   t.groups = {{"", 1},
-              {"baseline: " + esc(s.baseline.platform) + " \u00d7 " + format_number(s.baseline.nodes, 0) +
+              {"baseline: " + esc(machine_text(s.baseline)) +
                    (s.baseline.unit.empty() ? std::string() : " (" + esc(s.baseline.unit) + ")"),
                3},
-              {"target: " + esc(s.target.platform) + " \u00d7 " + format_number(s.target.nodes, 0) +
+              {"target: " + esc(machine_text(s.target)) +
                    (s.target.unit.empty() ? std::string() : " (" + esc(s.target.unit) + ")"),
                3},
               {"", 1}};
