@@ -220,8 +220,8 @@ std::string machines(const HtmlReportInput& in) {
   t.header = {"", "baseline: " + esc(s.baseline.platform), "target: " + esc(s.target.platform)};
   t.rows.push_back({"nodes", esc(count_text(s.baseline.nodes)), esc(count_text(s.target.nodes))});
   if (s.baseline.devices_per_unit != 1 || s.target.devices_per_unit != 1)
-    t.rows.push_back(
-        {"devices per node", esc(count_text(s.baseline.devices_per_unit)), esc(count_text(s.target.devices_per_unit))});
+    t.rows.push_back({"devices per counted node (the study's)", esc(count_text(s.baseline.devices_per_unit)),
+                      esc(count_text(s.target.devices_per_unit))});
   for (const auto& f : rows) {
     std::optional<std::string> b, g;
     if (in.baseline_platform) b = f.value(*in.baseline_platform);
