@@ -12,6 +12,7 @@
 #include "fomcast/input_checks.hpp"
 #include "fomcast/json_input.hpp"
 #include "fomcast/platform_spec.hpp"
+#include "fomcast/text.hpp"
 
 namespace fomcast {
 namespace {
@@ -23,21 +24,6 @@ const char* const kCountKeys[] = {"compute_units", "devices_per_node", "nics_per
 const char* const kStringKeys[] = {"description", "device_kind", "vendor", "architecture", "host_cpu"};
 // The element types a peak rate may be quoted for (a datasheet's columns).
 const DType kPeakTypes[] = {DType::fp64, DType::fp32, DType::tf32, DType::fp16, DType::bf16, DType::fp8, DType::int8};
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
 
 struct SpecReader {
   std::string file;
@@ -81,16 +67,7 @@ struct SpecReader {
 
 }  // namespace
 
-std::string nearest_platform_spec_key(std::string_view key) {
-  std::string best;
-  std::size_t best_d = 0;
-  for (const auto& k : platform_spec_keys()) {
-    const std::size_t d = edit_distance(key, k);
-    if (best.empty() || d < best_d) best = k, best_d = d;
-  }
-  const std::size_t limit = std::max<std::size_t>(2, std::max(key.size(), best.size()) / 3);
-  return best_d <= limit ? best : std::string();
-}
+std::string nearest_platform_spec_key(std::string_view key) { return nearest_key(key, platform_spec_keys()); }
 
 Platform parse_user_platform_spec(std::string_view text, std::string_view file_name) {
   const SpecReader r{std::string(file_name)};

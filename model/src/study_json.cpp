@@ -12,6 +12,7 @@
 #include "fomcast/input_checks.hpp"
 #include "fomcast/json_input.hpp"
 #include "fomcast/model.hpp"
+#include "fomcast/text.hpp"
 
 namespace fomcast {
 namespace {
@@ -132,7 +133,12 @@ Study parse_study(std::string_view text, std::string_view file) {
     const json& p = problems[i];
     if (!p.is_object()) r.fail(path.substr(0, path.size() - 1), "must be an object");
     for (const auto& [key, value] : p.items())
-      if (!kProblemFields.count(key)) r.fail(path + key, "unknown field");
+      if (!kProblemFields.count(key)) {
+        const std::string near =
+            nearest_key(key, std::vector<std::string>(kProblemFields.begin(), kProblemFields.end()));
+        r.fail(path + key, "unknown field" + (near.empty() ? std::string(" (docs/study-format.md lists them)")
+                                                           : " (did you mean \"" + near + "\"?)"));
+      }
 
     StudyProblem prob;
     prob.name = r.string_at(p, "name", path);

@@ -52,6 +52,22 @@ TEST_CASE("a good study parses") {
   CHECK(*s.problems[0].baseline_hours == 60);
 }
 
+TEST_CASE("a misspelt problem field says which it meant") {
+  try {
+    parse_study(with("/problems/0/precison", "bf16"), "study.json");
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.field == "problems[0].precison");
+    CHECK(std::string(e.what()).find("unknown field (did you mean \"precision\"?)") != std::string::npos);
+  }
+  try {
+    parse_study(with("/problems/0/zzzzzzzzzz", 1), "study.json");
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("unknown field (docs/study-format.md lists them)") != std::string::npos);
+  }
+}
+
 TEST_CASE("each malformed study names the field") {
   CHECK(field_error(without("/baseline")) == "baseline");
   CHECK(field_error(without("/target/nodes")) == "target.nodes");

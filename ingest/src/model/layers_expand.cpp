@@ -496,7 +496,7 @@ void add_notes(Workload& w, const Graph& g, const OptimizerSpec& opt) {
       "forward MACs count the dense, convolution, recurrent and attention matrix products; memory: "
       "weights " +
       mib(stats.weights_bytes) + ", gradients " + mib(stats.gradients_bytes) + ", optimizer state " +
-      mib(stats.optimizer_bytes) + ", activations kept per batch of " + std::to_string(w.batch_size) + " " +
+      mib(stats.optimizer_bytes) + ", activations kept for a batch of " + std::to_string(w.batch_size) + ": " +
       mib(stats.activations_bytes));
   if (shared_layers)
     w.notes.push_back(std::to_string(shared_layers) +

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fomcast {
 
@@ -13,5 +14,9 @@ inline bool contains(std::string_view text, std::string_view needle) {
 
 // ASCII lower case; bytes outside A-Z are kept as they are.
 std::string lowercase(std::string_view);
+
+// The candidate a misspelt key most likely meant ("precison" -> "precision"), or "" when
+// none is near: at most max(2, a third of the longer) single-character edits away.
+std::string nearest_key(std::string_view key, const std::vector<std::string>& candidates);
 
 }  // namespace fomcast
