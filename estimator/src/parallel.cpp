@@ -425,6 +425,7 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
       do_b();
     }
     // Data parallel: the last micro-batch's gradients in buckets, backward order.
+    int64_t oversized_buckets = 0;  // a layer's gradients alone past twice the bucket size
     std::size_t last_comm = 0;
     bool any_bucket = false;
     if (D > 1) {
@@ -436,6 +437,7 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
         // norm's running statistics).
         bucket += layers[i].trainable_params.value_or(layers[i].params) * tp_rank_share(layers[i], T) * par_bytes;
         if (bucket > 0 && (bucket >= layout.bucket_bytes || i == lo)) {
+          if (bucket > 2 * layout.bucket_bytes) ++oversized_buckets;
           const double t =
               timed_on(dp_net,
                        "dp " + std::string(grad_kind == CollectiveKind::allreduce ? "all-reduce" : "reduce-scatter") +
@@ -448,6 +450,13 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
           bucket = 0;
         }
       }
+    }
+    // --bucket-mb 0.001 gave as many buckets as the default 25: a layer is never split.
+    if (oversized_buckets > 0 && layout.bucket_bytes != ParallelLayout{}.bucket_bytes) {
+      const std::string note = "--bucket-mb " + format_significant(layout.bucket_bytes / (1024.0 * 1024.0)) + ": " +
+                               "layers whose gradients alone exceed twice the bucket are a bucket each (DDP keeps "
+                               "a tensor whole; a layer's tensors are taken together)";
+      if (std::find(out.notes.begin(), out.notes.end(), note) == out.notes.end()) out.notes.push_back(note);
     }
     // The optimizer on this device's share of the parameters, after the last bucket.
     double total_params = 0;

@@ -2,6 +2,8 @@
 // single-device path untouched without the flag, the memory refusal, scaling points.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <fstream>
 #include <regex>
 #include <set>
@@ -547,4 +549,24 @@ TEST_CASE(
   CHECK_MESSAGE(big.err.find("--global-batch 1000000000: a micro-batch of 250000000 per device") != std::string::npos,
                 big.err);
   CHECK(big.err.find("error: data/models/gpt2-small.json") == std::string::npos);
+}
+
+TEST_CASE("--bucket-mb below a layer's gradients says that layers are not split") {
+  ScratchDir dir;
+  const auto db = dir.file("b.db");
+  const json tiny = json::parse(
+      run_fomcast("estimate --workload gpt2-small --platform A100 --parallel dp=8 --bucket-mb 0.001 --json", db).out);
+  const std::string note = "--bucket-mb 0.001: layers whose gradients alone exceed twice the bucket are a bucket each";
+  auto has = [&](const json& j) {
+    return std::any_of(j["parallel"]["notes"].begin(), j["parallel"]["notes"].end(),
+                       [&](const json& n) { return n.get<std::string>().rfind(note, 0) == 0; });
+  };
+  CHECK(has(tiny));
+  int buckets = 0;
+  for (const auto& c : tiny["parallel"]["collectives"])
+    buckets += c["what"].get<std::string>().find("bucket") != std::string::npos;
+  CHECK(buckets == 15);  // one per layer with gradients, not thousands of 1 KiB calls
+  const json plain =
+      json::parse(run_fomcast("estimate --workload gpt2-small --platform A100 --parallel dp=8 --json", db).out);
+  CHECK_FALSE(has(plain));
 }
