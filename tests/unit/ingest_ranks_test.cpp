@@ -331,3 +331,18 @@ TEST_CASE("ingest ranks: record_param_comms arguments in PyTorch's two orders") 
   CHECK(later.rank() == 5);
   CHECK(comms_of(later).group_size == 16);
 }
+
+TEST_CASE("ingest: a Kineto trace and an execution trace of two ranks are refused as a pair, in either order") {
+  // Their op ids agree (93%), as any two ranks' of the job do: the ranks they name tell.
+  ScratchDir dir;
+  const std::string db = dir.file("p.db");
+  const auto kineto = dlrm_files("worker0_"), et3 = dlrm_files("dlrm_eg_3"), et0 = dlrm_files("dlrm_eg_0");
+  REQUIRE(kineto.size() == 1);
+  for (const std::string& files : {joined(kineto) + joined(et3), joined(et3) + joined(kineto)}) {
+    const auto r = run_fomcast("ingest" + files + " --workload mixed", db);
+    CHECK(r.status == 2);
+    CHECK_MESSAGE(r.err.find("dlrm_eg_3.json.gz: is the execution trace of rank 3, and") != std::string::npos, r.err);
+    CHECK(r.err.find("the Kineto trace of rank 0") != std::string::npos);
+  }
+  CHECK(run_fomcast("ingest" + joined(kineto) + joined(et0) + " --workload pair", db).status == 0);
+}

@@ -1125,6 +1125,13 @@ Workload read_kineto_alone(const InputFile& file, const IngestOptions& options) 
 
 Workload read_kineto_with_et(const InputFile& kineto, const InputFile& et_file, const IngestOptions& options) {
   const EtIndex et = EtIndex::read(et_file, options.progress);
+  // An ET's op ids agree with any rank's Kineto trace of the same job (docs/ingest.md), so
+  // the agreement below cannot tell rank 0's Kineto trace from rank 3's ET: their ranks can.
+  if (const auto k = kineto_trace_rank(kineto), e = et.rank(); k && e && *k != *e)
+    throw InputError(et_file.path(),
+                     "is the execution trace of rank " + std::to_string(*e) + ", and " + kineto.path() +
+                         " the Kineto trace of rank " + std::to_string(*k) +
+                         ": records of two ranks, not of one run (give each rank's pair, or all the ranks' files)");
   return read_kineto_joined(kineto, &et, et_file.path(), options);
 }
 

@@ -2,6 +2,8 @@
 // the execution trace of the same run (or none), for the multi-rank reader (ranks.cpp).
 #pragma once
 
+#include <optional>
+
 #include <string>
 
 #include "common/input.hpp"
@@ -12,6 +14,9 @@ namespace fomcast::ingest {
 
 // Times from the Kineto trace, shapes from `et` (null: Kineto alone); `et_path` names the
 // ET in messages. Throws InputError when the two are not records of one run.
+// The rank a Kineto trace names in its distributedInfo, if it names one (ranks.cpp).
+std::optional<int64_t> kineto_trace_rank(const InputFile&);
+
 Workload read_kineto_joined(const InputFile& kineto, const EtIndex* et, const std::string& et_path,
                             const IngestOptions&);
 

@@ -275,6 +275,11 @@ Workload fold_ranks(std::vector<Rank>& ranks) {
 
 }  // namespace
 
+std::optional<int64_t> kineto_trace_rank(const InputFile& f) {
+  if (const auto r = kineto_rank(f)) return r->rank;
+  return std::nullopt;
+}
+
 Workload read_kineto_ranks(const std::vector<InputFile>& files, const std::vector<std::string>& formats,
                            const IngestOptions& options) {
   const bool threads = options.threads != 1;
