@@ -97,6 +97,7 @@ class FieldReader {
     }
     std::string_view raw;
     if (auto err = a.raw_json().get(raw)) fail_json(field, err);
+    if (const std::string why = json_value_problem(raw); !why.empty()) fail(field, "not JSON: " + why);
     return raw;
   }
 

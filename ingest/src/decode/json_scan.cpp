@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <thread>
+#include <vector>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -491,6 +492,80 @@ JsonStreamInfo stream_json_array(const InputFile& file, const JsonStreamSpec& sp
     }
     throw InputError(e.file, e.message, line, e.byte_offset, e.field);
   }
+}
+
+std::string json_value_problem(std::string_view text) {
+  // Contexts: 'a' an array, 'o' an object. States: what may come next.
+  enum class Next { value, value_or_close, comma_or_close, key, key_or_close, colon, end };
+  std::vector<char> stack;
+  Next next = Next::value;
+  auto at = [&](std::size_t i) { return " at character " + std::to_string(i + 1) + " of the value"; };
+  auto after_value = [&] { next = stack.empty() ? Next::end : Next::comma_or_close; };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+    const bool want_value = next == Next::value || next == Next::value_or_close;
+    if (c == '[' || c == '{') {
+      if (!want_value) return std::string("unexpected '") + c + "'" + at(i);
+      stack.push_back(c == '[' ? 'a' : 'o');
+      next = c == '[' ? Next::value_or_close : Next::key_or_close;
+    } else if (c == ']' || c == '}') {
+      const char ctx = c == ']' ? 'a' : 'o';
+      const bool may_close = next == Next::comma_or_close || (ctx == 'a' && next == Next::value_or_close) ||
+                             (ctx == 'o' && next == Next::key_or_close);
+      if (stack.empty() || stack.back() != ctx || !may_close) return std::string("unexpected '") + c + "'" + at(i);
+      stack.pop_back();
+      after_value();
+    } else if (c == ',') {
+      if (next != Next::comma_or_close) return "a comma with no value before it" + at(i);
+      next = stack.back() == 'a' ? Next::value : Next::key;
+    } else if (c == ':') {
+      if (next != Next::colon) return "unexpected ':'" + at(i);
+      next = Next::value;
+    } else if (c == '"') {
+      const bool key = next == Next::key || next == Next::key_or_close;
+      if (!want_value && !key) return "a value where a comma belongs" + at(i);
+      std::size_t j = i + 1;
+      while (j < text.size() && text[j] != '"') j += text[j] == '\\' ? 2 : 1;
+      if (j >= text.size()) return "an unclosed string" + at(i);
+      i = j;
+      if (key)
+        next = Next::colon;
+      else
+        after_value();
+    } else {
+      if (!want_value) return "a value where a comma belongs" + at(i);
+      std::size_t j = i;
+      while (j < text.size() && std::strchr(",]}: \n\r\t", text[j]) == nullptr) ++j;
+      const std::string_view token = text.substr(i, j - i);
+      const bool literal = token == "true" || token == "false" || token == "null";
+      // A JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+      std::size_t k = 0;
+      auto digits = [&] {
+        const std::size_t from = k;
+        while (k < token.size() && token[k] >= '0' && token[k] <= '9') ++k;
+        return k > from;
+      };
+      bool number = true;
+      if (k < token.size() && token[k] == '-') ++k;
+      if (k < token.size() && token[k] == '0')
+        ++k;
+      else
+        number = digits();
+      if (number && k < token.size() && token[k] == '.') ++k, number = digits();
+      if (number && k < token.size() && (token[k] == 'e' || token[k] == 'E')) {
+        ++k;
+        if (k < token.size() && (token[k] == '+' || token[k] == '-')) ++k;
+        number = digits();
+      }
+      if (!literal && !(number && k == token.size()))
+        return "'" + std::string(token.substr(0, 16)) + "' is no JSON value" + at(i);
+      i = j - 1;
+      after_value();
+    }
+  }
+  if (!stack.empty() || next != Next::end) return "the value ends early";
+  return "";
 }
 
 int64_t line_at_offset(const InputFile& file, int64_t offset) {

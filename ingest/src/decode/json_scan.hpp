@@ -71,6 +71,13 @@ JsonStreamInfo scan_json_array(const InputFile& file, const JsonStreamSpec& spec
                                const std::function<void(const JsonElement&)>& on_element,
                                const ProgressFn& progress = {});
 
+// What is wrong with `text` as one JSON value, or "": commas and colons where the grammar
+// has them, strings closed, scalars that are numbers or true/false/null. For the small array
+// values a reader takes raw (Kineto's Input Dims, an ET's input_shapes), which simdjson's
+// on-demand parser hands over without checking their inside: `[[512, 512],, []]` read as
+// an op without its shape.
+std::string json_value_problem(std::string_view text);
+
 // 1-based line of a decompressed byte offset, by reading the file up to it.
 int64_t line_at_offset(const InputFile& file, int64_t offset);
 
