@@ -312,6 +312,32 @@ TEST_CASE("json errors: the arrays a reader takes whole are JSON inside too") {
   CHECK(std::holds_alternative<GemmShape>(w.ops[0].shape));
 }
 
+TEST_CASE("json errors: a key the reader uses, given twice, is an error: JSON keeps one, which is not known") {
+  ScratchDir dir;
+  // "dur": 5.8 then 9e8 on one GEMM kernel made a 16.7-minute op in a 4.4 ms pass.
+  const InputError dur = ingest_error(dir.write(
+      "dur.json", kHead + R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 100, )"
+                          R"("dur": 5, "dur": 900000000, "args": {"External id": 1}}]})"));
+  CHECK(says(dur, "`dur` given twice in one event"));
+  CHECK(dur.field == "traceEvents[0].dur");
+  const InputError id = ingest_error(
+      dir.write("id.json", kHead + R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 100, )"
+                                   R"("dur": 5, "args": {"External id": 1, "External id": 2}}]})"));
+  CHECK(says(id, "`args.External id` given twice"));
+  // A second, empty traceEvents after the first went unread.
+  const InputError top = ingest_error(dir.write("top.json", kHead + kGood + R"(], "traceEvents": []})"));
+  CHECK(says(top, "top-level key \"traceEvents\" given twice"));
+  CHECK(top.byte_offset > 0);
+  // Keys the reader has no use for may repeat (they are skipped unread).
+  IngestOptions o;
+  o.workload = "ok";
+  CHECK_NOTHROW((void)ingest_files(
+      {dir.write("other.json",
+                 kHead + R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 100, )"
+                         R"("dur": 5, "args": {"External id": 1, "Sequence number": 3, "Sequence number": 4}}]})")},
+      o));
+}
+
 TEST_CASE("json value check: JSON's grammar, small") {
   using fomcast::ingest::json_value_problem;
   for (const char* ok : {"[]", "[1, -2.5e3, 0, true, null]", R"([["a", {"k": [1, {}]}], "x\"]"])", "{}", "[[], []]"})

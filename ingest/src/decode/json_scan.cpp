@@ -13,6 +13,7 @@
 #include <bit>
 #include <cstdio>
 #include <cstring>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -176,6 +177,7 @@ class Scanner {
   int64_t base_ = 0;     // decompressed offset of buf_[0]
   bool eof_ = false;
   JsonStreamInfo info_;
+  std::set<std::string> read_keys_;  // the streamed and captured top-level keys met so far
 
   [[noreturn]] void fail_at(std::size_t index, const std::string& message) const {
     throw InputError(file_.path(), message + (stream_->gzip() ? " (offset counted in the decompressed data)" : ""), 0,
@@ -345,6 +347,12 @@ class Scanner {
         fail_at(pos_, c < 0 ? "file ends after a key (truncated?)" : "expected ':' after key \"" + key + "\"");
       ++pos_;
       const bool streamed = std::find(spec_.array_keys.begin(), spec_.array_keys.end(), key) != spec_.array_keys.end();
+      const bool captured =
+          std::find(spec_.capture_keys.begin(), spec_.capture_keys.end(), key) != spec_.capture_keys.end();
+      // A key the reader uses, twice: JSON keeps one, and which the writer meant is not known
+      // (a second, empty `traceEvents` went unread).
+      if ((streamed || captured) && !read_keys_.insert(key).second)
+        fail_at(pos_, "top-level key \"" + key + "\" given twice");
       if (streamed) {
         c = peek();
         if (c != '[') fail_at(pos_, "`" + key + "` is not an array");
@@ -352,7 +360,7 @@ class Scanner {
         info_.found_array = true;
         info_.array_key = key;
         stream_array(on_element, "the `" + key + "` array");
-      } else if (std::find(spec_.capture_keys.begin(), spec_.capture_keys.end(), key) != spec_.capture_keys.end()) {
+      } else if (captured) {
         std::string raw;
         skip_value(&raw);
         if (!raw.empty()) info_.captured[key] = std::move(raw);
