@@ -5,6 +5,7 @@
 #include "common/input.hpp"
 #include "common/ops.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/ingest.hpp"
 #include "test_support.hpp"
 
 using namespace fomcast;
@@ -83,4 +84,23 @@ TEST_CASE("the aggregator folds events per identity and divides by passes") {
   CHECK(*ops[0].self_time_s == doctest::Approx(0.005));
   CHECK(ops[1].count == doctest::Approx(1.5));
   CHECK(!ops[1].self_time_s);
+}
+
+TEST_CASE("a UTF-8 byte-order mark before a JSON trace or a TAU profile is skipped, as the other text readers do") {
+  // Windows editors write one: the Kineto reader said "found 0xef", TAU's header was refused.
+  ScratchDir dir;
+  for (const std::string& rel : {std::string("traces/pytorch_et/hta_benchmark_simple_add_trace.json"),
+                                 std::string("traces/pytorch_et/hta_benchmark_simple_add_et.json"),
+                                 std::string("traces/tau/hatchet_tau-cpi-mpi_profile.0.0.0")}) {
+    CAPTURE(rel);
+    IngestOptions o;
+    o.workload = "w";
+    const Workload plain = ingest_files({shared_path(rel)}, o);
+    const std::string name = rel.substr(rel.rfind('/') + 1);
+    const Workload marked = ingest_files({dir.write(name, "\xEF\xBB\xBF" + fomcast::test::slurp(shared_path(rel)))}, o);
+    CHECK(marked.origin == plain.origin);
+    REQUIRE(marked.ops.size() == plain.ops.size());
+    CHECK(marked.measured_op_time_s() == doctest::Approx(plain.measured_op_time_s()));
+    CHECK(marked.pass_s == plain.pass_s);
+  }
 }

@@ -146,6 +146,12 @@ class Scanner {
   JsonStreamInfo run(const std::function<void(const JsonElement&)>& on_element) {
     int c = peek();
     if (c < 0) fail_at(pos_, "empty file (no JSON document)");
+    // A UTF-8 byte-order mark, as Windows editors write one: a parser may skip it (RFC 8259,
+    // 8.1), and the text readers do ("found 0xef" named no cause).
+    if (c == 0xEF && pos_ + 2 < end_ && buf_[pos_ + 1] == '\xBB' && buf_[pos_ + 2] == '\xBF') {
+      pos_ += 3;
+      c = peek();
+    }
     if (c == '[') {
       if (!spec_.accept_bare_array) fail_at(pos_, "expected a JSON object with " + wanted_keys() + ", found an array");
       info_.found_array = true;
