@@ -338,6 +338,19 @@ TEST_CASE("json errors: a key the reader uses, given twice, is an error: JSON ke
       o));
 }
 
+TEST_CASE("json errors: an op a thousand times longer than its pass is a corrupt duration, not a measurement") {
+  // One step of 100 us whose op lasts 1,000 s (a "dur" of 1e9): it was read, 16.7 minutes of
+  // GEMM in a step. A step's ops may overlap over threads and streams, not a thousand deep.
+  ScratchDir dir;
+  const InputError e = ingest_error(dir.write(
+      "long.json",
+      kHead + R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, )"
+              R"("dur": 100},)"
+              R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 10, "dur": 1000000000, )"
+              R"("args": {"External id": 1}}]})"));
+  CHECK(says(e, "times the pass (100 us): an event's duration is corrupt (the longest: 'aten::mm', 16.7 min"));
+}
+
 TEST_CASE("json value check: JSON's grammar, small") {
   using fomcast::ingest::json_value_problem;
   for (const char* ok : {"[]", "[1, -2.5e3, 0, true, null]", R"([["a", {"k": [1, {}]}], "x\"]"])", "{}", "[[], []]"})

@@ -85,11 +85,26 @@ namespace ingest {
 // Final checks every reader's output passes before it may reach the store: a workload
 // with a NaN or negative time must never be stored as if it were a measurement.
 constexpr int64_t kMaxCollectiveRanks = int64_t{1} << 24;
+// Ops' time per pass over the pass time past which an event's duration is corrupt: threads
+// and streams overlap (a 32-thread host, a few GPU streams), but not a thousand deep. One
+// kernel's "dur" of 1e9 us made a GEMM of 16.7 minutes in a 4.4 ms step.
+constexpr double kMaxOpTimeOverPass = 1000;
 
 void validate(const Workload& w, const std::string& source) {
   if (w.ops.empty()) throw InputError(source, "no operations found");
   auto bad = [](double v) { return !std::isfinite(v) || v < 0; };
   if (w.pass_s && (bad(*w.pass_s) || *w.pass_s == 0)) throw InputError(source, "pass time is not a positive number");
+  if (w.pass_s && w.measured_op_time_s() > kMaxOpTimeOverPass * *w.pass_s) {
+    const Op* longest = nullptr;
+    for (const auto& op : w.ops)
+      if (op.self_time_s && (!longest || op.count * *op.self_time_s > longest->count * *longest->self_time_s))
+        longest = &op;
+    throw InputError(source, "the operations take " + format_duration(w.measured_op_time_s()) + " per pass, " +
+                                 format_significant(w.measured_op_time_s() / *w.pass_s) + " times the pass (" +
+                                 format_duration(*w.pass_s) + "): an event's duration is corrupt (the longest: '" +
+                                 longest->name + "', " + format_duration(longest->count * *longest->self_time_s) +
+                                 " per pass)");
+  }
   for (const auto& op : w.ops) {
     if (bad(op.count) || op.count == 0) throw InputError(source, "operation '" + op.name + "' has a bad count");
     if (op.self_time_s && bad(*op.self_time_s))
