@@ -346,3 +346,30 @@ TEST_CASE("ingest: a Kineto trace and an execution trace of two ranks are refuse
   }
   CHECK(run_fomcast("ingest" + joined(kineto) + joined(et0) + " --workload pair", db).status == 0);
 }
+
+TEST_CASE("ingest ranks: the job's collectives projected to another machine by one rule, their waits carried") {
+  // On an A100 node the all-reduces took the level model bare (a measured 692 us all-reduce
+  // became 12.5 us, its wait for the other ranks dropped) while the all-to-alls took a flat
+  // ring over the aggregate NVLink figure with no latency, carried by its ratio. Now both are
+  // the measured time x the collective model's ratio between the two machines.
+  ScratchDir dir;
+  const std::string db = dir.file("c.db");
+  REQUIRE(
+      run_fomcast("ingest" + joined(dlrm_files("dlrm_eg_")) + joined(dlrm_files("worker")) + " --workload dlrm8", db)
+          .status == 0);
+  const json est = run_json("estimate --workload dlrm8 --platform A100", db);
+  int collectives = 0, all_to_all = 0;
+  for (const auto& op : est["ops"]) {
+    if (op["kind"] != "collective") continue;
+    ++collectives;
+    const std::string detail = op["detail"];
+    CAPTURE(detail);
+    CHECK(detail.rfind("measured on V100_SXM2_32GB x the collective model's ratio (", 0) == 0);
+    if (op["shape"]["op"] == "alltoall") {
+      ++all_to_all;
+      CHECK(detail.find("all-to-all as an all-gather's volume") != std::string::npos);
+    }
+  }
+  CHECK(collectives >= 6);
+  CHECK(all_to_all >= 3);
+}
