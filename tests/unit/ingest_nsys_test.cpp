@@ -2,7 +2,9 @@
 // on a small export made here with PyTorch emit_nvtx ranges and step ranges, a kind the
 // shared traces lack. Expected numbers come from SQL over the files (queries quoted).
 #include <doctest/doctest.h>
+
 #include <sqlite3.h>
+#include <filesystem>
 
 #include "fomcast/error.hpp"
 #include "ingest_text_support.hpp"
@@ -181,4 +183,28 @@ TEST_CASE("nsys export: a kernel row without a start is an error naming the colu
 
 TEST_CASE("nsys export without its StringIds table: an error, not a workload of <unnamed> kernels") {
   expect_broken_export("DROP TABLE StringIds", "StringIds", "no StringIds table");
+}
+
+TEST_CASE("nsys export: a copy of no CUPTI kind is an error naming the column, not a merged Memcpy op") {
+  // The MPI saxpy export's 15 copies (10 HtoD, 5 DtoH): one set to kind 99 (or -1) merged
+  // the directions into one "Memcpy" op.
+  for (const std::string value : {"99", "-1"}) {
+    CAPTURE(value);
+    test::ScratchDir dir;
+    const std::string path = dir.file("saxpy.sqlite");
+    std::filesystem::copy_file(test::shared_path("traces/nsys_sqlite/pipit_saxpy-mpi-cuda_nsys_perlmutter0.sqlite"),
+                               path);
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+    exec(db, "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET copyKind = " + value +
+                 " WHERE rowid = (SELECT MIN(rowid) FROM CUPTI_ACTIVITY_KIND_MEMCPY)");
+    sqlite3_close(db);
+    try {
+      (void)ingest_one(path, "nsys-sqlite");
+      FAIL("no error");
+    } catch (const InputError& e) {
+      CHECK(e.field == "CUPTI_ACTIVITY_KIND_MEMCPY.copyKind");
+      CHECK(std::string(e.what()).find("copy kind " + value + " is none of CUPTI's") != std::string::npos);
+    }
+  }
 }

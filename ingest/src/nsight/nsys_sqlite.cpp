@@ -592,6 +592,18 @@ void read_copies(const Export& db, const Schema& schema, const std::string& tabl
           ++a.outside_steps;
           return;
         }
+        // CUPTI's copy kinds are 0 (unknown) to 10 (peer to peer): 99 or NULL merged the
+        // directions into one "Memcpy" op without a word.
+        if (!is_memset && kind &&
+            (sqlite3_column_type(st, 3) != SQLITE_INTEGER || sqlite3_column_int64(st, 3) < 0 ||
+             sqlite3_column_int64(st, 3) > 10))
+          throw InputError(db.path(),
+                           "copy kind " +
+                               std::string(sqlite3_column_type(st, 3) == SQLITE_NULL
+                                               ? "NULL"
+                                               : reinterpret_cast<const char*>(sqlite3_column_text(st, 3))) +
+                               " is none of CUPTI's (0 to 10)",
+                           0, -1, table + ".copyKind");
         Op op;
         op.name = is_memset ? "Memset" : memcpy_direction(sqlite3_column_int64(st, 3));
         op.kind = OpKind::memcpy;
