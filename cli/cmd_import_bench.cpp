@@ -1,6 +1,8 @@
 // import-bench: kernel-table files (DeepBench result CSVs, the native CSV) into the store
 // (CANDLE step 5). The file is parsed and checked whole before the store is opened.
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -39,8 +41,12 @@ void add_import_bench_command(CLI::App& app, Globals& g) {
     if (*format == BenchFormat::neusight && o->platform.empty()) resolve_devices(imported, store.platforms(), o->file);
     // A platform named in the file is checked as --platform is: 'nv_v100' is NV_V100 mistyped,
     // not a new machine, and a new name obeys `platforms add`'s rule.
+    std::vector<std::string> fresh;  // platforms this import creates
     for (const auto& [name, entries] : imported.by_platform)
-      if (!store.platform(name)) check_new_platform_name(name, store.platforms(), o->file + ": platform");
+      if (!store.platform(name)) {
+        check_new_platform_name(name, store.platforms(), o->file + ": platform");
+        fresh.push_back(name);
+      }
     store.transaction([&] {
       for (const auto& [name, entries] : imported.by_platform) {
         if (!store.platform(name)) {
@@ -58,10 +64,18 @@ void add_import_bench_command(CLI::App& app, Globals& g) {
         store.put_kernel_entries(name, entries, TableOrigin::imported);
       }
     });
-    if (o->json)
-      print_json(bench_import_to_json(imported, o->file, o->format));
-    else
+    if (o->json) {
+      auto j = bench_import_to_json(imported, o->file, o->format);
+      j["new_platforms"] = fresh;
+      print_json(j);
+    } else {
       std::cout << bench_import_to_text(imported, o->file, o->format);
+    }
+    // Said on stderr: one mistyped platform cell among a file's rows made a new machine of
+    // its one row, listed beside the others as if it were one of them.
+    for (const auto& name : fresh)
+      std::cerr << "note: '" << name << "' is a new platform (" << imported.by_platform.at(name).size()
+                << " entries): a placeholder with no spec figures until `fomcast platforms add` gives them\n";
   });
 }
 

@@ -219,6 +219,9 @@ TEST_CASE("fomcast import-bench: good input lands, bad input leaves the database
   CHECK(j["rows"] == 3);
   CHECK(j["entries"] == 2);  // the two 1024 rows time the same kernel: merged
   CHECK(j["merged"] == 1);
+  // A platform the import creates is said: JSON and a note on stderr.
+  CHECK(j["new_platforms"] == nlohmann::json::array({"MyBox"}));
+  CHECK(r.err.find("note: 'MyBox' is a new platform (2 entries)") != std::string::npos);
   auto p = nlohmann::json::parse(run_fomcast("platforms --json", db).out);
   bool found = false;
   for (const auto& pl : p)
