@@ -493,8 +493,8 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
   // recomputation (Megatron's weak-scaling figures compare runs that both recompute).
   out.single_device_pass_s = pass.pass_s + recompute_one_device;
   const double once = std::min(pass.pass_s, ph.optimizer + pass.residual_s);
-  const double ideal =
-      ((out.single_device_pass_s - once) * static_cast<double>(D * M) + once) / static_cast<double>(out.devices);
+  out.single_device_step_s = (out.single_device_pass_s - once) * static_cast<double>(D * M) + once;
+  const double ideal = out.single_device_step_s / static_cast<double>(out.devices);
   out.scaling_efficiency = out.step_s > 0 ? ideal / out.step_s : 0;
   out.samples_per_s = out.step_s > 0 ? static_cast<double>(out.global_batch) / out.step_s : 0;
   out.memory = device_memory(w, layers, platform, layout, starts);

@@ -570,3 +570,19 @@ TEST_CASE("--bucket-mb below a layer's gradients says that layers are not split"
       json::parse(run_fomcast("estimate --workload gpt2-small --platform A100 --parallel dp=8 --json", db).out);
   CHECK_FALSE(has(plain));
 }
+
+TEST_CASE("the scaling efficiency is said with what it divides, and the JSON gives it") {
+  ScratchDir dir;
+  const auto db = dir.file("e.db");
+  const json j = json::parse(
+      run_fomcast("estimate --workload gpt2-small --platform A100 --parallel dp=4 --batch-per-gpu 4 --json", db).out);
+  const json& p = j["parallel"];
+  CHECK(j["scaling_efficiency"].get<double>() ==
+        doctest::Approx(p["single_device_step_s"].get<double>() / (4 * p["step_s"].get<double>())));
+  // One device: its 4 micro-batches one after another, the optimizer and residual once.
+  CHECK(p["single_device_step_s"].get<double>() < 4 * p["single_device_pass_s"].get<double>());
+  const auto text = run_fomcast("estimate --workload gpt2-small --platform A100 --parallel dp=4 --batch-per-gpu 4", db);
+  CHECK(text.out.find("= one device's ") != std::string::npos);
+  CHECK(text.out.find(" for the global batch (") != std::string::npos);
+  CHECK(text.out.find("/ (4 devices x the ") != std::string::npos);
+}

@@ -152,6 +152,9 @@ struct ParallelEstimate {
   double residual_s = 0;            // the single-device estimate's host residual, once per step
   double comm_total_s = 0;          // all communication on the busiest device, hidden or not
   double single_device_pass_s = 0;  // one micro-batch on one device (with residual; recomputing as the layout does)
+  // One device's time for the step's global batch: its micro-batches one after another, the
+  // optimizer and host residual once. scaling_efficiency = this / (devices x step_s).
+  double single_device_step_s = 0;
   // One device's time for the global batch (its micro-batches one after another, the
   // optimizer and host residual once) / (devices x step).
   double scaling_efficiency = 0;
