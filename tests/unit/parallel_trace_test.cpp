@@ -15,6 +15,8 @@
 //   2,049,000: 25,503,912 (ResNet-50's 25,557,032 less 53,120 batch-norm parameters).
 #include <doctest/doctest.h>
 
+#include <utility>
+
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -226,6 +228,17 @@ TEST_CASE("estimate --parallel on the ResNet-50 execution trace and the Kineto t
   CHECK(pp["memory"]["weights_bytes"].get<double>() > 25'503'912.0 * 4 * 0.75);
   CHECK(pp["memory"]["weights_bytes"].get<double>() < 25'503'912.0 * 4);
   CHECK(pp["memory"]["stage"] == 1);
+  // The trace records no batch: an epoch of ImageNet's 1,281,167 images is sized by the
+  // layout's global batch (8 x 32: 5,005 steps; 4 x 32 or --global-batch 128: 10,010). It was
+  // refused for want of a batch, and --batch is refused beside --parallel.
+  for (const auto& [flags, steps] : {std::pair{std::string("dp=8 --batch-per-gpu 32"), 5005},
+                                     std::pair{std::string("dp=4 --batch-per-gpu 32"), 10010},
+                                     std::pair{std::string("dp=4 --global-batch 128"), 10010}}) {
+    CAPTURE(flags);
+    const json e =
+        run_json("estimate --workload rn --platform A100 --parallel " + flags + " --samples-per-epoch 1281167", db);
+    CHECK(e["passes_per_epoch"] == steps);
+  }
 
   REQUIRE(run_fomcast("ingest '" + shared_path("traces-external/param_resnet_kineto.json.gz") + "' --workload rk", db)
               .status == 0);
