@@ -134,8 +134,11 @@ void add_whatif(CLI::App& app, Globals& g) {
         std::cout << parallel_whatif_to_text(r);
       return;
     }
-    const WhatIf r =
-        what_if(n.workload, o->platform, catalog, spec, measured_passes(n.workload, n.calibrations), precision);
+    const auto measured = measured_passes(n.workload, n.calibrations);
+    // The reference is an estimate on the platform: held to its memory as `estimate` is.
+    require_fits_one_device(n.workload, *catalog.platform(o->platform), model_layer_costs, precision, measured,
+                            "--platform");
+    const WhatIf r = what_if(n.workload, o->platform, catalog, spec, measured, precision);
     if (o->json)
       print_json(whatif_to_json(r));
     else

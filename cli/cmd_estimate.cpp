@@ -97,7 +97,8 @@ void add_estimate_command(CLI::App& app, Globals& g) {
       }
       return;
     }
-    require_fits_one_device(w, *catalog.platform(o->platform), model_layer_costs, precision, "--platform");
+    require_fits_one_device(w, *catalog.platform(o->platform), model_layer_costs, precision, opts.measured,
+                            "--platform");
     const RunEstimate r = estimate_run(w, o->platform, catalog, opts);
     const Workload shown = apply_precision(w, precision).workload;  // the ops' types and bytes as estimated
     if (o->json)

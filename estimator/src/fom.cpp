@@ -296,8 +296,10 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
         opts.nodes = side.nodes * side.devices_per_unit;
         if (layout) return parallel_problem(*w, *layout, side.platform, *in.catalog, in, opts, path);
         try {
-          require_fits_one_device(*w, *in.catalog->platform(side.platform), in.layers, opts.precision,
-                                  path + ".workload");
+          // A side the study measures ran: its time is the problem's, whatever the model says.
+          if (!(&side == &study.target && sp.target_hours))
+            require_fits_one_device(*w, *in.catalog->platform(side.platform), in.layers, opts.precision, opts.measured,
+                                    path + ".workload");
         } catch (const UsageError& e) {
           throw InputError(w->name, without_field(e.what(), path + ".workload"), 0, -1, path + ".workload");
         }

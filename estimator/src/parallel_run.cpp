@@ -99,8 +99,11 @@ ParallelRun run_parallel(const Workload& stored, std::string_view platform, cons
 }
 
 void require_fits_one_device(const Workload& w, const Platform& p, const LayerReader& layers_of,
-                             PrecisionMode precision, std::string_view flag) {
+                             PrecisionMode precision, const std::vector<MeasuredPass>& measured,
+                             std::string_view flag) {
   if (!w.model || !layers_of || !p.mem_bytes) return;
+  if (std::any_of(measured.begin(), measured.end(), [&](const MeasuredPass& m) { return m.platform == p.name; }))
+    return;
   const Workload run = apply_precision(w, precision).workload;
   // The layers come from the model's file; a stored model estimated at its own batch needs
   // no file, and then the stored totals (at the recorded precision) stand in.
@@ -128,7 +131,8 @@ void require_fits_one_device(const Workload& w, const Platform& p, const LayerRe
   throw UsageError(std::string(flag) + ": workload '" + w.name + "' does not fit on one " + p.name + " at a batch of " +
                    std::to_string(w.batch_size) + ": " + format_gib(m.total_bytes) + " (" + m.detail + ") > " +
                    format_gib(m.capacity_bytes) +
-                   "; give a layout that spreads it over devices (--parallel with tp or pp) or a smaller batch");
+                   "; give a layout that spreads it (--parallel with tp or pp, or dp=1 with --recompute), a "
+                   "half-precision run (--precision bf16 or amp-bf16) or a smaller batch");
 }
 
 }  // namespace fomcast

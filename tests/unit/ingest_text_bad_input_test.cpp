@@ -165,16 +165,19 @@ TEST_CASE("truncated real files: an error, not a silently shorter workload") {
   const std::string sh = slurp(shared_path("fixtures/seed-formats/tfprof_matrix_sizes_p1b3.txt"));
   expect_positioned_error(dir.write("sh.txt", sh.substr(0, sh.find("(run*1 defined*1) exec_time: 42.27ms") + 10)),
                           "tfprof-shapes");
-  // A pstats listing whose header says 23.045 s: cut anywhere after its first row, it lost
-  // rows (read as 1 to 8 of its 9 functions) or ends inside one; a row's tottime raised past
-  // the total, or a row given twice, is not the run's.
+  // A pstats listing whose header says 23.045 s: cut anywhere after its first row and before
+  // the last of its time is read, it lost rows (read as 1 to 3 of its 9 functions); a row's
+  // tottime raised past the total, or a row given twice, is not the run's. (Its last five
+  // rows have a tottime of 0.000: a cut among them loses no time a sum can miss. A cut
+  // inside a name reads as a shorter name: the listing's last line may lack a line end.)
   const std::string cum = slurp(shared_path("traces/cprofile/hatchet_cprofile-cycle.pstats.cumulative.txt"));
   const std::size_t first_row = cum.find('\n', cum.find("ncalls")) + 1;
-  // (Its last five rows have a tottime of 0.000: a cut among them loses no time a sum can
-  // miss, and one at a row's start reads as a shorter listing.)
-  const std::size_t zero_rows = cum.rfind('\n', cum.find("contextlib.py:116(__exit__)"));
-  for (std::size_t cut = cum.find('\n', first_row) + 1; cut < zero_rows; cut += 37)
+  const std::size_t last_time = cum.find("22.739") + 4;
+  for (std::size_t cut = cum.find('\n', first_row) + 1; cut < last_time; cut += 37)
     expect_positioned_error(dir.write("cum.txt", cum.substr(0, cut)), "cprofile");
+  // The whole listing without its final line ends reads.
+  const std::size_t end = cum.find_last_not_of('\n') + 1;
+  CHECK_NOTHROW((void)ingest_one(dir.write("no-eol.txt", cum.substr(0, end)), "cprofile"));
   const std::size_t row_end = cum.find('\n', first_row) + 1;
   const std::string row = cum.substr(first_row, row_end - first_row);
   expect_positioned_error(dir.write("twice.txt", cum.substr(0, row_end) + row + cum.substr(row_end)), "cprofile",

@@ -208,9 +208,10 @@ ParallelRun run_parallel(const Workload& stored, std::string_view platform, cons
 // A model's training on one device (no layout) must fit the platform's memory as a layout's
 // must: weights, gradients, optimizer state and the batch's activations in the precision
 // run. Throws UsageError naming `flag` when it does not; a trace (whose memory is not
-// known) and a platform without mem_gib pass.
+// known), a platform without mem_gib, and a platform `measured` holds a time of (it ran
+// there, with whatever the model does not say: fused attention, recomputation) pass.
 void require_fits_one_device(const Workload& w, const Platform&, const LayerReader&, PrecisionMode,
-                             std::string_view flag);
+                             const std::vector<MeasuredPass>& measured, std::string_view flag);
 
 }  // namespace fomcast
 
