@@ -182,7 +182,7 @@ void add_fom_commands(CLI::App& app, Globals& g) {
         if (dropped)
           failures.push_back(study + " dropped " + format_number(drop_pct, 2) + "% (> " + format_number(*max_drop, 2) +
                              "%)");
-        row["fom_before"] = before, row["change_pct"] = -drop_pct, row["dropped"] = dropped;
+        row["fom_before"] = before, row["change_pct"] = drop_pct == 0 ? 0.0 : -drop_pct, row["dropped"] = dropped;
         row["warnings"] = warnings;
         rows.push_back(std::move(row));
       }

@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
     int db_given = 0;
     for (int i = 1; i < argc; ++i) {
       const std::string word = argv[i];
+      if (word == "--db=") throw UsageError("--db: an empty path");
       if (word == "--db" || word.starts_with("--db=")) {
         ++db_given;
         i += word == "--db" ? 1 : 0;

@@ -202,6 +202,8 @@ RunEstimate roll_up(const Workload& w, PassEstimate pass, const RunOptions& opts
   r.epoch_s = static_cast<double>(r.passes_per_epoch) * pass.pass_s;
   r.run_s = static_cast<double>(r.epochs) * r.epoch_s;
   r.nodes = opts.nodes;
+  // A job's trace of several ranks: one run is its ranks' devices ("on 1 node(s)" for DLRM's 8).
+  r.devices_per_run = std::max<int64_t>(1, w.ranks);
   if (!(r.run_s > 0))
     throw InputError(w.name, "no operation of the workload could be estimated on " + pass.platform +
                                  ", so it has no time per run (see `fomcast estimate --workload " + w.name + "`)");

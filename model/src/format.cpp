@@ -53,6 +53,10 @@ std::string format_duration(double s) {
   return buf;
 }
 
+std::string format_count(double value) {
+  return value == std::floor(value) ? format_number(value, 0) : format_significant(value, 3);
+}
+
 std::string format_ratio(double value, int decimals) {
   return value == 0 || std::fabs(value) >= 10 * std::pow(10.0, -decimals) ? format_number(value, decimals)
                                                                           : format_significant(value, 3);

@@ -63,7 +63,11 @@ struct Reader {
     const std::string path = std::string(key) + ".";
     // A misspelt field would be ignored and change the FOM ("devices_per_units": 8x).
     for (const auto& [field, value] : s.items())
-      if (!kSideFields.count(field)) fail(path + field, "unknown field (platform, nodes, unit, devices_per_unit)");
+      if (!kSideFields.count(field)) {
+        const std::string near = nearest_key(field, std::vector<std::string>(kSideFields.begin(), kSideFields.end()));
+        fail(path + field, "unknown field" + (near.empty() ? std::string(" (platform, nodes, unit, devices_per_unit)")
+                                                           : " (did you mean \"" + near + "\"?)"));
+      }
     StudySide out;
     out.platform = string_at(s, "platform", path);
     out.nodes = number(need(s, "nodes", path), path + "nodes", ranges::nodes);
@@ -110,7 +114,11 @@ Study parse_study(std::string_view text, std::string_view file) {
   if (!root.is_object()) r.fail("", "a study must be a JSON object");
 
   for (const auto& [key, value] : root.items())
-    if (!kStudyFields.count(key)) r.fail(key, "unknown field (name, description, baseline, target, problems)");
+    if (!kStudyFields.count(key)) {
+      const std::string near = nearest_key(key, std::vector<std::string>(kStudyFields.begin(), kStudyFields.end()));
+      r.fail(key, "unknown field" + (near.empty() ? std::string(" (name, description, baseline, target, problems)")
+                                                  : " (did you mean \"" + near + "\"?)"));
+    }
   Study study;
   study.file = r.file;
   // The default name is the file's, not the path as typed: history and check key records by

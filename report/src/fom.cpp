@@ -136,12 +136,11 @@ std::string fom_to_text(const FomResult& r, const Study& study, bool verbose) {
   const bool one_per_device = std::all_of(r.problems.begin(), r.problems.end(),
                                           [](const ProblemResult& p) { return p.baseline.nodes_per_unit == 1; });
   const auto side = [&](const StudySide& s) {
-    std::string text = s.platform + " x " + format_number(s.nodes, 0) + " nodes";
+    std::string text = s.platform + " x " + format_count(s.nodes) + (s.nodes == 1 ? " node" : " nodes");
     if (!s.unit.empty() || s.devices_per_unit != 1) {
       text += " (a node here: " + (s.unit.empty() ? std::string("one node") : "one " + s.unit);
       if (s.devices_per_unit != 1)
-        text +=
-            ", " + format_number(s.devices_per_unit, 0) + " devices" + (one_per_device ? ", one run per device" : "");
+        text += ", " + format_count(s.devices_per_unit) + " devices" + (one_per_device ? ", one run per device" : "");
       text += ")";
     }
     return text;

@@ -117,15 +117,12 @@ std::string note_list(const std::vector<std::string>& notes) {
 // ---------------------------------------------------------------------------------------
 // Header and machines
 
-// A count as given: 18,688, or 0.5 (a study may count a fraction of a node).
-std::string count_text(double v) { return v == std::floor(v) ? format_number(v, 0) : format_significant(v, 3); }
-
 // "NV_K20X × 18,688 nodes", "H100 × 1 node of 8 devices": one side's machine, as the study
 // counts it ("A100_SXM4_80GB × 1 nodes" hid the DGX's 8 GPUs).
 std::string machine_text(const StudySide& side) {
-  std::string out = side.platform + " \u00d7 " + count_text(side.nodes) + (side.nodes == 1 ? " node" : " nodes");
+  std::string out = side.platform + " \u00d7 " + format_count(side.nodes) + (side.nodes == 1 ? " node" : " nodes");
   if (side.devices_per_unit != 1)
-    out += " of " + count_text(side.devices_per_unit) + (side.devices_per_unit == 1 ? " device" : " devices");
+    out += " of " + format_count(side.devices_per_unit) + (side.devices_per_unit == 1 ? " device" : " devices");
   return out;
 }
 
@@ -218,10 +215,10 @@ std::string machines(const HtmlReportInput& in) {
 
   HtmlTable t;
   t.header = {"", "baseline: " + esc(s.baseline.platform), "target: " + esc(s.target.platform)};
-  t.rows.push_back({"nodes", esc(count_text(s.baseline.nodes)), esc(count_text(s.target.nodes))});
+  t.rows.push_back({"nodes", esc(format_count(s.baseline.nodes)), esc(format_count(s.target.nodes))});
   if (s.baseline.devices_per_unit != 1 || s.target.devices_per_unit != 1)
-    t.rows.push_back({"devices per counted node (the study's)", esc(count_text(s.baseline.devices_per_unit)),
-                      esc(count_text(s.target.devices_per_unit))});
+    t.rows.push_back({"devices per counted node (the study's)", esc(format_count(s.baseline.devices_per_unit)),
+                      esc(format_count(s.target.devices_per_unit))});
   for (const auto& f : rows) {
     std::optional<std::string> b, g;
     if (in.baseline_platform) b = f.value(*in.baseline_platform);
@@ -444,7 +441,7 @@ std::string summary_table(const std::vector<SideView>& sides) {
                          {format_number(static_cast<double>(r.passes_per_epoch), 0), format_duration(r.epoch_s),
                           std::to_string(r.epochs), format_duration(r.run_s),
                           // The run's count is of the platform's devices (a study's nodes x devices_per_unit).
-                          format_number(r.units_per_day, 1) + "<div class=\"src\">on " + format_number(r.nodes, 0) +
+                          format_number(r.units_per_day, 1) + "<div class=\"src\">on " + format_count(r.nodes) +
                               " device" + (r.nodes == 1 ? "" : "s") + "</div>",
                           format_share(r.pass.table_coverage) + "<div class=\"src\">of the " +
                               (r.pass.coverage_of_baseline ? "measured" : "predicted") + " time</div>"});

@@ -204,9 +204,12 @@ TEST_CASE("--db works before or after the command, and every command's --help sh
     CHECK(r2.out.empty());
   }
   CHECK_FALSE(std::filesystem::exists(third));
-  const auto empty = run_fomcast("--db '' platforms");
-  CHECK(empty.status == 2);
-  CHECK_MESSAGE(empty.err.find("--db: an empty path") != std::string::npos, empty.err);
+  for (const std::string& given :
+       {std::string("--db '' platforms"), std::string("--db= workloads"), std::string("workloads --db=")}) {
+    const auto empty = run_fomcast(given);
+    CHECK(empty.status == 2);
+    CHECK_MESSAGE(empty.err.find("--db: an empty path") != std::string::npos, given << ": " << empty.err);
+  }
   // A word that names no command is named.
   const auto unknown = run_fomcast("frobnicate --db '" + third + "'");
   CHECK(unknown.status == 2);

@@ -205,4 +205,19 @@ TEST_CASE("check: a nameless study is one study by whatever path it is run; a dr
   CHECK(rows[0]["dropped"] == true);
   CHECK(rows[0]["warnings"].size() == 1);  // the target's nodes changed: said
   CHECK(nlohmann::json::parse(run_fomcast("check --json", dir.file("empty.db")).out).empty());
+  // The same FOM twice: a change of 0, not -0.
+  REQUIRE(run_fomcast("fom --record '" + other_path + "'", db).status == 0);
+  const auto same = nlohmann::json::parse(run_fomcast("check --json", db).out);
+  CHECK(same[0]["change_pct"].dump() == "0.0");
+}
+
+TEST_CASE("fom text: a machine of half a node says 0.5, not 0") {
+  ScratchDir dir;
+  auto study = nlohmann::json::parse(test::slurp(source_path("data/studies/worked-example.json")));
+  study["target"]["nodes"] = 0.5;  // of a node of two devices: one device, which one unit needs
+  study["target"]["devices_per_unit"] = 2;
+  const auto r = run_fomcast("fom '" + dir.write("half.json", study.dump()) + "'", dir.file("h.db"));
+  REQUIRE(r.status == 0);
+  CHECK_MESSAGE(r.out.find("target A x 0.5 nodes") != std::string::npos, r.out);
+  CHECK(r.out.find("baseline NV_K20X x 18,688 nodes") != std::string::npos);
 }

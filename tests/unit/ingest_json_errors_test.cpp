@@ -385,6 +385,8 @@ TEST_CASE("execution traces: a node tree that is no tree is an error naming the 
   const InputError missing = error_of([&](nlohmann::json& j) { nodes(j)[5]["parent"] = 99999; });
   CHECK(says(missing, "parent 99999 of node id"));
   CHECK(says(missing, "is no node of the trace"));
+  const InputError root = error_of([&](nlohmann::json& j) { nodes(j)[5]["parent"] = j["nodes"][5]["id"]; });
+  CHECK(says(root, "is its own parent, a second root"));
   const InputError negative = error_of([&](nlohmann::json& j) { nodes(j)[5]["id"] = -36; });
   CHECK(says(negative, "a negative id (-36)"));
   CHECK(negative.field == "nodes[5].id");

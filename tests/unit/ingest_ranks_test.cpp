@@ -358,6 +358,7 @@ TEST_CASE("ingest ranks: the job's collectives projected to another machine by o
       run_fomcast("ingest" + joined(dlrm_files("dlrm_eg_")) + joined(dlrm_files("worker")) + " --workload dlrm8", db)
           .status == 0);
   const json est = run_json("estimate --workload dlrm8 --platform A100", db);
+  CHECK(est["devices_per_run"] == 8);  // one run of the job is its 8 ranks' devices
   int collectives = 0, all_to_all = 0;
   for (const auto& op : est["ops"]) {
     if (op["kind"] != "collective") continue;

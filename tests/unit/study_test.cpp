@@ -2,6 +2,8 @@
 // writes nothing.
 #include <doctest/doctest.h>
 
+#include <utility>
+
 #include <nlohmann/json.hpp>
 
 #include "fomcast/error.hpp"
@@ -59,6 +61,16 @@ TEST_CASE("a misspelt problem field says which it meant") {
   } catch (const InputError& e) {
     CHECK(e.field == "problems[0].precison");
     CHECK(std::string(e.what()).find("unknown field (did you mean \"precision\"?)") != std::string::npos);
+  }
+  for (const auto& [pointer, meant] :
+       {std::pair{std::string("/basline"), std::string("baseline")},
+        std::pair{std::string("/baseline/devices_per_unti"), std::string("devices_per_unit")}}) {
+    try {
+      parse_study(with(pointer, 1), "study.json");
+      FAIL("no error for " << pointer);
+    } catch (const InputError& e) {
+      CHECK(std::string(e.what()).find("(did you mean \"" + meant + "\"?)") != std::string::npos);
+    }
   }
   try {
     parse_study(with("/problems/0/zzzzzzzzzz", 1), "study.json");

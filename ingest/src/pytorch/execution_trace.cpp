@@ -286,9 +286,19 @@ std::string EtIndex::graph_problem(std::size_t& at) const {
       at = i;
       return "id " + std::to_string(nodes_[i].id) + " given twice (also node " + std::to_string(it->second) + ")";
     }
+  std::optional<std::size_t> root;  // the node that names itself as its parent
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     const Node& n = nodes_[i];
-    if (n.parent < 0 || n.parent == n.id) continue;  // none, or the root's own id
+    if (n.parent == n.id) {
+      if (root) {
+        at = i;
+        return "node id " + std::to_string(n.id) + " is its own parent, a second root (node id " +
+               std::to_string(nodes_[*root].id) + " is the trace's)";
+      }
+      root = i;
+      continue;
+    }
+    if (n.parent < 0) continue;  // none
     at = i;
     if (!index.contains(n.parent))
       return "parent " + std::to_string(n.parent) + " of node id " + std::to_string(n.id) + " is no node of the trace";

@@ -13,6 +13,9 @@ std::string format_significant(double value, int digits = 3);
 // A ratio with `decimals` places ("82.597", "0.91"), or three significant figures where
 // those places would show it as zero (a FOM of 4.24e-4 printed "0.000").
 std::string format_ratio(double value, int decimals);
+// A count as given: "18,688" for a whole one, "0.5" for a fraction (a study may count half a
+// node, which "x 0 nodes" hid).
+std::string format_count(double value);
 // Bytes in GiB to 3 significant digits with the unit: "40 GiB".
 std::string format_gib(double bytes);
 // Seconds in the unit that reads best: "812 us", "4.21 ms", "3.50 s", "2.4 h".
