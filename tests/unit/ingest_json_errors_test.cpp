@@ -295,10 +295,12 @@ TEST_CASE("json errors: the arrays a reader takes whole are JSON inside too") {
                                    R"("ts": 100, "dur": 5, "args": {"External id": 1, "Input Dims": )" +
                                    dims + "}}]}");
   };
-  for (const auto& [dims, says_what] :
+  for (const auto& c :
        {std::pair{std::string("[[141, 512], [512, 512],, []]"), std::string("a comma with no value before it")},
         std::pair{std::string("[[141 512], [512, 512]]"), std::string("a value where a comma belongs")},
         std::pair{std::string("[[141, 512], [512, 512],]"), std::string("unexpected ']'")}}) {
+    const std::string& dims = c.first;
+    const std::string& says_what = c.second;
     CAPTURE(dims);
     const InputError e = ingest_error(with_dims(dims));
     CHECK(says(e, says_what));

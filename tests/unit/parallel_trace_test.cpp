@@ -231,9 +231,11 @@ TEST_CASE("estimate --parallel on the ResNet-50 execution trace and the Kineto t
   // The trace records no batch: an epoch of ImageNet's 1,281,167 images is sized by the
   // layout's global batch (8 x 32: 5,005 steps; 4 x 32 or --global-batch 128: 10,010). It was
   // refused for want of a batch, and --batch is refused beside --parallel.
-  for (const auto& [flags, steps] : {std::pair{std::string("dp=8 --batch-per-gpu 32"), 5005},
-                                     std::pair{std::string("dp=4 --batch-per-gpu 32"), 10010},
-                                     std::pair{std::string("dp=4 --global-batch 128"), 10010}}) {
+  for (const auto& c : {std::pair{std::string("dp=8 --batch-per-gpu 32"), 5005},
+                        std::pair{std::string("dp=4 --batch-per-gpu 32"), 10010},
+                        std::pair{std::string("dp=4 --global-batch 128"), 10010}}) {
+    const std::string& flags = c.first;
+    const int steps = c.second;
     CAPTURE(flags);
     const json e =
         run_json("estimate --workload rn --platform A100 --parallel " + flags + " --samples-per-epoch 1281167", db);

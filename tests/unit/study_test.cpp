@@ -62,9 +62,10 @@ TEST_CASE("a misspelt problem field says which it meant") {
     CHECK(e.field == "problems[0].precison");
     CHECK(std::string(e.what()).find("unknown field (did you mean \"precision\"?)") != std::string::npos);
   }
-  for (const auto& [pointer, meant] :
-       {std::pair{std::string("/basline"), std::string("baseline")},
-        std::pair{std::string("/baseline/devices_per_unti"), std::string("devices_per_unit")}}) {
+  for (const auto& c : {std::pair{std::string("/basline"), std::string("baseline")},
+                        std::pair{std::string("/baseline/devices_per_unti"), std::string("devices_per_unit")}}) {
+    const std::string& pointer = c.first;
+    const std::string& meant = c.second;
     try {
       parse_study(with(pointer, 1), "study.json");
       FAIL("no error for " << pointer);
