@@ -65,13 +65,8 @@ void add_estimate_command(CLI::App& app, Globals& g) {
     // trace that records none takes it from them to size its epoch (--samples-per-epoch was
     // refused for want of a batch, and --batch is refused beside --parallel).
     int64_t batch = o->batch;
-    if (request && batch <= 0 && stored->batch_size <= 0 && o->samples > 0) {
-      const int64_t per_step = request->layout.dp * request->layout.micro();
-      if (request->batch_per_gpu > 0)
-        batch = request->batch_per_gpu;
-      else if (request->global_batch > 0 && request->global_batch % per_step == 0)
-        batch = request->global_batch / per_step;
-    }
+    if (request && batch <= 0 && stored->batch_size <= 0 && o->samples > 0)
+      batch = requested_micro_batch(*request).value_or(0);
     const Workload w = with_epoch_size(std::move(*stored), given(batch), given(o->samples), expand_model_at_batch);
     const Catalog catalog = load_catalog(store);
     RunOptions opts;

@@ -10,6 +10,20 @@
 
 namespace fomcast {
 
+std::optional<int64_t> requested_micro_batch(const ParallelRequest& req, std::string_view flag) {
+  const ParallelLayout& l = req.layout;
+  if (req.global_batch > 0) {
+    const int64_t per_step = l.dp * l.micro();
+    if (req.global_batch % per_step != 0)
+      throw UsageError(std::string(flag == "--parallel" ? "--global-batch " : std::string(flag) + ": global_batch ") +
+                       std::to_string(req.global_batch) + " is not a multiple of dp x micro-batches (" +
+                       std::to_string(l.dp) + " x " + std::to_string(l.micro()) + ")");
+    return req.global_batch / per_step;
+  }
+  if (req.batch_per_gpu > 0) return req.batch_per_gpu;
+  return std::nullopt;
+}
+
 ParallelRun run_parallel(const Workload& stored, std::string_view platform, const Catalog& catalog,
                          const ParallelRequest& req, const ModelExpander& expand, const LayerReader& layers_of,
                          const RunOptions& opts, std::string_view flag) {
@@ -28,17 +42,7 @@ ParallelRun run_parallel(const Workload& stored, std::string_view platform, cons
                      (stored.ranks > 1 ? std::to_string(stored.ranks) + "-rank " : std::string("distributed ")) +
                      "job: its collectives are among its operations already; estimate it without a layout (its "
                      "collectives are timed on the target by the collective model)");
-  const int64_t per_step = l.dp * l.micro();
-  int64_t b = stored.batch_size;
-  if (req.global_batch > 0) {
-    if (req.global_batch % per_step != 0)
-      throw UsageError("--global-batch " + std::to_string(req.global_batch) +
-                       " is not a multiple of dp x micro-batches (" + std::to_string(l.dp) + " x " +
-                       std::to_string(l.micro()) + ")");
-    b = req.global_batch / per_step;
-  } else if (req.batch_per_gpu > 0) {
-    b = req.batch_per_gpu;
-  }
+  const int64_t b = requested_micro_batch(req, flag).value_or(stored.batch_size);
   if (b <= 0) throw UsageError(f + ": workload '" + stored.name + "' has no batch size: give --batch-per-gpu");
   // A trace's operations are its recorded micro-batch's: no layer list to expand at another.
   if (stored.origin != "model" && stored.batch_size > 0 && b != stored.batch_size)

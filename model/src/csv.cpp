@@ -9,11 +9,12 @@
 #include <cstdint>
 
 #include "fomcast/error.hpp"
+#include "fomcast/text.hpp"
 
 namespace fomcast {
 
 std::vector<CsvRecord> parse_csv(std::string_view text, std::string_view file) {
-  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+  text.remove_prefix(utf8_bom_length(text));
   std::vector<CsvRecord> records;
   CsvRecord record;
   std::string field;

@@ -189,6 +189,11 @@ struct ParallelRequest {
   int64_t global_batch = 0;   // 0: not given
   int64_t batch_per_gpu = 0;  // 0: not given (neither: the workload's batch per device)
 };
+// The micro-batch per device a request gives: its batch per device, or its global batch over
+// dp x micro-batches; nullopt when it gives neither. Throws UsageError (naming --global-batch,
+// or a study's global_batch when `flag` is not --parallel) when the global batch is no
+// multiple of dp x micro-batches.
+std::optional<int64_t> requested_micro_batch(const ParallelRequest&, std::string_view flag = "--parallel");
 // The model's layers (fomcast/layers.hpp's stored_model_layers, through the CLI).
 using LayerReader = std::function<std::vector<LayerCost>(const Workload&)>;
 

@@ -23,6 +23,7 @@
 
 #include "decode/json_reading_thread.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/text.hpp"
 
 namespace fomcast::ingest {
 namespace {
@@ -146,10 +147,9 @@ class Scanner {
   JsonStreamInfo run(const std::function<void(const JsonElement&)>& on_element) {
     int c = peek();
     if (c < 0) fail_at(pos_, "empty file (no JSON document)");
-    // A UTF-8 byte-order mark, as Windows editors write one: a parser may skip it (RFC 8259,
-    // 8.1), and the text readers do ("found 0xef" named no cause).
-    if (c == 0xEF && pos_ + 2 < end_ && buf_[pos_ + 1] == '\xBB' && buf_[pos_ + 2] == '\xBF') {
-      pos_ += 3;
+    // A byte-order mark said "found 0xef", which named no cause.
+    if (const std::size_t bom = utf8_bom_length(std::string_view(buf_.data() + pos_, end_ - pos_)); bom > 0) {
+      pos_ += bom;
       c = peek();
     }
     if (c == '[') {

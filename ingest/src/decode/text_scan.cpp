@@ -20,9 +20,9 @@ constexpr double kMaxBytes = 1e18;
 std::vector<Line> split_lines(std::string_view all, const std::string& file) {
   std::vector<Line> out;
   int64_t number = 1;
-  // A UTF-8 byte-order mark (Windows editors write one) is no part of the first line: TAU's
-  // header read as "\xEF\xBB\xBF23 templated_functions" and was refused.
-  std::size_t begin = all.starts_with("\xEF\xBB\xBF") ? 3 : 0;
+  // A byte-order mark is no part of the first line: TAU's header read as
+  // "\xEF\xBB\xBF23 templated_functions" and was refused.
+  std::size_t begin = utf8_bom_length(all);
   while (begin < all.size()) {
     std::size_t end = all.find('\n', begin);
     if (end == std::string_view::npos) end = all.size();

@@ -18,6 +18,7 @@
 #include "fomcast/input_checks.hpp"
 #include "fomcast/json_input.hpp"
 #include "fomcast/layers.hpp"
+#include "fomcast/text.hpp"
 #include "layers_graph.hpp"
 
 namespace fomcast {
@@ -539,8 +540,7 @@ ExpandedModel expand_model(std::string_view text, std::string_view file) {
 }
 
 int model_description_score(std::string_view head) {
-  std::size_t i = 0;
-  if (head.substr(0, 3) == "\xEF\xBB\xBF") i = 3;
+  std::size_t i = utf8_bom_length(head);
   while (i < head.size() && std::isspace(static_cast<unsigned char>(head[i]))) ++i;
   if (i >= head.size() || head[i] != '{') return 0;
   if (head.find("\"traceEvents\"") != std::string_view::npos) return 0;

@@ -12,6 +12,11 @@ inline bool contains(std::string_view text, std::string_view needle) {
   return text.find(needle) != std::string_view::npos;
 }
 
+// The length of a UTF-8 byte-order mark at the start of `text` (3), else 0. Windows editors
+// write one and RFC 8259 (8.1) lets a parser skip it; every reader skips it here, counting its
+// bytes in the offsets it reports (a text profile's first line, a JSON byte offset).
+inline std::size_t utf8_bom_length(std::string_view text) { return text.starts_with("\xEF\xBB\xBF") ? 3 : 0; }
+
 // ASCII lower case; bytes outside A-Z are kept as they are.
 std::string lowercase(std::string_view);
 
