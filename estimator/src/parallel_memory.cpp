@@ -33,6 +33,11 @@ DeviceMemory device_memory(const Workload& w, const std::vector<LayerCost>& laye
   const bool per_layer = std::any_of(layers.begin(), layers.end(),
                                      [](const LayerCost& l) { return l.kept_elems > 0 || l.kept_mask_bytes > 0; });
   const bool has_blocks = std::any_of(layers.begin(), layers.end(), is_block);
+  // Half weights beside an fp32 update: half training's fp32 master copy is optimizer state
+  // (precision.hpp's model_stats_in).
+  const bool master = stats.params > 0 && stats.weights_bytes < 4.0 * static_cast<double>(stats.params) &&
+                      std::any_of(w.ops.begin(), w.ops.end(),
+                                  [](const Op& op) { return op.kind == OpKind::optimizer && op.dtype == DType::fp32; });
   // Sequence parallel keeps a block's input split over the sequence too; selective
   // recomputation drops attention's core.
   const bool selective = recomputes_attention_only(layout);
@@ -110,7 +115,8 @@ DeviceMemory device_memory(const Workload& w, const std::vector<LayerCost>& laye
                              ? "the fullest stage, " + std::to_string(m.stage) + " of 0-" + std::to_string(P - 1) + ": "
                              : "") +
              "weights " + format_gib(m.weights_bytes) + ", gradients " + format_gib(m.gradients_bytes) +
-             ", optimizer state " + format_gib(m.optimizer_bytes) + " (ZeRO-" + std::to_string(layout.zero_stage) +
+             ", optimizer state " + format_gib(m.optimizer_bytes) + " (" +
+             (master ? "fp32 master weights and states, " : "") + "ZeRO-" + std::to_string(layout.zero_stage) +
              "), activations " + format_gib(m.activations_bytes) + " (" + format_significant(m.in_flight) +
              " micro-batch" + (m.in_flight == 1 ? "" : "es") + " in flight" +
              (layout.recompute && recompute_helped ? ", recomputed: layer inputs kept"

@@ -7,8 +7,58 @@
 #include "fomcast/format.hpp"
 #include "fomcast/parallel.hpp"
 #include "fomcast/precision.hpp"
+#include "parallel_layers.hpp"
 
 namespace fomcast {
+namespace {
+
+// The refusal of a layout, or of one device, whose memory does not fit: the figures, then the
+// remedies they allow. Weights, gradients and optimizer state that fill the device alone are
+// answered only by spreading them; otherwise the largest micro-batch that fits (activations
+// grow with it), recomputation, and half precision where activations are kept in 4 bytes. A
+// study's problem gets its own field names, a command line the flags.
+[[noreturn]] void refuse_unfit(const std::string& head, const DeviceMemory& m, int64_t batch, const Workload& run,
+                               const ParallelLayout& l, bool layout_given, std::string_view flag) {
+  const bool cli = flag.starts_with("--");
+  auto name = [&](const char* option, const char* field) { return std::string(cli ? option : field); };
+  const double fixed = m.weights_bytes + m.gradients_bytes + m.optimizer_bytes;
+  std::vector<std::string> remedies;
+  const std::string zero = cli ? "--zero" : "zero_stage";
+  const std::string spread =
+      layout_given ? "more tp or pp" + (l.dp > 1 && l.zero_stage < 3 ? ", a higher ZeRO stage (" + zero + ")" : "")
+                   : "a layout that spreads it (" + name("--parallel", "parallel") + " with tp or pp, or dp with " +
+                         zero + " 3)";
+  std::string why;
+  if (fixed >= m.capacity_bytes) {
+    why = "; its weights, gradients and optimizer state alone take " + format_gib(fixed) + ": ";
+    remedies.push_back(spread);
+  } else {
+    why = "; ";
+    remedies.push_back(spread);
+    const double per_sample = batch > 0 ? m.activations_bytes / static_cast<double>(batch) : 0;
+    if (per_sample > 0) {
+      const auto most = static_cast<int64_t>((m.capacity_bytes - fixed) / per_sample);
+      remedies.push_back(most >= 1 ? "a micro-batch of at most about " + std::to_string(most) + " (" +
+                                         name(layout_given ? "--batch-per-gpu" : "--batch", "batch_size") + ")"
+                                   : std::string("no micro-batch fits as it is"));
+    }
+    if (!l.recompute)
+      remedies.push_back("recomputation (" +
+                         (layout_given ? name("--recompute", "recompute")
+                                       : name("--parallel dp=1 --recompute", "parallel dp=1 with recompute")) +
+                         ")");
+    if (activation_bytes_per_elem(run) >= 4)
+      remedies.push_back("half precision (" + name("--precision", "precision") +
+                         " bf16 or amp-bf16: activations kept in 2 bytes)");
+  }
+  std::string list;
+  for (std::size_t i = 0; i < remedies.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == remedies.size() ? " or " : ", ") + remedies[i];
+  throw UsageError(head + ": " + format_gib(m.total_bytes) + (layout_given ? " per device" : "") + " (" + m.detail +
+                   ") > " + format_gib(m.capacity_bytes) + why + "use " + list);
+}
+
+}  // namespace
 
 std::optional<int64_t> requested_micro_batch(const ParallelRequest& req, std::string_view flag) {
   const ParallelLayout& l = req.layout;
@@ -74,12 +124,10 @@ ParallelRun run_parallel(const Workload& stored, std::string_view platform, cons
   out.parallel = estimate_parallel(out.micro, pass, layers, *p, catalog, l, flag);
   const DeviceMemory& m = out.parallel.memory;
   if (!m.fits)
-    throw UsageError(f + ": workload '" + stored.name + "' does not fit on " + p->name +
+    refuse_unfit(f + ": workload '" + stored.name + "' does not fit on " + p->name +
                      " with dp=" + std::to_string(l.dp) + ",tp=" + std::to_string(l.tp) +
-                     ",pp=" + std::to_string(l.pp) + " at a micro-batch of " + std::to_string(b) + ": " +
-                     format_gib(m.total_bytes) + " per device (" + m.detail + ") > " + format_gib(m.capacity_bytes) +
-                     "; use more tp/pp, " + (l.dp > 1 && l.zero_stage < 3 ? "a higher --zero, " : "") +
-                     (l.recompute ? "" : "--recompute, ") + "or a smaller batch");
+                     ",pp=" + std::to_string(l.pp) + " at a micro-batch of " + std::to_string(b),
+                 m, b, out.micro, l, true, flag);
   Workload global = out.micro;
   global.batch_size = out.parallel.global_batch;
   PassEstimate step = pass;
@@ -121,7 +169,7 @@ void require_fits_one_device(const Workload& w, const Platform& p, const LayerRe
   if (!layers.empty()) {
     m = device_memory(run, layers, p, ParallelLayout{});
   } else {
-    const ModelStats& s = *w.model;
+    const ModelStats& s = *run.model;  // in the precision run
     m.weights_bytes = s.weights_bytes, m.gradients_bytes = s.gradients_bytes;
     m.optimizer_bytes = s.optimizer_bytes, m.activations_bytes = s.activations_bytes;
     m.total_bytes = s.weights_bytes + s.gradients_bytes + s.optimizer_bytes + s.activations_bytes;
@@ -132,11 +180,9 @@ void require_fits_one_device(const Workload& w, const Platform& p, const LayerRe
                format_gib(m.activations_bytes) + ", as stored";
   }
   if (m.fits) return;
-  throw UsageError(std::string(flag) + ": workload '" + w.name + "' does not fit on one " + p.name + " at a batch of " +
-                   std::to_string(w.batch_size) + ": " + format_gib(m.total_bytes) + " (" + m.detail + ") > " +
-                   format_gib(m.capacity_bytes) +
-                   "; give a layout that spreads it (--parallel with tp or pp, or dp=1 with --recompute), a "
-                   "half-precision run (--precision bf16 or amp-bf16) or a smaller batch");
+  refuse_unfit(std::string(flag) + ": workload '" + w.name + "' does not fit on one " + p.name + " at a batch of " +
+                   std::to_string(w.batch_size),
+               m, w.batch_size, run, ParallelLayout{}, false, flag);
 }
 
 }  // namespace fomcast

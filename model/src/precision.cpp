@@ -3,7 +3,8 @@
 // the losses, norms and reductions (sum, mean, ...) run in fp32; everything else runs in the
 // type of its inputs, which after a half matmul is half (activations, dropout, adds, pooling).
 // Embedding tables and the optimizer's parameters, gradients and states stay fp32 (fp32 master
-// weights), and so does the gradients' all-reduce.
+// weights), and so does the gradients' all-reduce. fp16 and bf16 run everything in half but the
+// optimizer, whose fp32 master weights and states half training keeps.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -73,8 +74,11 @@ OpPrecision op_precision(OpKind kind, std::string_view name, DType recorded, Pre
     case PrecisionMode::recorded: break;
     case PrecisionMode::fp32: return {DType::fp32, DType::fp32};
     case PrecisionMode::tf32: return matmul_like(kind) ? OpPrecision{DType::tf32, DType::fp32} : OpPrecision{};
-    case PrecisionMode::fp16: return {DType::fp16, DType::fp16};
-    case PrecisionMode::bf16: return {DType::bf16, DType::bf16};
+    // Half training keeps fp32 master weights and optimizer states (Megatron-LM's --fp16 and
+    // --bf16, DeepSpeed; the ZeRO paper's 2 + 2 + 12 bytes per parameter): the update reads
+    // and writes them in fp32.
+    case PrecisionMode::fp16: return kind == OpKind::optimizer ? OpPrecision{} : OpPrecision{DType::fp16, DType::fp16};
+    case PrecisionMode::bf16: return kind == OpKind::optimizer ? OpPrecision{} : OpPrecision{DType::bf16, DType::bf16};
     case PrecisionMode::amp_fp16:
     case PrecisionMode::amp_bf16: {
       const DType half = mode == PrecisionMode::amp_fp16 ? DType::fp16 : DType::bf16;
@@ -127,6 +131,7 @@ PrecisionApplied apply_precision(const Workload& w, PrecisionMode mode) {
     out.retyped[i] = true;
     ++retyped;
   }
+  if (out.workload.model) out.workload.model = model_stats_in(*out.workload.model, mode);
   const std::vector<Op> casts = autocast_weight_casts(w, mode);
   double cast_calls = 0;
   for (const Op& c : casts) {
@@ -148,6 +153,22 @@ PrecisionApplied apply_precision(const Workload& w, PrecisionMode mode) {
   if (kept > 0)
     out.notes.push_back(std::to_string(kept) +
                         " op(s) with no shape, FLOPs or bytes keep their recorded precision and measured time");
+  return out;
+}
+
+ModelStats model_stats_in(const ModelStats& s, PrecisionMode mode) {
+  if (mode == PrecisionMode::recorded || s.params <= 0 || !(s.weights_bytes > 0)) return s;
+  const double recorded = s.weights_bytes / static_cast<double>(s.params);  // bytes per parameter
+  // Only a floating-point model changes: fp64 and integer weights are the model's own.
+  if (recorded != 4 && recorded != 2) return s;
+  const bool half = mode == PrecisionMode::fp16 || mode == PrecisionMode::bf16;
+  const bool half_activations = half || mode == PrecisionMode::amp_fp16 || mode == PrecisionMode::amp_bf16;
+  const double param = half ? 2 : 4, trainable = s.gradients_bytes / recorded;
+  ModelStats out = s;
+  out.weights_bytes = static_cast<double>(s.params) * param;
+  out.gradients_bytes = trainable * param;
+  out.optimizer_bytes = s.optimizer_bytes / recorded * 4 + (half ? trainable * 4 : 0.0);
+  out.activations_bytes = s.activations_bytes * (half_activations ? 2 : 4) / recorded;
   return out;
 }
 

@@ -56,6 +56,14 @@ struct PrecisionApplied {
 // after the recorded ops.
 PrecisionApplied apply_precision(const Workload&, PrecisionMode);
 
+// A model's memory in `mode` (apply_precision applies it to Workload::model): fp32, tf32 and
+// the amp modes keep fp32 weights, gradients and optimizer states; fp16 and bf16 keep half
+// weights and gradients and, as half training does (Megatron-LM, DeepSpeed: the ZeRO paper's
+// 2 + 2 + 12 bytes per parameter under Adam), fp32 master weights and states, counted as
+// optimizer state. Activations are kept in half under fp16, bf16 and amp. fp64 or integer
+// models, and `recorded`, are returned as they are.
+ModelStats model_stats_in(const ModelStats&, PrecisionMode);
+
 // The weight casts autocast adds when a workload recorded in fp32 storage runs in an amp
 // mode (empty in every other mode). Per forward call of a GEMM (linear, weight [K,N]) or a
 // conv (weight [K, C/groups, filter], cast as the matrix [K, C/groups x filter]) that the
