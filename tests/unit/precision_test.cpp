@@ -3,6 +3,8 @@
 // precision's peak. Expectations are written out by hand from the spec below: a GEMM of
 // 4096^3 (2 x 4096^3 FLOPs; 3 x 4096^2 elements moved) on a part with fp32 10, tf32 80 and
 // bf16/fp16 160 TFLOP/s and 100 TB/s of memory (so the GEMM is compute-bound in every mode).
+#include <algorithm>
+
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
@@ -135,11 +137,43 @@ TEST_CASE("apply_precision: under amp softmax, losses, reductions, embedding, op
   CHECK(a.ops[7].dtype == DType::fp16);
   CHECK(a.ops[8].bytes == 1000);  // copies and unknown ops keep what they were
   CHECK(a.ops[9].bytes == 1000);
-  // Pure fp16 moves everything floating in half, the optimizer and the all-reduce too.
+  // Pure fp16 moves everything floating in half, the all-reduce too, but the optimizer: its
+  // fp32 master weights and states stay fp32.
   const auto h = apply_precision(w, PrecisionMode::fp16).workload;
-  CHECK(h.ops[4].bytes == 500);
+  CHECK(h.ops[4].dtype == DType::fp32);
+  CHECK(h.ops[4].bytes == 1000);
+  CHECK(h.ops[3].bytes == 500);
   CHECK(h.ops[5].dtype == DType::fp16);
   CHECK(h.ops[8].bytes == 1000);
+}
+
+TEST_CASE("model_stats_in: half training keeps half weights and gradients, fp32 master weights and states") {
+  // 1,000 parameters, 800 of them trainable, Adam (two states), recorded in fp32.
+  ModelStats s;
+  s.params = 1000;
+  s.weights_bytes = 4000, s.gradients_bytes = 3200, s.optimizer_bytes = 6400, s.activations_bytes = 8000;
+  const ModelStats b = model_stats_in(s, PrecisionMode::bf16);
+  CHECK(b.weights_bytes == 2000);           // 1,000 x 2 B
+  CHECK(b.gradients_bytes == 1600);         // 800 x 2 B
+  CHECK(b.optimizer_bytes == 6400 + 3200);  // two fp32 states and an fp32 master copy of 800
+  CHECK(b.activations_bytes == 4000);       // kept in half
+  const ModelStats a = model_stats_in(s, PrecisionMode::amp_bf16);
+  CHECK(a.weights_bytes == 4000);  // autocast keeps fp32 parameters
+  CHECK(a.gradients_bytes == 3200);
+  CHECK(a.optimizer_bytes == 6400);
+  CHECK(a.activations_bytes == 4000);
+  // A model file in fp16 (states stored in its type, as ingest counts them) run in fp32.
+  ModelStats h = s;
+  h.weights_bytes = 2000, h.gradients_bytes = 1600, h.optimizer_bytes = 3200, h.activations_bytes = 4000;
+  const ModelStats f = model_stats_in(h, PrecisionMode::fp32);
+  CHECK(f.weights_bytes == 4000);
+  CHECK(f.gradients_bytes == 3200);
+  CHECK(f.optimizer_bytes == 6400);
+  CHECK(f.activations_bytes == 8000);
+  // The ZeRO paper's 16 bytes per trainable parameter either way (2 + 2 + 12, 4 + 4 + 8).
+  CHECK(b.weights_bytes * 0.8 + b.gradients_bytes + b.optimizer_bytes == doctest::Approx(16 * 800));
+  CHECK(a.weights_bytes * 0.8 + a.gradients_bytes + a.optimizer_bytes == doctest::Approx(16 * 800));
+  CHECK(model_stats_in(s, PrecisionMode::recorded).weights_bytes == 4000);
 }
 
 TEST_CASE("precision: a compute-bound GEMM runs at the peak of its mode's math precision") {
@@ -285,4 +319,31 @@ TEST_CASE("apply_precision: under amp a batch norm reads and writes half (autoca
     o.name = name;
     CHECK(op_precision(o.kind, o.name, DType::fp32, PrecisionMode::amp_bf16).storage == DType::bf16);
   }
+}
+
+TEST_CASE("precision: a table of another precision scales an op's work, not its calls' launch floor") {
+  // An fp32 GEMM table of per-call times (as NeuSight's: a call holds the host's gap): the
+  // two smallest GEMMs do next to nothing and take 30 and 31 us, so the table's launch floor
+  // is 30 us; a 4096^3 GEMM takes 15 ms. Asked in bf16 (a rate 16x fp32's) the part above the
+  // floor scales by the roofline ratio 1/16 and the floor stays.
+  auto entry = [](int64_t n, double us) {
+    KernelEntry e;
+    e.kind = OpKind::gemm, e.shape = GemmShape{n, n, n}, e.time_us = us;
+    return e;
+  };
+  const Catalog c = make_catalog({part("T", {{DType::fp32, 10}, {DType::bf16, 160}})},
+                                 {KernelTable{"T", {entry(8, 30), entry(64, 31), entry(4096, 15000)}}});
+  auto bf16_seconds = [&](int64_t n) {
+    Op op = gemm_op();
+    op.shape = GemmShape{n, n, n};
+    fill_costs(op);
+    return estimate_pass(one_op(op), "T", c, {}, PrecisionMode::bf16).ops[0];
+  };
+  const OpEstimate tiny = bf16_seconds(8);
+  CHECK(tiny.predicted_s == doctest::Approx(30e-6));  // was 30 us / 16 = 1.9 us
+  const OpEstimate big = bf16_seconds(4096);
+  CHECK(big.predicted_s == doctest::Approx(30e-6 + (15e-3 - 30e-6) / 16));
+  CHECK(big.predicted_s >= kGemmFlops / 160e12);  // never faster than the bf16 peak
+  CHECK(std::any_of(big.notes.begin(), big.notes.end(),
+                    [](const std::string& n) { return n.find("all but its calls' launch floor (30 us)") != n.npos; }));
 }
