@@ -10,12 +10,14 @@
 
 #include <optional>
 
+#include "fomcast/platform.hpp"
 #include "fomcast/workload.hpp"
 
 namespace fomcast::est {
 
 // The transform traffic of `op` as an elementwise op (its two activation tensors, read and
-// written once each, in the storage type), or nothing when the rule does not apply.
-std::optional<Op> layout_transform_op(const Workload&, const Op&);
+// written once each, in the storage type), or nothing when the rule does not apply (also on a
+// target without tensor cores for the op's type: its spec borrows the rate).
+std::optional<Op> layout_transform_op(const Workload&, const Op&, const Platform& target);
 
 }  // namespace fomcast::est

@@ -90,8 +90,11 @@ void note_borrowed_rate(OpEstimate& e, const Platform& target, DType dtype) {
 // narrower loads. The tables hold aligned shapes (DeepBench padded its tensor-core shapes to
 // multiples of 8; NeuSight's are fp32), so such an op's time is optimistic, and the note says
 // so and what avoids it. A time measured on the target knows better and stands.
-void note_misaligned_tensor_core(OpEstimate& e, const Op& op, DType dtype) {
+void note_misaligned_tensor_core(OpEstimate& e, const Platform& target, const Op& op, DType dtype) {
   if (e.method == Method::measured || e.method == Method::table || e.method == Method::unestimated) return;
+  // Only where the part has tensor cores for the type: one whose spec borrows the rate runs
+  // the op on other units (a tf32 GEMM on a P4).
+  if (peak_for(target, dtype).dtype != dtype) return;
   if (op.kind != OpKind::gemm && op.kind != OpKind::batched_gemm) return;
   const auto* g = std::get_if<GemmShape>(&op.shape);
   const int64_t multiple = dtype == DType::fp16 || dtype == DType::bf16 ? 8 : dtype == DType::tf32 ? 4 : 0;
@@ -154,8 +157,8 @@ OpEstimate predict_unbounded(const Context& ctx, const Op& op, std::size_t index
     // A 16-bit op on a part whose spec states no rate for its type computes in fp32 there
     // (peak_for): timed from the part's fp32 tables, not its other 16-bit type's tensor-core
     // tables scaled down (a bf16 GEMM on a V100 from its fp16_mixed table x 8).
-    const bool in_fp32 =
-        (dtype == DType::fp16 || dtype == DType::bf16) && peak_for(ctx.target, dtype).dtype == DType::fp32;
+    const bool in_fp32 = (dtype == DType::fp16 || dtype == DType::bf16 || dtype == DType::tf32) &&
+                         peak_for(ctx.target, dtype).dtype == DType::fp32;
     if (const auto* t = ctx.tables(ctx.target.name))
       if (auto q = quote_op(*t, ctx.target, op, in_fp32 ? DType::fp32 : dtype)) {
         if (in_fp32)
@@ -278,7 +281,7 @@ OpEstimate predict_op(const Context& ctx, const Op& op, std::size_t index) {
   const double flops = op.flops > 0 ? op.flops : op_flops(op.kind, op.shape);
   const double bytes = op.bytes > 0 ? op.bytes : op_bytes(op.kind, op.shape, dtype);
   cap_at_roofline(e, ctx.target, op, dtype, flops, bytes);
-  note_misaligned_tensor_core(e, op, dtype);
+  note_misaligned_tensor_core(e, ctx.target, op, dtype);
   return e;
 }
 

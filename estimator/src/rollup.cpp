@@ -71,7 +71,7 @@ PassEstimate model_pass(const Workload& w, std::string_view platform, const Cata
     // the elementwise traffic they are and carried in the conv's own time, so the op list
     // stays the workload's (layout_transform.hpp).
     if (e.method != Method::measured)
-      if (const auto t = est::layout_transform_op(w, w.ops[i])) {
+      if (const auto t = est::layout_transform_op(w, w.ops[i], *target)) {
         const OpEstimate te = est::predict_op(ctx, *t, i);
         e.predicted_s += te.predicted_s;
         e.notes.push_back("includes " + format_significant(te.predicted_s * 1e6, 3) +

@@ -74,10 +74,26 @@ Roofline op_roofline(const Platform& p, OpKind kind, const OpShape& shape, DType
   if (const auto* c = std::get_if<ConvShape>(&shape); c && kind == OpKind::conv) {
     const bool three = c->filter[0] == 1 && c->filter[1] == 3 && c->filter[2] == 3;
     const bool unit = c->stride == std::array<int64_t, 3>{1, 1, 1} && c->dilation == std::array<int64_t, 3>{1, 1, 1};
-    const DType m = math == DType::unknown ? DType::fp32 : math;
-    if (three && unit && c->groups <= 1 && (m == DType::fp32 || m == DType::fp64)) {
-      r.winograd = true;
-      work = flops / kWinogradReduction;
+    // Winograd kernels are fp32's (and fp64's): an op whose math runs at the fp32 rate (a tf32
+    // op on a part without TF32) may take them, and so may a tf32 op where TF32 is no faster
+    // than fp32 (an RTX 3090's: cuDNN, allowed TF32, keeps the faster fp32 kernels). Without
+    // that, tf32 came out slower than fp32 on a V100. Where TF32 is faster, the bound stays
+    // direct TF32: a transfer from fp32 tables (whose 3x3 times are Winograd's) would
+    // otherwise carry Winograd's gain onto the TF32 rate.
+    const DType m = peak.dtype == DType::unknown ? DType::fp32 : peak.dtype;
+    if (three && unit && c->groups <= 1) {
+      if (m == DType::fp32 || m == DType::fp64) {
+        r.winograd = true;
+        work = flops / kWinogradReduction;
+      } else if (math == DType::tf32) {
+        const Peak fp32 = peak_for(p, DType::fp32);
+        if (fp32.flop_per_s > 0 && r.peak > 0 && fp32.flop_per_s >= r.peak) {
+          r.winograd = true;
+          work = flops / kWinogradReduction;
+          r.peak = fp32.flop_per_s;
+          r.peak_dtype = DType::fp32;
+        }
+      }
     }
   }
   if (work > 0 && r.peak > 0) r.compute_s = work / r.peak;

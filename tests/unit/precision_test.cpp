@@ -347,3 +347,37 @@ TEST_CASE("precision: a table of another precision scales an op's work, not its 
   CHECK(std::any_of(big.notes.begin(), big.notes.end(),
                     [](const std::string& n) { return n.find("all but its calls' launch floor (30 us)") != n.npos; }));
 }
+
+TEST_CASE("precision: tf32 on a part without TF32 computes as fp32: no slower, no tensor-core notes or transforms") {
+  // A 3x3 conv, stride 1, on NCHW activations: fp32 math may take Winograd kernels (a quarter
+  // of the direct FLOPs at the roofline), and needs no layout transforms.
+  Op conv;
+  conv.name = "aten::cudnn_convolution";
+  conv.kind = OpKind::conv;
+  ConvShape s;
+  s.n = 32, s.c = 64, s.k = 64, s.input = {1, 56, 56}, s.filter = {1, 3, 3}, s.pad = {0, 1, 1};
+  conv.shape = s;
+  conv.dtype = DType::fp32;
+  fill_costs(conv);
+  Workload w = one_op(conv);
+  w.memory_format = "channels_first";
+  const Catalog c =
+      make_catalog({part("NoTF32", {{DType::fp32, 10}}), part("TF32", {{DType::fp32, 10}, {DType::tf32, 80}}),
+                    part("SameTF32", {{DType::fp32, 10}, {DType::tf32, 10}})},
+                   {});
+  auto run = [&](const std::string& p, PrecisionMode m) { return estimate_pass(w, p, c, {}, m).ops[0]; };
+  auto transformed = [](const OpEstimate& e) {
+    return std::any_of(e.notes.begin(), e.notes.end(),
+                       [](const std::string& n) { return n.find("layout transforms") != n.npos; });
+  };
+  const OpEstimate fp32 = run("NoTF32", PrecisionMode::fp32), tf32 = run("NoTF32", PrecisionMode::tf32);
+  CHECK(tf32.predicted_s == doctest::Approx(fp32.predicted_s));
+  CHECK_FALSE(transformed(tf32));
+  // Where TF32 is no faster than fp32, cuDNN keeps its fp32 kernels: no transforms, and the
+  // Winograd bound of fp32 holds.
+  const OpEstimate same = run("SameTF32", PrecisionMode::tf32);
+  CHECK_FALSE(transformed(same));
+  CHECK(same.predicted_s == doctest::Approx(run("SameTF32", PrecisionMode::fp32).predicted_s));
+  // With TF32 tensor cores 8x fp32's the transforms are charged.
+  CHECK(transformed(run("TF32", PrecisionMode::tf32)));
+}

@@ -2,7 +2,8 @@
 // target. Every shipped workload on every shipped platform, at every precision the
 // platform has a peak for, each op's prediction against its flops at that peak and its
 // bytes at the memory bandwidth, computed here from the spec (a 3x3 stride-1 conv in
-// fp32/fp64 math at a quarter of the direct flops: Winograd F(4x4, 3x3)). Times measured
+// fp32/fp64 math at a quarter of the direct flops: Winograd F(4x4, 3x3); so too tf32 on a part
+// whose TF32 rate is no faster than its fp32 rate, where cuDNN keeps fp32 kernels). Times measured
 // on the target itself (method `measured`, an exact `table` entry) are measurements.
 #include <doctest/doctest.h>
 
@@ -30,8 +31,10 @@ double roofline_s(const Platform& p, const Op& op, DType d) {
   if (const auto* c = std::get_if<ConvShape>(&op.shape))
     if (op.kind == OpKind::conv && c->filter == std::array<int64_t, 3>{1, 3, 3} &&
         c->stride == std::array<int64_t, 3>{1, 1, 1} && c->dilation == std::array<int64_t, 3>{1, 1, 1} &&
-        c->groups <= 1 && d == DType::fp32)
+        c->groups <= 1 && (d == DType::fp32 || (d == DType::tf32 && p.peak_flop_per_s.at(DType::fp32).value >= peak))) {
       flops /= 4;
+      return std::max(flops / p.peak_flop_per_s.at(DType::fp32).value, bw > 0 ? bytes / bw : 0.0);
+    }
   return std::max(flops / peak, bw > 0 ? bytes / bw : 0.0);
 }
 
