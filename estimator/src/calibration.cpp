@@ -252,7 +252,9 @@ void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog,
   pe.host_bound = pe.residual_share > kHostBoundShare;
 
   if (on_target) {
-    pe.uncertainty = 0;  // the pass is the measurement; the split says what the model explains of it
+    // The pass is the measurement, and the split says what the model explains of it; ops
+    // re-typed by --precision are predictions, with their bands.
+    pe.uncertainty = pe.ops_as_recorded_s && pe.pass_s > 0 ? pe.ops_sigma_s * c.ops_carry / pe.pass_s : 0;
     pe.pass_low_s = pe.pass_high_s = pe.pass_unscaled_s = pe.pass_scaled_s = pe.pass_s;
   } else {
     // The two bounds of the rule: the whole gap carried like host time, or moved with the ops.
@@ -289,11 +291,11 @@ void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog,
       " (" + format_percent_significant(m->pass_s > 0 ? c.residual_there_s / m->pass_s : 0, 3) + "; " + c.split_basis +
       ")");
   for (const auto& n : m->notes) pe.notes.push_back("calibration: " + n);
-  if (c.ops_scale != 1 && on_target)
+  if (std::abs(c.ops_scale - 1) > 5e-4 && on_target)
     pe.notes.push_back("the modelled operations are scaled by " + format_significant(c.ops_scale, 3) +
                        " = (measured - residual) / modelled on " + where + ": the model is " +
                        (c.ops_scale > 1 ? "faster" : "slower") + " than " + where + " ran");
-  else if (c.ops_scale != 1)
+  else if (std::abs(c.ops_scale - 1) > 5e-4)
     pe.notes.push_back(
         "the modelled operations are scaled by " + format_significant(c.ops_carry, 3) + ": (measured - residual) / " +
         "modelled on " + where + " is " + format_significant(c.ops_scale, 3) + " (the model is " +

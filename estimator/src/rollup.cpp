@@ -42,6 +42,23 @@ bool is_table_backed(Method m) {
 
 namespace est {
 
+void tally_coverage(PassEstimate& pe, const Workload& w) {
+  double baseline_total = 0, baseline_backed = 0, predicted_backed = 0;
+  for (auto& [m, share] : pe.by_method) share.baseline_s = 0;
+  for (const auto& e : pe.ops) {
+    const double count = w.ops[e.op_index].count;
+    if (e.baseline_s) {
+      pe.by_method[e.method].baseline_s += count * *e.baseline_s;
+      baseline_total += count * *e.baseline_s;
+      if (is_table_backed(e.method)) baseline_backed += count * *e.baseline_s;
+    }
+    if (is_table_backed(e.method)) predicted_backed += count * e.predicted_s;
+  }
+  pe.coverage_of_baseline = baseline_total > 0;
+  pe.table_coverage =
+      pe.coverage_of_baseline ? baseline_backed / baseline_total : (pe.ops_s > 0 ? predicted_backed / pe.ops_s : 0);
+}
+
 PassEstimate model_pass(const Workload& w, std::string_view platform, const Catalog& catalog) {
   const Platform* target = catalog.platform(platform);
   if (!target)
@@ -92,7 +109,6 @@ PassEstimate model_pass(const Workload& w, std::string_view platform, const Cata
 
   // Sums, coverage and the combined band.
   std::map<Method, double> sigma;
-  double baseline_total = 0, baseline_backed = 0, predicted_backed = 0;
   for (const auto& e : pe.ops) {
     const double count = w.ops[e.op_index].count;
     const double t = count * e.predicted_s;
@@ -101,17 +117,9 @@ PassEstimate model_pass(const Workload& w, std::string_view platform, const Cata
     auto& share = pe.by_method[e.method];
     share.predicted_s += t;
     ++share.ops;
-    if (e.baseline_s) {
-      share.baseline_s += count * *e.baseline_s;
-      baseline_total += count * *e.baseline_s;
-      if (is_table_backed(e.method)) baseline_backed += count * *e.baseline_s;
-    }
-    if (is_table_backed(e.method)) predicted_backed += t;
     pe.launch_gap_s += count * e.launch_gap_s;
   }
-  pe.coverage_of_baseline = baseline_total > 0;
-  pe.table_coverage =
-      pe.coverage_of_baseline ? baseline_backed / baseline_total : (pe.ops_s > 0 ? predicted_backed / pe.ops_s : 0);
+  tally_coverage(pe, w);
 
   pe.modelled_s = pe.ops_s;
   pe.pass_s = pe.ops_s;
@@ -142,6 +150,8 @@ PassEstimate estimate_pass(const Workload& w, std::string_view platform, const C
     // Ops the mode added (autocast's casts) come after the recorded ones and have none.
     for (auto& e : pe.ops)
       if (e.op_index < w.ops.size()) e.baseline_s = w.ops[e.op_index].self_time_s;
+    // ... and count in the coverage: a re-typed op's time is predicted, not its measurement.
+    est::tally_coverage(pe, applied.workload);
     pe.ops_as_recorded_s = est::model_pass(w, platform, catalog).ops_s;
   }
   // Calibration models every other platform from the workload as recorded, at the

@@ -381,3 +381,27 @@ TEST_CASE("precision: tf32 on a part without TF32 computes as fp32: no slower, n
   // With TF32 tensor cores 8x fp32's the transforms are charged.
   CHECK(transformed(run("TF32", PrecisionMode::tf32)));
 }
+
+TEST_CASE("precision: a trace re-typed on its own machine is a prediction there: a band, and coverage that says so") {
+  ScratchDir dir;
+  const std::string db = dir.file("t.db");
+  const auto in = run_fomcast(
+      "ingest '" + fomcast::test::shared_path("traces/pytorch_kineto/tracelens_h100_bert-small-uncased.json.gz") +
+          "' --workload b --platform H100",
+      db);
+  REQUIRE_MESSAGE(in.status == 0, in.err);
+  auto estimate = [&](const std::string& extra) {
+    const auto r = run_fomcast("estimate --workload b --platform H100 --json" + extra, db);
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    return nlohmann::json::parse(r.out);
+  };
+  // As recorded: the measurement, every op measured.
+  const auto same = estimate("");
+  CHECK(same["uncertainty"].get<double>() == 0);
+  CHECK(same["coverage"]["table_backed_share"].get<double>() == doctest::Approx(1));
+  // In amp-bf16 its layer norms and embeddings are re-typed to fp32 and predicted: not all of
+  // the baseline's time is measured any more, and the pass carries their bands.
+  const auto amp = estimate(" --precision amp-bf16");
+  CHECK(amp["uncertainty"].get<double>() > 0);
+  CHECK(amp["coverage"]["table_backed_share"].get<double>() < 1);
+}
