@@ -71,7 +71,7 @@ void add_ingest_command(CLI::App& app, Globals& g) {
   cmd->add_option("--batch", o->batch, "Samples per pass, where the input cannot tell (tfprof's -1 dimension)")
       ->transform(in_range(ranges::batch));
   cmd->add_option("--threads", o->threads,
-                  "Several ranks' traces of one job: files read at once (0, the default: one thread per file; 1: "
+                  "Several ranks' traces of one job: files read at once (0, the default: one per core; 1: "
                   "one after another)")
       ->transform(in_range(NumberRange{0, 1024, false, true}));
   cmd->add_flag("--json", o->json, "JSON output");

@@ -1,8 +1,11 @@
 // Shared plumbing for the commands.
 #include "context.hpp"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -119,8 +122,51 @@ std::string read_study(const std::string& path) {
   throw InputError(path, "cannot open for reading, and no shipped study is called that (shipped: " + shipped + ")");
 }
 
+namespace {
+
+// Whether a progress line is drawn on stderr and not yet cleared: an error or an interrupt
+// then starts on a clean line ("...99% reading t.json.gzfomcast: error: ...").
+std::atomic<bool> progress_line_open{false};
+
+extern "C" void interrupted(int sig) {
+  // Only async-signal-safe calls: write, then the default action.
+  static const char clear[] = "\r\033[K";
+  static const char said[] = "fomcast: interrupted (the database is as it was before this command)\n";
+  if (progress_line_open.load()) (void)!write(STDERR_FILENO, clear, sizeof clear - 1);
+  (void)!write(STDERR_FILENO, said, sizeof said - 1);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+int terminal_columns() {
+  winsize ws{};
+  if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  return 80;
+}
+
+// At most `bytes` bytes of `text`, cut at a UTF-8 character's start, control bytes as '?'.
+std::string printable_prefix(std::string_view text, std::size_t bytes) {
+  if (text.size() > bytes) {
+    std::size_t end = bytes;
+    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+    text = text.substr(0, end);
+  }
+  std::string out(text);
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
+  return out;
+}
+
+}  // namespace
+
+void clear_progress_line() {
+  if (progress_line_open.exchange(false)) std::fputs("\r\033[K", stderr);
+}
+
 ProgressFn terminal_progress(std::string label) {
   if (!isatty(STDERR_FILENO)) return [](double, double, std::string_view) {};
+  std::signal(SIGINT, interrupted);
+  std::signal(SIGTERM, interrupted);
   auto last = std::make_shared<int>(-1);
   return [label = std::move(label), last](double done, double total, std::string_view what) {
     const int pct = total > 0 ? static_cast<int>(100.0 * done / total) : -1;
@@ -132,9 +178,12 @@ ProgressFn terminal_progress(std::string label) {
       const int filled = static_cast<int>(width * std::min(1.0, done / total));
       bar = "[" + std::string(filled, '#') + std::string(width - filled, ' ') + "] " + std::to_string(pct) + "%";
     }
-    std::fprintf(stderr, "\r\033[K%s %s %.*s", label.c_str(), bar.c_str(),
-                 static_cast<int>(std::min<size_t>(what.size(), 50)), what.data());
-    if (total > 0 && done >= total) std::fprintf(stderr, "\r\033[K");
+    // One line that fits the terminal: the file name takes what the label and bar leave.
+    const auto room = std::max(0, terminal_columns() - 1 - static_cast<int>(label.size() + bar.size() + 2));
+    std::fprintf(stderr, "\r\033[K%s %s %s", label.c_str(), bar.c_str(),
+                 printable_prefix(what, static_cast<std::size_t>(room)).c_str());
+    progress_line_open = true;
+    if (total > 0 && done >= total) clear_progress_line();
     std::fflush(stderr);
   };
 }

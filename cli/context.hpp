@@ -53,8 +53,12 @@ std::string read_file(const std::string& path, std::size_t max_bytes = kMaxSmall
 // A study file; where `path` is not a file here but names a shipped study (NAME,
 // NAME.json or data/studies/NAME.json), the copy compiled into the binary.
 std::string read_study(const std::string& path);
-// A progress bar on stderr when it is a terminal; does nothing when piped.
+// A progress bar on stderr when it is a terminal, one line as wide as the terminal; does
+// nothing when piped. While one is in use an interrupt (SIGINT, SIGTERM) clears the line and
+// says the command was interrupted.
 ProgressFn terminal_progress(std::string label);
+// Clears a progress line left on the terminal (before an error message); nothing otherwise.
+void clear_progress_line();
 void print_json(const nlohmann::json&);
 // `git rev-parse --short HEAD` of the working directory, or $FOMCAST_COMMIT, or "".
 std::string current_commit();

@@ -73,21 +73,27 @@ int main(int argc, char** argv) {
     std::cerr << "fomcast: usage error: " << e.what() << "\n(run `fomcast --help`)\n";
     return 2;
   } catch (const cli::CheckFailed& e) {
+    cli::clear_progress_line();
     std::cerr << "fomcast: check failed: " << e.what() << "\n";
     return 1;
   } catch (const InputError& e) {
+    cli::clear_progress_line();
     std::cerr << "fomcast: error: " << e.what() << "\n";
     return 2;
   } catch (const UsageError& e) {
+    cli::clear_progress_line();
     std::cerr << "fomcast: usage error: " << e.what() << "\n";
     return 2;
   } catch (const std::bad_alloc&) {
+    cli::clear_progress_line();
     std::cerr << "fomcast: error: out of memory: the input is larger than this machine's memory holds\n";
     return 3;
   } catch (const StoreError& e) {
+    cli::clear_progress_line();
     std::cerr << "fomcast: internal error: " << e.what() << "\n";
     return 3;
   } catch (const std::exception& e) {
+    cli::clear_progress_line();
     std::cerr << "fomcast: internal error: " << e.what() << "\n";
     return 3;
   }

@@ -31,7 +31,21 @@ bool is_bad_input(int rc) {
 
 void throw_sqlite(int rc, const std::string& path, const std::string& message) {
   if (is_bad_input(rc)) throw InputError(path, message);
-  throw StoreError(path, message);
+  // The machine's trouble, not fomcast's: said as what to do ("internal error: ... database
+  // or disk is full" read as a defect). Every write is one transaction, so nothing was kept.
+  switch (rc & 0xff) {
+    case SQLITE_FULL:
+      throw InputError(path, message +
+                                 " (the disk that holds the database is full: free space and run the command "
+                                 "again; the database is as it was)");
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      throw InputError(path, message +
+                                 " (another process held the database for 60 s, a second fomcast writing it or "
+                                 "an open sqlite3 transaction: run the command again when it is done; the "
+                                 "database is as it was)");
+    default: throw StoreError(path, message);
+  }
 }
 
 void throw_sqlite(sqlite3* db, int rc, const std::string& path, std::string_view what) {
