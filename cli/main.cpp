@@ -12,6 +12,7 @@
 #include "context.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/store.hpp"
+#include "fomcast/text.hpp"
 
 int main(int argc, char** argv) {
   using namespace fomcast;
@@ -70,19 +71,19 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "fomcast: usage error: " << e.what() << "\n(run `fomcast --help`)\n";
+    std::cerr << "fomcast: usage error: " << visible(e.what()) << "\n(run `fomcast --help`)\n";
     return 2;
   } catch (const cli::CheckFailed& e) {
     cli::clear_progress_line();
-    std::cerr << "fomcast: check failed: " << e.what() << "\n";
+    std::cerr << "fomcast: check failed: " << visible(e.what()) << "\n";
     return 1;
   } catch (const InputError& e) {
     cli::clear_progress_line();
-    std::cerr << "fomcast: error: " << e.what() << "\n";
+    std::cerr << "fomcast: error: " << visible(e.what()) << "\n";
     return 2;
   } catch (const UsageError& e) {
     cli::clear_progress_line();
-    std::cerr << "fomcast: usage error: " << e.what() << "\n";
+    std::cerr << "fomcast: usage error: " << visible(e.what()) << "\n";
     return 2;
   } catch (const std::bad_alloc&) {
     cli::clear_progress_line();
@@ -90,11 +91,11 @@ int main(int argc, char** argv) {
     return 3;
   } catch (const StoreError& e) {
     cli::clear_progress_line();
-    std::cerr << "fomcast: internal error: " << e.what() << "\n";
+    std::cerr << "fomcast: internal error: " << visible(e.what()) << "\n";
     return 3;
   } catch (const std::exception& e) {
     cli::clear_progress_line();
-    std::cerr << "fomcast: internal error: " << e.what() << "\n";
+    std::cerr << "fomcast: internal error: " << visible(e.what()) << "\n";
     return 3;
   }
   return 0;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <string>
 
 namespace fomcast {
 
@@ -41,6 +42,44 @@ std::string nearest_key(std::string_view key, const std::vector<std::string>& ca
   }
   const std::size_t limit = std::max<std::size_t>(2, std::max(key.size(), best.size()) / 3);
   return best_d <= limit ? best : std::string();
+}
+
+std::string visible(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    if (b < 0x20 || b == 0x7F) {
+      if (b == '\t' || b == '\n') {  // layout, not control: kept as a space and a line end
+        out += b == '\t' ? ' ' : '\n';
+        continue;
+      }
+      out += "\\x";
+      out += kHex[b >> 4];
+      out += kHex[b & 0xF];
+      continue;
+    }
+    // C1 controls (U+0080-009F: C2 80-9F) and U+202A-202E, U+2066-2069 (E2 80 AA-AE, E2 81 A6-A9).
+    const auto at = [&](std::size_t k) { return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0; };
+    if (b == 0xC2 && at(1) >= 0x80 && at(1) <= 0x9F) {
+      out += "\\u00";
+      out += kHex[at(1) >> 4];
+      out += kHex[at(1) & 0xF];
+      ++i;
+      continue;
+    }
+    if (b == 0xE2 &&
+        ((at(1) == 0x80 && at(2) >= 0xAA && at(2) <= 0xAE) || (at(1) == 0x81 && at(2) >= 0xA6 && at(2) <= 0xA9))) {
+      const unsigned code = ((b & 0x0F) << 12) | ((at(1) & 0x3F) << 6) | (at(2) & 0x3F);
+      out += "\\u";
+      for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(code >> shift) & 0xF];
+      i += 2;
+      continue;
+    }
+    out += text[i];
+  }
+  return out;
 }
 
 }  // namespace fomcast

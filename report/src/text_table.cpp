@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 
+#include "fomcast/text.hpp"
+
 namespace fomcast {
 namespace {
 
@@ -111,7 +113,11 @@ std::string distinguishing(const std::string& text, const std::set<std::string>&
 // alike, each shows where it parts from the others instead, and where even that does not
 // tell them apart, each gets a number in its group (" #2"; --json has every name whole):
 // printed whole, one Nsight kernel's template arguments made a table 663 columns wide.
-std::vector<std::vector<std::string>> shortened(const TextTable& t) {
+std::vector<std::vector<std::string>> shortened(const TextTable& table) {
+  // Names from profiles and paths print as text, never as terminal controls.
+  TextTable t = table;
+  for (auto& r : t.rows)
+    for (auto& cell : r) cell = visible(cell);
   std::vector<std::vector<std::string>> out = t.rows;
   for (std::size_t c = 0; c < t.max_width.size(); ++c) {
     if (t.max_width[c] == 0) continue;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fomcast/report/text_table.hpp"
+#include "fomcast/text.hpp"
 #include "test_support.hpp"
 
 using json = nlohmann::json;
@@ -211,4 +212,21 @@ TEST_CASE("--help says what a newcomer needs") {
   CHECK(calibrate.out.find("--clear") != std::string::npos);
   CHECK(run_fomcast("workloads --help").out.find("rm") != std::string::npos);
   CHECK(run_fomcast("--help").out.find("doctor") != std::string::npos);
+}
+
+TEST_CASE("text tables and errors show control characters and bidi overrides as escapes") {
+  using fomcast::visible;
+  CHECK(visible("aten::mm\x1b[2J\x1b]0;pwned\x07") == "aten::mm\\x1b[2J\\x1b]0;pwned\\x07");
+  CHECK(visible("a\tb\nc\x7f") == "a b\nc\\x7f");
+  CHECK(visible("evil\xe2\x80\xae"
+                "txt.json") == "evil\\u202etxt.json");  // U+202E RIGHT-TO-LEFT OVERRIDE
+  CHECK(visible("\xc2\x9b"
+                "31m") == "\\u009b31m");                 // C1 CSI
+  CHECK(visible("Größe — 速度 🚀") == "Größe — 速度 🚀");  // other UTF-8 as it is
+  fomcast::TextTable t;
+  t.header = {"op", "n"};
+  t.rows = {{"aten::mm\x1b[2J", "1"}};
+  const std::string out = t.render();
+  CHECK(out.find('\x1b') == std::string::npos);
+  CHECK(out.find("aten::mm\\x1b[2J") != std::string::npos);
 }

@@ -17,6 +17,12 @@ inline bool contains(std::string_view text, std::string_view needle) {
 // bytes in the offsets it reports (a text profile's first line, a JSON byte offset).
 inline std::size_t utf8_bom_length(std::string_view text) { return text.starts_with("\xEF\xBB\xBF") ? 3 : 0; }
 
+// `text` safe to print on a terminal: control characters (C0, DEL, C1) and the Unicode
+// bidirectional overrides and isolates, which a profile's op name or a path may hold, shown
+// as escapes ("\x1b", "\u202e") rather than acted on (an op named "aten::mm\x1b[2J" cleared
+// the screen). Everything else, other UTF-8 included, is kept.
+std::string visible(std::string_view text);
+
 // ASCII lower case; bytes outside A-Z are kept as they are.
 std::string lowercase(std::string_view);
 
