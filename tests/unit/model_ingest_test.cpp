@@ -54,6 +54,15 @@ TEST_CASE("bad model files: exit 2, file and JSON path named, database unchanged
       {"not_json.json", "{\"batch_size\": 4, \"layers\": [\n {\"type\": \"dense\",, }]}", ":2: byte"},
       {"nan.json", ok_head + R"({"type": "dropout", "rate": NaN}]})", ":1: byte"},
       {"empty.json", "{}", "batch_size"},
+      // A misspelt field is named with the one it likely was; an unknown top-level one says
+      // what it is a field of; fp8 is no precision a model trains in here.
+      {"misspelt.json", ok_head + R"({"type": "dense", "unit": 2}]})",
+       "layers[0].units: required field is missing (given: 'unit', misspelt?)"},
+      {"misspelt_top.json", ok_head + R"({"type": "dense", "units": 2}], "epoch": 3})",
+       "epoch: unknown field (did you mean 'epochs'?) (see docs/model-format.md for the fields of a model "
+       "description)"},
+      {"fp8.json", ok_head + R"({"type": "dense", "units": 2}], "dtype": "fp8"})",
+       "dtype: 'fp8' is no training precision"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.name);

@@ -299,6 +299,12 @@ ModelSettings read_top_level(Fields& top, Workload& w, std::string_view file) {
   const auto dtype = parse_dtype(dtype_name);
   if (!dtype || *dtype == DType::boolean || *dtype == DType::unknown)
     top.fail("dtype", "unknown element type '" + dtype_name + "'");
+  // What a model trains in: fp8 and integer training (scaled per tensor, with higher-precision
+  // masters) is not modelled, and was read as an unknown precision timed at borrowed rates.
+  if (*dtype != DType::fp32 && *dtype != DType::fp16 && *dtype != DType::bf16 && *dtype != DType::fp64)
+    top.fail("dtype", "'" + dtype_name +
+                          "' is no training precision this model expands (fp32, fp16, bf16 or fp64; `estimate "
+                          "--precision` runs a model in tf32 or autocast)");
   settings.dtype = *dtype;
   settings.loss = top.string_or("loss", "");
   if (!settings.loss.empty() && std::find(kLosses.begin(), kLosses.end(), settings.loss) == kLosses.end()) {

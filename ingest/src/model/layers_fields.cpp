@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "fomcast/error.hpp"
+#include "fomcast/text.hpp"
 
 namespace fomcast::layers {
 
@@ -59,9 +60,13 @@ void Fields::fail_here(const std::string& message) const {
   throw InputError(file_, message, 0, -1, path_.empty() ? "(top level)" : path_);
 }
 
-bool Fields::has(std::string_view key) const { return obj_.contains(key); }
+bool Fields::has(std::string_view key) const {
+  asked_.emplace(key);
+  return obj_.contains(key);
+}
 
 const json* Fields::raw(std::string_view key) {
+  asked_.emplace(key);
   auto it = obj_.find(key);
   if (it == obj_.end()) return nullptr;
   read_.emplace(key);
@@ -70,7 +75,14 @@ const json* Fields::raw(std::string_view key) {
 
 const json& Fields::get(std::string_view key) {
   const json* v = raw(key);
-  if (!v) fail(key, "required field is missing");
+  if (!v) {
+    // A misspelt key is missing under its right name: say which one it likely was.
+    std::vector<std::string> given;
+    for (const auto& [k, value] : obj_.items())
+      if (!read_.count(k)) given.push_back(k);
+    const std::string near = nearest_key(key, given);
+    fail(key, "required field is missing" + (near.empty() ? std::string() : " (given: '" + near + "', misspelt?)"));
+  }
   return *v;
 }
 
@@ -169,7 +181,12 @@ void Fields::finish(std::initializer_list<std::string_view> ignored) {
     if (read_.count(key)) continue;
     bool skip = false;
     for (auto i : ignored) skip = skip || i == key;
-    if (!skip) fail(key, "unknown field (see docs/model-format.md for the fields of this layer type)");
+    if (skip) continue;
+    std::vector<std::string> known(asked_.begin(), asked_.end());
+    const std::string near = nearest_key(key, known);
+    fail(key, "unknown field" + (near.empty() ? std::string() : " (did you mean '" + near + "'?)") +
+                  " (see docs/model-format.md for the fields of " +
+                  (path_.empty() ? "a model description" : "this layer type") + ")");
   }
 }
 

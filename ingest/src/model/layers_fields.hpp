@@ -67,6 +67,7 @@ class Fields {
   std::string path_;
   std::string file_;
   std::set<std::string, std::less<>> read_;
+  mutable std::set<std::string, std::less<>> asked_;  // every key looked for, given or not
 };
 
 // "[1, 2, 3]" for messages.
