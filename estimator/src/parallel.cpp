@@ -279,9 +279,24 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
   }
   if (layout.sequence_parallel && T == 1)
     out.notes.push_back("--sequence-parallel at tp=1: nothing to split (it splits what tensor parallel leaves whole)");
-  if (T > 1 && std::none_of(layers.begin(), layers.end(), split_by_tp))
+  if (T > 1 && std::none_of(layers.begin(), layers.end(), split_by_tp)) {
     out.notes.push_back("tp=" + std::to_string(T) +
                         ": no transformer block or embedding to split (Megatron layout): every layer replicated");
+  } else if (T > 1) {
+    // Layers with weights that the layout leaves whole: a model written as attention and dense
+    // layers rather than transformer blocks ran tp=8 at tp=1's compute, without a word.
+    double macs = 0, whole = 0;
+    std::size_t n = 0;
+    for (const auto& l : layers) {
+      macs += l.forward_macs;
+      if (l.params > 0 && !split_by_tp(l)) whole += l.forward_macs, ++n;
+    }
+    if (macs > 0 && whole / macs > 0.05)
+      out.notes.push_back("tp=" + std::to_string(T) + ": " + std::to_string(n) + " layer(s) with weights, " +
+                          format_percent_significant(whole / macs, 3) +
+                          " of the forward MACs, run whole on every rank: the Megatron layout splits transformer "
+                          "blocks (`transformer_block`) and embeddings, not attention or dense layers outside a block");
+  }
   std::vector<double> cost(layers.size());
   for (std::size_t i = 0; i < layers.size(); ++i) cost[i] = fwd[i] + bwd[i];
   std::vector<std::size_t> starts = stage_starts(cost, P);

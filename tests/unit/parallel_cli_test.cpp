@@ -600,3 +600,38 @@ TEST_CASE("the scaling efficiency is said with what it divides, and the JSON giv
   CHECK(text.out.find(" for the global batch (") != std::string::npos);
   CHECK(text.out.find("/ (4 devices x the ") != std::string::npos);
 }
+
+TEST_CASE("tp over attention and dense layers written outside transformer blocks says they run whole") {
+  ScratchDir dir;
+  const auto db = dir.file("t.db");
+  // A decoder written layer by layer (as a user writes LLaMA): an embedding, then per block a
+  // layer norm, attention, an add, a layer norm, two dense layers and an add.
+  json layers = json::array();
+  layers.push_back(
+      {{"type", "embedding"}, {"name", "tok"}, {"input_dim", 1000}, {"output_dim", 256}, {"inputs", {"ids"}}});
+  std::string prev = "tok";
+  for (int b = 0; b < 2; ++b) {
+    const std::string p = "l" + std::to_string(b) + ".";
+    layers.push_back({{"type", "layernorm"}, {"name", p + "ln1"}, {"inputs", {prev}}});
+    layers.push_back({{"type", "multi_head_attention"}, {"name", p + "attn"}, {"heads", 4}, {"causal", true}});
+    layers.push_back({{"type", "add"}, {"name", p + "r1"}, {"inputs", {prev, p + "attn"}}});
+    layers.push_back({{"type", "layernorm"}, {"name", p + "ln2"}});
+    layers.push_back({{"type", "dense"}, {"name", p + "up"}, {"units", 1024}, {"activation", "relu"}});
+    layers.push_back({{"type", "dense"}, {"name", p + "down"}, {"units", 256}});
+    layers.push_back({{"type", "add"}, {"name", p + "r2"}, {"inputs", {p + "r1", p + "down"}}});
+    prev = p + "r2";
+  }
+  const json model = {{"batch_size", 2},
+                      {"inputs", {{{"name", "ids"}, {"shape", {64}}, {"dtype", "int64"}}}},
+                      {"loss", "sparse_categorical_crossentropy"},
+                      {"layers", layers}};
+  const auto in = run_fomcast("ingest '" + dir.write("dec.json", model.dump()) + "' --workload dec", db);
+  REQUIRE_MESSAGE(in.status == 0, in.err);
+  const auto r = run_fomcast("estimate --workload dec --platform A100 --parallel tp=2 --json", db);
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  const json j = json::parse(r.out);
+  bool said = false;
+  for (const auto& n : j["parallel"]["notes"])
+    said = said || n.get<std::string>().find("run whole on every rank") != std::string::npos;
+  CHECK(said);
+}
