@@ -139,9 +139,21 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
   if (p.precision != PrecisionMode::recorded)
     out += "precision " + precision_name(p) + " (recorded: " + p.recorded_precision +
            "; docs/estimation.md says which ops run in which type)\n";
-  out += "pass   " + format_duration(p.pass_s) + " +/- " + format_share(p.uncertainty) + " = modelled " +
-         format_duration(p.modelled_s) + " (" + format_share(p.pass_s > 0 ? p.modelled_s / p.pass_s : 0) +
-         ") + residual " + format_duration(p.residual_s) + " (" + format_share(p.residual_share) + ")\n";
+  // A band of 100% or more read as "+/- 686%" implies negative times: said as the range it
+  // spans, the calibration rule's bounds where they make it (one side of the pass), else a
+  // factor either way.
+  std::string band = " +/- " + format_share(p.uncertainty);
+  if (p.uncertainty >= 1)
+    band = p.pass_s > 0 &&
+                   std::max(p.pass_high_s - p.pass_s, p.pass_s - p.pass_low_s) / p.pass_s >= p.uncertainty * (1 - 1e-9)
+               ? " (from " + format_duration(p.pass_low_s) + " to " + format_duration(p.pass_high_s) + ", " +
+                     format_share((p.pass_high_s - p.pass_low_s) / p.pass_s) + " of it: the residual rule's bounds)"
+               : ", within a factor of " + format_significant(1 + p.uncertainty, 3) + " (" +
+                     format_duration(p.pass_s / (1 + p.uncertainty)) + " to " +
+                     format_duration(p.pass_s * (1 + p.uncertainty)) + ")";
+  out += "pass   " + format_duration(p.pass_s) + band + " = modelled " + format_duration(p.modelled_s) + " (" +
+         format_share(p.pass_s > 0 ? p.modelled_s / p.pass_s : 0) + ") + residual " + format_duration(p.residual_s) +
+         " (" + format_share(p.residual_share) + ")\n";
   if (p.launch_gap_s > 0 && p.modelled_s > 0)
     out += "       of the modelled ops, " + format_duration(p.launch_gap_s) + " (" +
            format_share(p.launch_gap_s / p.modelled_s) +

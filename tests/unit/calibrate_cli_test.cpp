@@ -401,3 +401,15 @@ TEST_CASE("the shipped CANDLE study: measured Titan times where the repository r
     if (p["name"] == "TC1-perf") CHECK(p["baseline"]["seconds_per_unit"].get<double>() == doctest::Approx(395.0 * 20));
   }
 }
+
+TEST_CASE("a band of 100% or more is printed as the range it spans, not as +/- over 100%") {
+  ScratchDir dir;
+  const std::string db = dir.file("b.db");
+  REQUIRE(run_fomcast("calibrate --workload NT3-perf --platform NV_K20X --epoch-s 99", db).status == 0);
+  const auto text = run_fomcast("estimate --workload NT3-perf --platform MI250X", db);
+  REQUIRE_MESSAGE(text.status == 0, text.err);
+  const json j = json::parse(run_fomcast("estimate --workload NT3-perf --platform MI250X --json", db).out);
+  REQUIRE(j["uncertainty"].get<double>() >= 1);  // the residual rule's bounds are far apart here
+  CHECK(text.out.find("the residual rule's bounds)") != std::string::npos);
+  CHECK_FALSE(std::regex_search(text.out, std::regex(R"(pass .*\+/- [0-9]{3,}%)")));
+}
