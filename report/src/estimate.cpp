@@ -78,7 +78,8 @@ json estimate_to_json(const RunEstimate& r, const Workload& w) {
   json by_method = json::object();
   for (const auto& [m, s] : p.by_method)
     by_method[std::string(to_string(m))] = {{"ops", s.ops},
-                                            {"baseline_s", s.baseline_s},
+                                            // null where no op had a measured time
+                                            {"baseline_s", p.coverage_of_baseline ? json(s.baseline_s) : json(nullptr)},
                                             {"predicted_s", s.predicted_s},
                                             {"table_backed", is_table_backed(m)}};
   return json{{"workload", p.workload},
@@ -100,8 +101,8 @@ json estimate_to_json(const RunEstimate& r, const Workload& w) {
               // The overhead line's names from before calibration generalised it.
               {"overhead_s", p.residual_s},
               {"baseline_pass_s", c.calibrated ? json(c.measured.pass_s) : json(nullptr)},
-              {"baseline_ops_s", c.modelled_there_s},
-              {"baseline_overhead_s", c.residual_there_s},
+              {"baseline_ops_s", c.calibrated ? json(c.modelled_there_s) : json(nullptr)},
+              {"baseline_overhead_s", c.calibrated ? json(c.residual_there_s) : json(nullptr)},
               {"overhead_factor", c.carry},
               {"modelled_s", p.modelled_s},
               {"residual_s", p.residual_s},
@@ -110,12 +111,12 @@ json estimate_to_json(const RunEstimate& r, const Workload& w) {
               {"modelled_share", p.pass_s > 0 ? p.modelled_s / p.pass_s : 0.0},
               {"residual_share", p.residual_share},
               {"host_bound", p.host_bound},
-              // The pass under the residual rule's two bounds (docs/calibration.md).
+              // The pass under the residual rule's two bounds (docs/calibration.md), in seconds.
               {"pass_bounds",
-               {{"low", p.pass_low_s},
-                {"high", p.pass_high_s},
-                {"carried_unscaled", p.pass_unscaled_s},
-                {"scaled_with_ops", p.pass_scaled_s}}},
+               {{"low_s", p.pass_low_s},
+                {"high_s", p.pass_high_s},
+                {"carried_unscaled_s", p.pass_unscaled_s},
+                {"scaled_with_ops_s", p.pass_scaled_s}}},
               {"calibration", calibration_json(p.calibration)},
               {"coverage",
                {{"table_backed_share", p.table_coverage},

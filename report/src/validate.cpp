@@ -78,7 +78,7 @@ json validation_to_json(const LooReport& loo, const std::vector<PlatformTransfer
                      {"to_platform", c.to_platform},
                      {"measured_pass_s", c.measured_pass_s},
                      {"predicted_pass_s", c.predicted_pass_s},
-                     {"pass_bounds", {{"low", c.pass_low_s}, {"high", c.pass_high_s}}},
+                     {"pass_bounds", {{"low_s", c.pass_low_s}, {"high_s", c.pass_high_s}}},
                      {"error", c.error},
                      {"measured_ops_s", c.measured_ops_s},
                      {"predicted_ops_s", c.predicted_ops_s},

@@ -119,11 +119,11 @@ TEST_CASE("validate's cross-hardware pairs give the calibrated pass's bounds and
   int64_t within = 0;
   for (const auto& c : j["cross_hardware"]) {
     const double p = c["predicted_pass_s"].get<double>(), u = c["uncertainty"].get<double>();
-    CHECK(c["pass_bounds"]["low"].get<double>() <= p);
-    CHECK(c["pass_bounds"]["high"].get<double>() >= p);
+    CHECK(c["pass_bounds"]["low_s"].get<double>() <= p);
+    CHECK(c["pass_bounds"]["high_s"].get<double>() >= p);
     // The band includes the bounds.
-    CHECK(p * (1 - u) <= c["pass_bounds"]["low"].get<double>() * (1 + 1e-12));
-    CHECK(p * (1 + u) >= c["pass_bounds"]["high"].get<double>() * (1 - 1e-12));
+    CHECK(p * (1 - u) <= c["pass_bounds"]["low_s"].get<double>() * (1 + 1e-12));
+    CHECK(p * (1 + u) >= c["pass_bounds"]["high_s"].get<double>() * (1 - 1e-12));
     within += within_band(p, c["measured_pass_s"].get<double>(), u) ? 1 : 0;
   }
   const auto& cov = j["band_coverage"];

@@ -205,8 +205,8 @@ TEST_CASE("fomcast calibrate stores a measured time that later estimates project
   CHECK(m["host_bound"] == false);
   // The bounds: the whole gap carried unscaled, or scaled with the ops.
   const double gap = 0.1 - c["modelled_ops_s"].get<double>();
-  CHECK(m["pass_bounds"]["carried_unscaled"].get<double>() == doctest::Approx(before["pass_s"].get<double>() + gap));
-  CHECK(m["pass_bounds"]["scaled_with_ops"].get<double>() ==
+  CHECK(m["pass_bounds"]["carried_unscaled_s"].get<double>() == doctest::Approx(before["pass_s"].get<double>() + gap));
+  CHECK(m["pass_bounds"]["scaled_with_ops_s"].get<double>() ==
         doctest::Approx(before["pass_s"].get<double>() * 0.1 / c["modelled_ops_s"].get<double>()));
   const auto text = run_fomcast("estimate --workload P1B2 --platform MI250X", db);
   // NV_K20X ships a host_speed (the Opteron 6274's PassMark rating), MI250X does not.

@@ -45,7 +45,7 @@ TEST_CASE("estimate --parallel adds compute, exposed communication, bubble and e
   // (151%)" of a 194 ms step).
   CHECK(j["modelled_s"].get<double>() + j["residual_s"].get<double>() == doctest::Approx(j["pass_s"].get<double>()));
   CHECK(j["modelled_share"].get<double>() <= 1.0);
-  CHECK(j["pass_bounds"]["high"].get<double>() == doctest::Approx(j["pass_s"].get<double>()));
+  CHECK(j["pass_bounds"]["high_s"].get<double>() == doctest::Approx(j["pass_s"].get<double>()));
   // Data parallel alone divides the work: more samples per second than one device.
   const auto dp = run_fomcast("estimate --workload gpt2-small --platform H100 --parallel dp=4 --json", db);
   REQUIRE(dp.status == 0);
