@@ -100,9 +100,12 @@ TEST_CASE("validate --json end_to_end: every shipped published row predicted, me
   // that keeps the same shapes on every GPU: 7.7% and 7.7%; a card of the target's chip whose
   // only route is its GEMM table, uncorrected, taken last in the transfer (as the target's own
   // tables are): 7.5% and 7.5%; no memory-bound call below half the launch gap its curve is
-  // read against (a 7.2 KB op had read 2.8 us on H100): 7.5% and 7.5%.
-  CHECK(j["median_abs_step_error"].get<double>() <= 0.075);
-  CHECK(j["median_abs_speedup_error"].get<double>() <= 0.075);
+  // read against (a 7.2 KB op had read 2.8 us on H100): 7.5% and 7.5%; a table of another
+  // precision scaling an op's work but not its calls' launch floor (a rule: a PTB LSTM's bf16
+  // GEMMs had come out at 3.6 us a call from the A100 PCIe's fp32 table): 7.9% and 7.6% (the
+  // tf32 BERT-base rows, too slow already, slower; the BERT-large rows, too fast, closer).
+  CHECK(j["median_abs_step_error"].get<double>() <= 0.080);
+  CHECK(j["median_abs_speedup_error"].get<double>() <= 0.076);
 }
 
 TEST_CASE("validate --json end_to_end: Lambda's 2, 4 and 8 GPU rows against the data-parallel estimate") {
@@ -133,6 +136,7 @@ TEST_CASE("validate --json end_to_end: Lambda's 2, 4 and 8 GPU rows against the 
   CHECK((*h100)["published_efficiency"].get<double>() == doctest::Approx(520.0 / (4 * 141)));
   // Held at what is reached now (docs/accuracy.md, "Several GPUs"): the published runs lose
   // 1-30% per GPU, BERT most; the estimate hides DDP's all-reduce under the backward pass.
-  CHECK(j["median_abs_multi_gpu_step_error"].get<double>() <= 0.106);
+  // 10.5% -> 9.2% with the launch floor kept out of precision scaling (above).
+  CHECK(j["median_abs_multi_gpu_step_error"].get<double>() <= 0.093);
   CHECK(j["median_abs_efficiency_error"].get<double>() <= 0.071);
 }
