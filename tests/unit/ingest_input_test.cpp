@@ -22,7 +22,7 @@ TEST_CASE("gzip and plain copies of a shared trace read the same") {
   CHECK(gz.head() == plain.bytes().substr(0, gz.head().size()));
 }
 
-TEST_CASE("a truncated gzip is an error naming the file and offset") {
+TEST_CASE("a truncated gzip is an error naming the file and both offsets") {
   ScratchDir dir;
   const std::string whole = test::slurp(shared_path("traces/pytorch_kineto/hta_triton_example.json.gz"));
   const std::string cut = dir.write("cut.json.gz", whole.substr(0, whole.size() / 2));
@@ -32,8 +32,18 @@ TEST_CASE("a truncated gzip is an error naming the file and offset") {
     FAIL("no error");
   } catch (const InputError& e) {
     CHECK(e.file == cut);
-    CHECK(e.byte_offset > 0);
-    CHECK(std::string(e.what()).find("ends early") != std::string::npos);
+    // The compressed offset is no position in the decompressed text a reader reports lines
+    // of: both counts are said, and no "byte N" of its own.
+    CHECK(e.byte_offset < 0);
+    const std::string what = e.what();
+    CHECK(what.find("ends early, after all " + std::to_string(whole.size() / 2) + " compressed bytes") !=
+          std::string::npos);
+    const ingest::InputFile full(shared_path("traces/pytorch_kineto/hta_triton_example.json.gz"));
+    const auto at = what.find("at decompressed byte ");
+    REQUIRE(at != std::string::npos);
+    const long long out = std::stoll(what.substr(at + 21));
+    CHECK(out > 0);
+    CHECK(out < static_cast<long long>(full.bytes().size()));
   }
   // Garbage after a gzip magic number is corrupt, not empty.
   const std::string junk = dir.write("junk.gz", std::string("\x1f\x8b\x08\x00garbagegarbagegarbage", 25));

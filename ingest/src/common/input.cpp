@@ -22,6 +22,7 @@ struct ChunkStream::Impl {
   bool finished = false;  // gzip stream ended (all members)
   int64_t size = 0;
   int64_t consumed = 0;
+  int64_t produced = 0;  // decompressed bytes handed out so far
   z_stream z{};
   std::vector<unsigned char> in;  // compressed input, gzip only
 
@@ -94,8 +95,13 @@ std::size_t ChunkStream::read(char* buffer, std::size_t capacity) {
     if (s.z.avail_in == 0) {
       const std::size_t n = s.fill_input();
       if (n == 0) {
-        // Input exhausted mid-stream: the gzip ends early.
-        throw InputError(s.path, "gzip data ends early (truncated file?)", 0, s.consumed);
+        // Input exhausted mid-stream: the gzip ends early. Said in both counts, with no
+        // position of its own: a compressed offset read as the decompressed text's (and a
+        // line counted there) pointed at the wrong place.
+        const int64_t out = s.produced + static_cast<int64_t>(capacity - s.z.avail_out);
+        throw InputError(s.path, "gzip data ends early, after all " + std::to_string(s.consumed) +
+                                     " compressed bytes, at decompressed byte " + std::to_string(out) +
+                                     " (truncated file?)");
       }
       s.z.next_in = s.in.data();
       s.z.avail_in = static_cast<uInt>(n);
@@ -116,9 +122,12 @@ std::size_t ChunkStream::read(char* buffer, std::size_t capacity) {
       continue;
     }
     if (rc != Z_OK && rc != Z_BUF_ERROR)
-      throw InputError(s.path, std::string("corrupt gzip data: ") + (s.z.msg ? s.z.msg : "inflate failed"), 0,
-                       compressed_offset());
+      throw InputError(s.path, std::string("corrupt gzip data at compressed byte ") +
+                                   std::to_string(compressed_offset()) + ", decompressed byte " +
+                                   std::to_string(s.produced + static_cast<int64_t>(capacity - s.z.avail_out)) + ": " +
+                                   (s.z.msg ? s.z.msg : "inflate failed"));
   }
+  s.produced += static_cast<int64_t>(capacity - s.z.avail_out);
   return capacity - s.z.avail_out;
 }
 
