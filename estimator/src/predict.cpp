@@ -169,10 +169,14 @@ OpEstimate predict_unbounded(const Context& ctx, const Op& op, std::size_t index
         // times a V100 SXM2 measured for them).
         const bool uncorrected = (q->method == Method::implicit_gemm || q->method == Method::rnn_as_gemm) &&
                                  !t->has_variant_of(op.kind, op.shape);
-        const Platform* sib = uncorrected ? sibling_with_kind(ctx, op.kind) : nullptr;
-        if (!sib) return applied(std::move(e), std::move(*q));
-        if (auto s = sibling_quote(ctx, *sib, op, in_fp32 ? DType::fp32 : dtype))
-          return applied(std::move(e), std::move(*s));
+        // The uncorrected route waits for the transfer (step 4), whether or not a card of the
+        // target's chip measured the kind: a P4, whose NeuSight convs are forward only, took it
+        // for its backward convs and came out 2.5x slower on NT3 than a copy of its spec
+        // without tables.
+        if (!uncorrected) return applied(std::move(e), std::move(*q));
+        if (const Platform* sib = sibling_with_kind(ctx, op.kind))
+          if (auto s = sibling_quote(ctx, *sib, op, in_fp32 ? DType::fp32 : dtype))
+            return applied(std::move(e), std::move(*s));
         via_gemm = std::move(q);
       }
     // The op's own measurement on the recording platform when it is the most alike

@@ -104,3 +104,21 @@ TEST_CASE("same chip: boards of equal figures come out equal on a layer list") {
       CHECK(board == doctest::Approx(card).epsilon(0.03));
     }
 }
+
+TEST_CASE("a card whose tables hold no backward convs takes the transfer before its own GEMM route") {
+  // P4's NeuSight convs are forward only. Its backward convs went through its GEMM table,
+  // uncorrected (23-80% median error where corrected, docs/accuracy.md section 1), before
+  // the transfer from the Pascal cards' conv tables: NT3 came out 2.5x slower than on a copy
+  // of the P4's spec without tables.
+  ScratchDir dir;
+  const std::string db = dir.file("p.db");
+  const auto j = run_json("estimate --workload NT3 --platform P4", db);
+  int backward = 0;
+  for (const auto& op : j["ops"])
+    if (op["kind"] == "conv" && op["phase"] == "backward") {
+      ++backward;
+      INFO(op["name"].get<std::string>() << ": " << op["method"].get<std::string>());
+      CHECK(op["method"] != "implicit-gemm");
+    }
+  CHECK(backward > 0);
+}
