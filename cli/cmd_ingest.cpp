@@ -1,7 +1,9 @@
 // ingest: profiler files (or a model description) -> a stored workload. The files are read
 // and checked completely before the database is opened, so a bad file changes nothing.
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
+#include <system_error>
 
 #include <nlohmann/json.hpp>
 
@@ -77,6 +79,16 @@ void add_ingest_command(CLI::App& app, Globals& g) {
   cmd->add_flag("--json", o->json, "JSON output");
   cmd->callback([&g, o] {
     require_workload_name(o->workload, "--workload");
+    // One file named twice (or by two paths) is no second rank: said as what it is, not as two
+    // ranks claiming one number.
+    for (std::size_t i = 0; i < o->files.size(); ++i)
+      for (std::size_t k = 0; k < i; ++k) {
+        std::error_code ec;
+        if (o->files[i] == o->files[k] || std::filesystem::equivalent(o->files[i], o->files[k], ec))
+          throw UsageError("'" + o->files[i] + "' given twice" +
+                           (o->files[i] == o->files[k] ? std::string() : " (as '" + o->files[k] + "')") +
+                           ": give each rank's trace once");
+      }
     IngestOptions opts;
     opts.format = o->format;
     opts.workload = o->workload;

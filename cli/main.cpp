@@ -23,11 +23,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   cli::Globals globals;
   const std::string db_help = "SQLite database (default $FOMCAST_DB, else ./fomcast.db); before or after the command";
-  // Given once, before or after the command, and never empty: a second --db silently won
-  // and an empty one meant ./fomcast.db.
-  const auto db_path = CLI::Validator(
-      [](const std::string& v) { return v.empty() ? std::string("an empty path") : std::string(); }, "PATH");
-  app.add_option("--db", globals.db, db_help)->check(db_path);
+  // Given once, before or after the command, and never empty (both checked below, before
+  // parsing): a second --db silently won and an empty one meant ./fomcast.db.
+  app.add_option("--db", globals.db, db_help);
 
   cli::add_bench_command(app, globals);
   cli::add_fom_commands(app, globals);
@@ -41,7 +39,7 @@ int main(int argc, char** argv) {
   cli::add_doctor_command(app, globals);
   cli::add_scaling_command(app, globals);
   // --db is taken after the command as well as before it, and every command's --help shows it.
-  cli::add_to_every_command(app, [&](CLI::App& cmd) { cmd.add_option("--db", globals.db, db_help)->check(db_path); });
+  cli::add_to_every_command(app, [&](CLI::App& cmd) { cmd.add_option("--db", globals.db, db_help); });
 
   try {
     // Checked before parsing, as parsing runs the command: a first word that names no
@@ -50,7 +48,8 @@ int main(int argc, char** argv) {
     int db_given = 0;
     for (int i = 1; i < argc; ++i) {
       const std::string word = argv[i];
-      if (word == "--db=") throw UsageError("--db: an empty path");
+      if (word == "--db=" || (word == "--db" && i + 1 < argc && argv[i + 1][0] == '\0'))
+        throw UsageError("--db: an empty path");
       if (word == "--db" || word.starts_with("--db=")) {
         ++db_given;
         i += word == "--db" ? 1 : 0;

@@ -4,6 +4,7 @@
 // database as it was.
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <regex>
 #include <string>
 #include <vector>
@@ -204,12 +205,22 @@ TEST_CASE("--db works before or after the command, and every command's --help sh
     CHECK(r2.out.empty());
   }
   CHECK_FALSE(std::filesystem::exists(third));
-  for (const std::string& given :
-       {std::string("--db '' platforms"), std::string("--db= workloads"), std::string("workloads --db=")}) {
+  for (const std::string& given : {std::string("--db '' platforms"), std::string("--db= workloads"),
+                                   std::string("workloads --db="), std::string("workloads --db ''")}) {
     const auto empty = run_fomcast(given);
     CHECK(empty.status == 2);
     CHECK_MESSAGE(empty.err.find("--db: an empty path") != std::string::npos, given << ": " << empty.err);
   }
+  // One trace named twice (or by another path to it) is said as that, not as two ranks.
+  const std::string trace = fomcast::test::shared_path("traces/pytorch_kineto/hta_triton_example.json.gz");
+  const std::string link = dir.file("again.json.gz");
+  std::filesystem::create_symlink(trace, link);
+  for (const std::string& files : {"'" + trace + "' '" + trace + "'", "'" + trace + "' '" + link + "'"}) {
+    const auto twice = run_fomcast("ingest " + files + " --workload t --db '" + third + "'");
+    CHECK(twice.status == 2);
+    CHECK_MESSAGE(twice.err.find("given twice") != std::string::npos, twice.err);
+  }
+  CHECK_FALSE(std::filesystem::exists(third));
   // A word that names no command is named.
   const auto unknown = run_fomcast("frobnicate --db '" + third + "'");
   CHECK(unknown.status == 2);
