@@ -251,11 +251,12 @@ TEST_CASE("ingest ranks: a bad rank file is a positioned error and nothing is wr
   CHECK(r.err.find("byte") != std::string::npos);
   CHECK(file_fingerprint(db) == fp);
 
-  // One rank given twice.
+  // One rank's file given twice: said as the file named twice (not as two ranks claiming one
+  // number).
   kineto = dlrm_files("worker");
   r = run_fomcast("ingest '" + kineto[2] + "' '" + kineto[2] + "' '" + kineto[4] + "' --workload twice", db);
   CHECK(r.status == 2);
-  CHECK(r.err.find("rank 2") != std::string::npos);
+  CHECK_MESSAGE(r.err.find("'" + kineto[2] + "' given twice") != std::string::npos, r.err);
 
   // An ET whose rank has no Kineto trace.
   r = run_fomcast("ingest '" + ets[6] + "' '" + kineto[0] + "' '" + kineto[1] + "' --workload orphan", db);
