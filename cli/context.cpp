@@ -131,7 +131,7 @@ std::atomic<bool> progress_line_open{false};
 extern "C" void interrupted(int sig) {
   // Only async-signal-safe calls: write, then the default action.
   static const char clear[] = "\r\033[K";
-  static const char said[] = "fomcast: interrupted (the database is as it was before this command)\n";
+  static const char said[] = "fomcast: interrupted (a write that had not finished is not kept)\n";
   if (progress_line_open.load()) (void)!write(STDERR_FILENO, clear, sizeof clear - 1);
   (void)!write(STDERR_FILENO, said, sizeof said - 1);
   std::signal(sig, SIG_DFL);
