@@ -10,9 +10,8 @@ std::optional<Op> layout_transform_op(const Workload& w, const Op& op, const Pla
   // A part whose spec borrows the type's rate has no tensor cores for it and runs the conv
   // on its NCHW kernels (tf32 on a V100 computes in fp32); nor does cuDNN, allowed TF32,
   // transform for TF32 that is no faster than its fp32 kernels (an RTX 3090's).
-  const Peak own = peak_for(target, op.dtype);
-  if (own.dtype != op.dtype) return std::nullopt;
-  if (op.dtype == DType::tf32 && !(own.flop_per_s > peak_for(target, DType::fp32).flop_per_s)) return std::nullopt;
+  if (peak_for(target, op.dtype).dtype != op.dtype) return std::nullopt;
+  if (op.dtype == DType::tf32 && tf32_runs_as_fp32(target)) return std::nullopt;
   const auto* c = std::get_if<ConvShape>(&op.shape);
   if (!c || c->dims != 2) return std::nullopt;
   DType storage = DType::fp32;

@@ -64,6 +64,11 @@ std::optional<double> roofline_ratio(OpKind kind, double flops, double bytes, co
   return t_to / t_from;
 }
 
+bool tf32_runs_as_fp32(const Platform& p) {
+  const Peak tf32 = peak_for(p, DType::tf32);
+  return tf32.dtype != DType::tf32 || !(tf32.flop_per_s > peak_for(p, DType::fp32).flop_per_s);
+}
+
 Roofline op_roofline(const Platform& p, OpKind kind, const OpShape& shape, DType math, double flops, double bytes) {
   Roofline r;
   const Peak peak = peak_for(p, math);
@@ -85,9 +90,9 @@ Roofline op_roofline(const Platform& p, OpKind kind, const OpShape& shape, DType
       if (m == DType::fp32 || m == DType::fp64) {
         r.winograd = true;
         work = flops / kWinogradReduction;
-      } else if (math == DType::tf32) {
+      } else if (math == DType::tf32 && tf32_runs_as_fp32(p)) {
         const Peak fp32 = peak_for(p, DType::fp32);
-        if (fp32.flop_per_s > 0 && r.peak > 0 && fp32.flop_per_s >= r.peak) {
+        if (fp32.flop_per_s > 0 && r.peak > 0) {
           r.winograd = true;
           work = flops / kWinogradReduction;
           r.peak = fp32.flop_per_s;

@@ -19,6 +19,11 @@ struct Peak {
 // fp32, then fp32 for any narrower type). Never borrows a faster rate for a wider type: fp64 without an fp64 figure is
 // unknown.
 Peak peak_for(const Platform&, DType);
+// Whether a tf32 op on the platform computes as fp32: its spec states no TF32 rate (a V100's
+// borrows fp32's) or one no faster than fp32's (an RTX 3090's, where cuDNN, allowed TF32,
+// keeps its fp32 kernels). Such an op keeps fp32's Winograd bound (op_roofline) and pays no
+// tensor-core layout transforms (layout_transform.hpp).
+bool tf32_runs_as_fp32(const Platform&);
 double bandwidth_of(const Platform&);  // bytes/s, 0 when unknown
 
 // Time on `to` over time on `from` for an op doing `flops` and moving `bytes`:

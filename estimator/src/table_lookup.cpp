@@ -204,28 +204,34 @@ std::optional<Quote> conv_through_gemm(const PlatformTables& t, const Platform& 
   return q;
 }
 
+// The GEMMs a recurrent layer runs, as cuDNN runs a layer: the input projection for all
+// timesteps in one GEMM, then one recurrent GEMM per timestep (M = gates x hidden, N = batch,
+// K = hidden). Backward: the data gradient the same way round, and the two weight gradients
+// over all timesteps.
+struct RnnGemm {
+  GemmShape shape;
+  int64_t repeat;
+};
+std::vector<RnnGemm> rnn_gemms(const RnnShape& r) {
+  const int64_t gates = r.cell == RnnCell::lstm ? 4 : r.cell == RnnCell::gru ? 3 : 1;
+  const int64_t gh = gates * r.hidden, bt = r.batch * r.timesteps;
+  if (!r.backward) return {{GemmShape{gh, bt, r.input}, 1}, {GemmShape{gh, r.batch, r.hidden}, r.timesteps}};
+  return {{GemmShape{r.hidden, r.batch, gh}, r.timesteps},
+          {GemmShape{r.input, bt, gh}, 1},
+          {GemmShape{gh, r.input, bt}, 1},
+          {GemmShape{gh, r.hidden, bt}, 1}};
+}
+
 // The GEMM calls rnn_through_gemm times a recurrent layer as.
-int64_t rnn_gemm_calls(const RnnShape& r) { return r.backward ? r.timesteps + 3 : 1 + r.timesteps; }
+int64_t rnn_gemm_calls(const RnnShape& r) {
+  int64_t calls = 0;
+  for (const auto& g : rnn_gemms(r)) calls += g.repeat;
+  return calls;
+}
 
 std::optional<Quote> rnn_through_gemm(const RnnShape& r, const TableGroup& gemm, const std::string& platform,
                                       const KernelEntry* exclude) {
-  const int64_t gates = r.cell == RnnCell::lstm ? 4 : r.cell == RnnCell::gru ? 3 : 1;
-  const int64_t gh = gates * r.hidden, bt = r.batch * r.timesteps;
-  // As cuDNN runs a layer: the input projection for all timesteps in one GEMM, then one
-  // recurrent GEMM per timestep (M = gates x hidden, N = batch, K = hidden). Backward: the
-  // data gradient the same way round, and the two weight gradients over all timesteps.
-  struct Step {
-    GemmShape shape;
-    int64_t repeat;
-  };
-  std::vector<Step> steps;
-  if (!r.backward)
-    steps = {{GemmShape{gh, bt, r.input}, 1}, {GemmShape{gh, r.batch, r.hidden}, r.timesteps}};
-  else
-    steps = {{GemmShape{r.hidden, r.batch, gh}, r.timesteps},
-             {GemmShape{r.input, bt, gh}, 1},
-             {GemmShape{gh, r.input, bt}, 1},
-             {GemmShape{gh, r.hidden, bt}, 1}};
+  const std::vector<RnnGemm> steps = rnn_gemms(r);
   Quote total;
   total.method = Method::rnn_as_gemm;
   total.source = platform;
