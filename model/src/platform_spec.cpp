@@ -76,9 +76,7 @@ Platform parse_user_platform_spec(std::string_view text, std::string_view file_n
   const auto& keys = platform_spec_keys();
   for (const auto& [key, v] : j.items()) {
     if (key == "kernel_entries" || std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
-    const std::string near = nearest_platform_spec_key(key);
-    r.fail(key, "unknown field" + (near.empty() ? std::string(" (docs/platforms.md lists them)")
-                                                : " (did you mean \"" + near + "\"?)"));
+    r.fail(key, unknown_field_message(key, keys, "docs/platforms.md lists them"));
   }
 
   if (!j.contains("name")) r.fail("name", "missing");

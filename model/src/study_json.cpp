@@ -63,11 +63,9 @@ struct Reader {
     const std::string path = std::string(key) + ".";
     // A misspelt field would be ignored and change the FOM ("devices_per_units": 8x).
     for (const auto& [field, value] : s.items())
-      if (!kSideFields.count(field)) {
-        const std::string near = nearest_key(field, std::vector<std::string>(kSideFields.begin(), kSideFields.end()));
-        fail(path + field, "unknown field" + (near.empty() ? std::string(" (platform, nodes, unit, devices_per_unit)")
-                                                           : " (did you mean \"" + near + "\"?)"));
-      }
+      if (!kSideFields.count(field))
+        fail(path + field, unknown_field_message(field, {kSideFields.begin(), kSideFields.end()},
+                                                 "platform, nodes, unit, devices_per_unit"));
     StudySide out;
     out.platform = string_at(s, "platform", path);
     out.nodes = number(need(s, "nodes", path), path + "nodes", ranges::nodes);
@@ -114,11 +112,9 @@ Study parse_study(std::string_view text, std::string_view file) {
   if (!root.is_object()) r.fail("", "a study must be a JSON object");
 
   for (const auto& [key, value] : root.items())
-    if (!kStudyFields.count(key)) {
-      const std::string near = nearest_key(key, std::vector<std::string>(kStudyFields.begin(), kStudyFields.end()));
-      r.fail(key, "unknown field" + (near.empty() ? std::string(" (name, description, baseline, target, problems)")
-                                                  : " (did you mean \"" + near + "\"?)"));
-    }
+    if (!kStudyFields.count(key))
+      r.fail(key, unknown_field_message(key, {kStudyFields.begin(), kStudyFields.end()},
+                                        "name, description, baseline, target, problems"));
   Study study;
   study.file = r.file;
   // The default name is the file's, not the path as typed: history and check key records by
@@ -141,12 +137,9 @@ Study parse_study(std::string_view text, std::string_view file) {
     const json& p = problems[i];
     if (!p.is_object()) r.fail(path.substr(0, path.size() - 1), "must be an object");
     for (const auto& [key, value] : p.items())
-      if (!kProblemFields.count(key)) {
-        const std::string near =
-            nearest_key(key, std::vector<std::string>(kProblemFields.begin(), kProblemFields.end()));
-        r.fail(path + key, "unknown field" + (near.empty() ? std::string(" (docs/study-format.md lists them)")
-                                                           : " (did you mean \"" + near + "\"?)"));
-      }
+      if (!kProblemFields.count(key))
+        r.fail(path + key, unknown_field_message(key, {kProblemFields.begin(), kProblemFields.end()},
+                                                 "docs/study-format.md lists them"));
 
     StudyProblem prob;
     prob.name = r.string_at(p, "name", path);

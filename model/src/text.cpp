@@ -82,4 +82,11 @@ std::string visible(std::string_view text) {
   return out;
 }
 
+std::string unknown_field_message(std::string_view key, const std::vector<std::string>& known,
+                                  std::string_view where_listed) {
+  const std::string near = nearest_key(key, known);
+  return "unknown field" +
+         (near.empty() ? " (" + std::string(where_listed) + ")" : " (did you mean \"" + near + "\"?)");
+}
+
 }  // namespace fomcast

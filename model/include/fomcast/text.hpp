@@ -30,4 +30,9 @@ std::string lowercase(std::string_view);
 // none is near: at most max(2, a third of the longer) single-character edits away.
 std::string nearest_key(std::string_view key, const std::vector<std::string>& candidates);
 
+// The message for a field no reader knows: "unknown field (did you mean \"nodes\"?)" where a
+// known one is near, else "unknown field (<where_listed>)".
+std::string unknown_field_message(std::string_view key, const std::vector<std::string>& known,
+                                  std::string_view where_listed);
+
 }  // namespace fomcast
