@@ -21,6 +21,7 @@
 #include "fomcast/format.hpp"
 #include "fomcast/platform_match.hpp"
 #include "fomcast/seed.hpp"
+#include "fomcast/text.hpp"
 
 namespace fomcast::cli {
 
@@ -110,12 +111,19 @@ std::string read_study(const std::string& path) {
   if (std::filesystem::exists(path, ec)) return read_file(path);
   // The README's `fom data/studies/candle-exascale.json` failed with the binary alone, or
   // from another directory: the shipped studies are in the binary.
+  // Only a bare name or the README's relative form: a path elsewhere that is missing
+  // (/ci/checkout/data/studies/x.json) is an error, not the shipped study of that name, which a
+  // CI job would have computed and recorded in place of its own without a word.
   const std::filesystem::path p(path);
-  const std::string parent = p.parent_path().generic_string();
-  if (!parent.empty() && parent != "data/studies" && !parent.ends_with("/data/studies")) return read_file(path);
+  std::string parent = p.parent_path().generic_string();
+  if (parent.starts_with("./")) parent.erase(0, 2);
+  if (!parent.empty() && parent != "." && parent != "data/studies") return read_file(path);
   std::string name = p.filename().string();
   if (p.extension().empty()) name += ".json";
-  if (const auto text = embedded_file("studies/" + name)) return std::string(*text);
+  if (const auto text = embedded_file("studies/" + name)) {
+    std::cerr << "note: " << visible(path) << " is not here: the study shipped in the binary under that name is used\n";
+    return std::string(*text);
+  }
   std::string shipped;
   for (const auto& [file, text] : embedded_files("studies/"))
     if (file.ends_with(".json")) shipped += (shipped.empty() ? "" : ", ") + std::filesystem::path(file).stem().string();

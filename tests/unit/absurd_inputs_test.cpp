@@ -154,9 +154,15 @@ TEST_CASE("shipped studies: read from the binary where the path is not a file he
     const auto r = run_fomcast("fom --json " + study, db);
     REQUIRE_MESSAGE(r.status == 0, r.err);
     CHECK(json::parse(r.out)["fom"].get<double>() == doctest::Approx(82.597).epsilon(1e-5));
+    // Said: a CI job whose checkout lacks the file must not take the shipped one for its own
+    // (the README's relative path is a file where the tests run).
+    if (study != "data/studies/worked-example.json")
+      CHECK(r.err.find("is not here: the study shipped in the binary under that name is used") != std::string::npos);
   }
   check_refused("fom nosuch", db,
                 "no shipped study is called that (shipped: candle-exascale, gpt2-dgx, worked-example)");
   // A path elsewhere stays a path.
   check_refused("fom '" + dir.file("missing/worked-example.json") + "'", db, "cannot open for reading");
+  // Even one that ends in data/studies: a checkout elsewhere that lacks the file.
+  check_refused("fom '" + dir.file("checkout/data/studies/worked-example.json") + "'", db, "cannot open for reading");
 }
