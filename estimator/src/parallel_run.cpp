@@ -79,7 +79,7 @@ ParallelRun run_parallel(const Workload& stored, std::string_view platform, cons
                          const RunOptions& opts, std::string_view flag) {
   const std::string f(flag);
   const Platform* p = catalog.platform(platform);
-  if (!p) throw InputError("platform", "unknown platform '" + std::string(platform) + "' (see `fomcast platforms`)");
+  if (!p) throw UsageError("unknown platform '" + std::string(platform) + "' (see `fomcast platforms`)");
   const ParallelLayout& l = req.layout;
   // A layout spreads one device's work; a job's trace already holds its ranks' collectives,
   // which a layout would count as compute and add its own gradient exchange to.

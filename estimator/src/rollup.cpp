@@ -61,16 +61,13 @@ void tally_coverage(PassEstimate& pe, const Workload& w) {
 
 PassEstimate model_pass(const Workload& w, std::string_view platform, const Catalog& catalog) {
   const Platform* target = catalog.platform(platform);
-  if (!target)
-    throw InputError("platform", "unknown platform '" + std::string(platform) + "' (see `fomcast platforms`)", 0, -1,
-                     "platform");
+  if (!target) throw UsageError("unknown platform '" + std::string(platform) + "' (see `fomcast platforms`)");
   if (target->peak_flop_per_s.empty() && !target->mem_bw_bytes_per_s && !catalog.tables.count(target->name) &&
       w.recorded_on != target->name)
-    throw InputError("platform",
-                     "platform '" + target->name +
-                         "' has no figures to estimate with (no peak rates, bandwidth or kernel table): give measured "
-                         "hours for it, a spec, or a table (`fomcast import-bench`, `fomcast bench`)",
-                     0, -1, "platform");
+    // Not an InputError: no file is at fault ("platform: platform: platform 'A' ..." read as one).
+    throw UsageError("platform '" + target->name +
+                     "' has no figures to estimate with (no peak rates, bandwidth or kernel table): give measured "
+                     "hours for it, a spec, or a table (`fomcast import-bench`, `fomcast bench`)");
   const Platform* baseline = w.recorded_on.empty() ? nullptr : catalog.platform(w.recorded_on);
   est::Context ctx{catalog, *target, baseline, [&](std::string_view name) { return est::tables_of(catalog, name); },
                    w.recorded_on};

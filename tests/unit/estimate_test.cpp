@@ -447,13 +447,14 @@ TEST_CASE("measured on its own platform, and what nothing can time is not counte
   CHECK(p.pass_s == doctest::Approx(100e-6));  // 90 us of ops + the 10 us overhead line
   CHECK(p.residual_s == doctest::Approx(10e-6));
   CHECK(!p.notes.empty());
-  CHECK_THROWS_AS(estimate_pass(w, "NoSuchPlatform", catalog()), InputError);
+  // Usage errors: no file is at fault ("platform: platform: platform 'A' ..." had read as one).
+  CHECK_THROWS_AS(estimate_pass(w, "NoSuchPlatform", catalog()), UsageError);
   // The worked example's machine A has no figures at all: an error that says so.
   try {
     estimate_pass(w, "A", catalog());
     FAIL("no error for A");
-  } catch (const InputError& e) {
-    CHECK(e.message.find("no figures to estimate with") != std::string::npos);
+  } catch (const UsageError& e) {
+    CHECK(std::string(e.what()).find("platform 'A' has no figures to estimate with") == 0);
   }
 }
 
