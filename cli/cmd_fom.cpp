@@ -2,6 +2,7 @@
 #include <cmath>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include <set>
 
@@ -92,6 +93,7 @@ void add_fom_commands(CLI::App& app, Globals& g) {
       Store store = open_store(g);
       require_study_platforms(store, study);
       const FomResult result = evaluate_study(study, store, expand_model_at_batch, model_layer_costs);
+      std::optional<int64_t> record_id;
       if (o->record) {
         FomRecord r;
         r.label = o->label;
@@ -102,13 +104,17 @@ void add_fom_commands(CLI::App& app, Globals& g) {
         r.problems_json =
             fom_to_json(result).at("problems").dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
         const int64_t id = store.add_fom_record(r);
-        // Said on stderr, so --json's stdout stays one document.
+        record_id = id;
+        // Said on stderr, so --json's stdout stays one document (which carries it as `record`).
         std::cerr << "recorded as #" << id << (r.label.empty() ? std::string() : " (" + r.label + ")")
                   << " in the FOM history (`fomcast history`, `fomcast check`)\n";
       }
-      if (o->json)
-        print_json(fom_to_json(result));
-      else
+      if (o->json) {
+        nlohmann::json j = fom_to_json(result);
+        // What a CI job needs to find this result again in `history --json`: null without --record.
+        j["record"] = record_id ? nlohmann::json{{"id", *record_id}, {"label", o->label}} : nlohmann::json(nullptr);
+        print_json(j);
+      } else
         std::cout << fom_to_text(result, study, o->verbose);
     });
   }

@@ -103,12 +103,16 @@ json rank_steps_json(const Workload& w) {
 
 json workload_to_json(const Workload& w) {
   const auto ranked = rank_ops(w);
+  const bool measured =
+      std::any_of(w.ops.begin(), w.ops.end(), [](const Op& op) { return op.self_time_s.has_value(); });
   json ops = json::array();
   for (const auto& r : ranked) {
     json j = op_to_json(w.ops[r.index]);
     j["time_per_pass_s"] = w.ops[r.index].self_time_s ? json(r.time_s) : json(nullptr);
-    j["share"] = r.share;
-    j["cumulative_share"] = r.cumulative_share;
+    // Shares of the measured time: null for an op without one (0.0 read as "measured, nothing").
+    const bool timed = w.ops[r.index].self_time_s.has_value();
+    j["share"] = timed ? json(r.share) : json(nullptr);
+    j["cumulative_share"] = timed ? json(r.cumulative_share) : json(nullptr);
     j["top"] = r.in_top;
     ops.push_back(std::move(j));
   }
@@ -117,15 +121,16 @@ json workload_to_json(const Workload& w) {
          {"source", w.source},
          {"recorded_on", w.recorded_on},
          {"device", w.device},
-         {"batch_size", w.batch_size},
-         {"samples_per_epoch", w.samples_per_epoch},
-         {"epochs", w.epochs},
+         // Unknown (a trace states no batch or epoch) is null, not 0.
+         {"batch_size", w.batch_size > 0 ? json(w.batch_size) : json(nullptr)},
+         {"samples_per_epoch", w.samples_per_epoch > 0 ? json(w.samples_per_epoch) : json(nullptr)},
+         {"epochs", w.epochs > 0 ? json(w.epochs) : json(nullptr)},
          {"passes", w.passes},
          {"pass_s", optional_number(w.pass_s)},
          {"events", w.events},
          {"ranks", w.ranks},
          {"rank_step_s", rank_steps_json(w)},
-         {"measured_op_time_s", w.measured_op_time_s()},
+         {"measured_op_time_s", measured ? json(w.measured_op_time_s()) : json(nullptr)},
          {"top_coverage", 0.95},
          {"notes", w.notes}};
   j["params"] = w.model ? json(w.model->params) : json(nullptr);

@@ -242,7 +242,7 @@ json fom_history_to_json(const std::vector<FomRecord>& records) {
     out.push_back({{"id", r.id},
                    {"recorded_at", r.recorded_at},
                    {"label", r.label},
-                   {"commit", r.git_commit},
+                   {"commit", r.git_commit.empty() ? json(nullptr) : json(r.git_commit)},  // null outside git
                    {"study", r.study_name},
                    {"fom", r.fom},
                    {"problems", json::parse(r.problems_json, nullptr, false)}});

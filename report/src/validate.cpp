@@ -19,7 +19,10 @@ std::string interpolator(const LooGroup& g) {
   return g.method == Method::interpolated ? g.interpolator : "via the " + g.precision + " GEMM table";
 }
 
+// Statistics of nothing are null, not 0: a script read {"n": 0, "median": 0.0} as a perfect score.
 json stats_json(const ErrorStats& s) {
+  if (s.n == 0)
+    return json{{"n", 0}, {"median", nullptr}, {"p68", nullptr}, {"p90", nullptr}, {"mean_log_ratio", nullptr}};
   return json{{"n", s.n}, {"median", s.median}, {"p68", s.p68}, {"p90", s.p90}, {"mean_log_ratio", s.mean_log_ratio}};
 }
 
@@ -92,7 +95,8 @@ json validation_to_json(const LooReport& loo, const std::vector<PlatformTransfer
                      {"implied_carry", std::isfinite(c.implied_carry) ? json(c.implied_carry) : json(nullptr)}});
   json coverage = json::array();
   for (const auto& b : band_coverage(loo, transfers, cross))
-    coverage.push_back({{"check", b.check}, {"n", b.n}, {"within", b.within}, {"share", b.share}});
+    coverage.push_back(
+        {{"check", b.check}, {"n", b.n}, {"within", b.within}, {"share", b.n ? json(b.share) : json(nullptr)}});
   return json{{"leave_one_out", {{"platforms", platforms}, {"groups", groups}}},
               {"leave_one_platform_out", lopo},
               {"leave_platform_out", lpo},

@@ -165,6 +165,11 @@ TEST_CASE("external: ResNet-50 ET schema 1.0.3, 53 forward and 105 backward conv
   }
   CHECK(fwd == doctest::Approx(53));
   CHECK(bwd == doctest::Approx(105));
+  // An execution trace holds no times and states no batch: null, not 0.
+  CHECK(show["measured_op_time_s"].is_null());
+  CHECK(show["batch_size"].is_null());
+  CHECK(show["epochs"].is_null());
+  CHECK(show["ops"][0]["share"].is_null());
 }
 
 TEST_CASE("external: MI210 GPU-only trace, phases and names from the kernels") {

@@ -106,7 +106,13 @@ TEST_CASE("fom --record, history and check track the FOM over time") {
   const auto first = run_fomcast("fom --record --label first '" + study + "'", db);
   REQUIRE(first.status == 0);
   CHECK(first.err.find("recorded as #1 (first)") != std::string::npos);  // said, on stderr
-  REQUIRE(run_fomcast("fom --record --label second '" + study + "'", db).status == 0);
+  // With --json, the record's number is in the document too: a CI job finds it in history.
+  const auto second = run_fomcast("fom --json --record --label second '" + study + "'", db);
+  REQUIRE(second.status == 0);
+  const auto second_json = nlohmann::json::parse(second.out);
+  CHECK(second_json["record"]["id"] == 2);
+  CHECK(second_json["record"]["label"] == "second");
+  CHECK(nlohmann::json::parse(run_fomcast("fom --json '" + study + "'", db).out)["record"].is_null());
   // A label without --record records nothing: refused, not ignored.
   CHECK(run_fomcast("fom --label third '" + study + "'", db).status == 2);
   const auto h = run_fomcast("history --json", db);
@@ -114,6 +120,7 @@ TEST_CASE("fom --record, history and check track the FOM over time") {
   const auto j = nlohmann::json::parse(h.out);
   REQUIRE(j.size() == 2);
   CHECK(j[1]["label"] == "second");
+  CHECK(j[1]["id"] == 2);
   CHECK(j[1]["fom"].get<double>() == doctest::Approx(82.597).epsilon(1e-5));
   CHECK(run_fomcast("check", db).status == 0);
 
