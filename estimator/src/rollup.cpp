@@ -13,9 +13,12 @@
 #include "fomcast/error.hpp"
 #include "fomcast/fom.hpp"
 #include "fomcast/format.hpp"
+#include "fomcast/text.hpp"
 #include "layout_transform.hpp"
 #include "predict.hpp"
 #include "residual.hpp"
+#include "similarity.hpp"
+#include "table_lookup.hpp"
 
 namespace fomcast {
 std::string_view to_string(Method m) {
@@ -97,6 +100,34 @@ PassEstimate model_pass(const Workload& w, std::string_view platform, const Cata
     pe.ops.push_back(std::move(e));
   }
 
+  // A matrix op whose math the target's spec gives no rate for (fp32 GEMMs on a part that
+  // states only bf16 and fp8): refused, not counted as 0 s. A chip stating only its low
+  // precisions had come out 3x faster than an H100 in fp32, its FOM inflated without a word.
+  {
+    int64_t rateless = 0;
+    const Op* first = nullptr;
+    for (const auto& e : pe.ops) {
+      const Op& op = w.ops[e.op_index];
+      const double flops = op.flops > 0 ? op.flops : op_flops(op.kind, op.shape);
+      if (e.method != Method::unestimated || !is_compute_bound(op.kind) || !(flops > 0)) continue;
+      if (peak_for(*target, normalized(op.dtype)).flop_per_s > 0) continue;
+      ++rateless;
+      if (!first) first = &op;
+    }
+    if (first) {
+      std::string stated;
+      for (const auto& [dtype, figure] : target->peak_flop_per_s)
+        if (figure.value > 0) stated += (stated.empty() ? "" : ", ") + std::string(to_string(dtype));
+      throw UsageError(
+          "platform '" + target->name + "' states no rate for " + std::string(to_string(normalized(first->dtype))) +
+          " math" +
+          (stated.empty() ? std::string(" (its spec gives no peak rate)") : " (its spec gives " + stated + ")") +
+          ", and " + std::to_string(rateless) + " matrix op(s) of workload '" + w.name +
+          "' compute in it (first: " + visible(first->name) + ", " + describe(first->shape) +
+          "): add that peak to its spec (`fomcast platforms add`) or estimate in a precision it states "
+          "(--precision, or a study problem's `precision`)");
+    }
+  }
   int64_t unestimated = 0;
   for (const auto& e : pe.ops)
     if (e.method == Method::unestimated) ++unestimated;
@@ -149,7 +180,14 @@ PassEstimate estimate_pass(const Workload& w, std::string_view platform, const C
       if (e.op_index < w.ops.size()) e.baseline_s = w.ops[e.op_index].self_time_s;
     // ... and count in the coverage: a re-typed op's time is predicted, not its measurement.
     est::tally_coverage(pe, applied.workload);
-    pe.ops_as_recorded_s = est::model_pass(w, platform, catalog).ops_s;
+    // Only calibration on the target reads it. A target that states no rate for the recorded
+    // type (fp32 on a part that states bf16 alone) has no such pass: none, not a refusal of the
+    // estimate in the precision it does state.
+    try {
+      pe.ops_as_recorded_s = est::model_pass(w, platform, catalog).ops_s;
+    } catch (const UsageError&) {
+      pe.ops_as_recorded_s.reset();
+    }
   }
   // Calibration models every other platform from the workload as recorded, at the
   // precision its measured times were taken in.
