@@ -40,14 +40,16 @@ std::string format_duration(double s) {
     double seconds;
     const char* name;
   };
-  static constexpr Unit kUnits[] = {{1e-6, "us"}, {1e-3, "ms"}, {1, "s"}, {60, "min"}, {3600, "h"}, {86400, "d"}};
+  static constexpr Unit kUnits[] = {{1e-12, "ps"}, {1e-6, "us"}, {1e-3, "ms"}, {1, "s"},
+                                    {60, "min"},   {3600, "h"},  {86400, "d"}};
   const double a = std::fabs(s);
-  std::size_t u = 0;
-  if (a >= 1e-3) u = 1;
-  if (a >= 1) u = 2;
-  if (a >= 100) u = 3;          // 100 s and up: minutes
-  if (a >= 100 * 60) u = 4;     // 100 min and up: hours
-  if (a >= 1000 * 3600) u = 5;  // 1,000 h and up: days
+  std::size_t u = 1;
+  if (a > 0 && a < 1e-9) u = 0;  // a 2-element optimizer update: "8.75 ps", not "8.75e-06 us"
+  if (a >= 1e-3) u = 2;
+  if (a >= 1) u = 3;
+  if (a >= 100) u = 4;          // 100 s and up: minutes
+  if (a >= 100 * 60) u = 5;     // 100 min and up: hours
+  if (a >= 1000 * 3600) u = 6;  // 1,000 h and up: days
   const double v = s / kUnits[u].seconds;
   std::snprintf(buf, sizeof buf, std::fabs(v) >= 1000 ? "%.0f %s" : "%.3g %s", v, kUnits[u].name);
   return buf;

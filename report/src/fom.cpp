@@ -15,6 +15,16 @@ using nlohmann::json;
 
 namespace {
 
+// One decimal where that keeps three figures; three significant figures below 100: a slow
+// problem's 0.051 and 0.169 units/day had printed as 0.1 and 0.2 beside their ratio 3.32.
+std::string units_per_day_text(double v) {
+  return std::fabs(v) >= 100 ? format_number(v, 1) : format_significant(v, 3);
+}
+
+}  // namespace
+
+namespace {
+
 // Relative, about one standard deviation; all 0 when every side was measured.
 json uncertainty_to_json(const FomUncertainty& u) {
   return json{{"baseline_hm", u.baseline_hm}, {"target_hm", u.target_hm}, {"fom", u.fom}};
@@ -160,9 +170,9 @@ std::string fom_to_text(const FomResult& r, const Study& study, bool verbose) {
   if (any_bounds) t.header.push_back("ratio bounds"), t.right_align.push_back(true);
   if (any_workload) t.header.push_back("residual"), t.right_align.push_back(false);
   for (const auto& p : r.problems) {
-    t.rows.push_back({p.name, format_duration(p.baseline.seconds_per_unit), format_number(p.baseline.units_per_day, 1),
-                      format_duration(p.target.seconds_per_unit), format_number(p.target.units_per_day, 1),
-                      format_ratio(p.ratio, 2),
+    t.rows.push_back({p.name, format_duration(p.baseline.seconds_per_unit),
+                      units_per_day_text(p.baseline.units_per_day), format_duration(p.target.seconds_per_unit),
+                      units_per_day_text(p.target.units_per_day), format_ratio(p.ratio, 2),
                       std::string(to_string(p.baseline.method)) + " / " + std::string(to_string(p.target.method))});
     if (any_bounds)
       t.rows.back().push_back(bounds_differ(p.ratio_low, p.ratio_high)

@@ -224,8 +224,13 @@ std::string machines(const HtmlReportInput& in) {
     if (in.baseline_platform) b = f.value(*in.baseline_platform);
     if (in.target_platform) g = f.value(*in.target_platform);
     if (!b && !g) continue;
-    t.rows.push_back({esc(f.label), b.value_or("<span class=\"muted\">not published</span>"),
-                      g.value_or("<span class=\"muted\">not published</span>")});
+    // A shipped spec's missing figure was not published; a user's (a co-design point) was not given.
+    const auto missing = [](const std::optional<Platform>& p) {
+      return std::string("<span class=\"muted\">") +
+             (p && p->origin == PlatformOrigin::user ? "not in the spec" : "not published") + "</span>";
+    };
+    t.rows.push_back(
+        {esc(f.label), b.value_or(missing(in.baseline_platform)), g.value_or(missing(in.target_platform))});
   }
   return out + t.render() + "</section>\n";
 }
