@@ -3,9 +3,10 @@
 // the Tensor Core operations" (cuDNN developer guide, Legacy API, "Data and Filter
 // Formats"): a conv whose math is tf32 or half on NCHW tensors reads and writes its
 // activation inputs and its filter once more into NHWC (forward: x; data gradient: dy;
-// filter gradient: x and dy), and its kernel writes the output NCHW itself. fp32 math runs NCHW kernels natively and pays nothing; a
-// channels-last (NHWC) workload pays nothing; a workload whose layout is unknown is not
-// charged (a trace times the transform kernels it ran as ops of their own).
+// filter gradient: x and dy), and its kernel writes the output NCHW itself. fp32 math runs
+// NCHW kernels natively and pays nothing; a channels-last (NHWC) workload pays nothing; a
+// workload whose layout is unknown is not charged (a trace times the transform kernels it
+// ran as ops of their own).
 #pragma once
 
 #include <optional>
