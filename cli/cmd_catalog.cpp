@@ -1,5 +1,7 @@
 // platforms, workloads, show: what the store holds.
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -9,6 +11,7 @@
 #include "fomcast/platform_spec.hpp"
 #include "fomcast/report/catalog.hpp"
 #include "fomcast/seed.hpp"
+#include "fomcast/text.hpp"
 
 namespace fomcast::cli {
 namespace {
@@ -97,17 +100,73 @@ CLI::App* add_platforms_add(CLI::App& platforms, Globals& g) {
   return cmd;
 }
 
+// platforms rm NAME: a platform of the user's (a spec added, a table measured or imported,
+// a placeholder an ingest created) goes with its kernel tables and the calibrations measured
+// on it. A shipped one is refused, as a shipped workload is: seeding would bring it back.
+// Workloads recorded on it keep the name; said, since their times cannot be carried until a
+// spec of that name returns.
+CLI::App* add_platforms_rm(CLI::App& platforms, Globals& g) {
+  auto* cmd = platforms.add_subcommand(
+      "rm", "Delete a platform of yours with its kernel tables and calibrations (shipped ones cannot be removed)");
+  struct Opts {
+    std::string name;
+    bool json = false;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("name", o->name, "Platform name (see `fomcast platforms`)")->required();
+  cmd->add_flag("--json", o->json, "JSON output");
+  cmd->callback([&g, o] {
+    Store store = open_store(g);
+    std::string origin;
+    Store::PlatformRemoval removed;
+    std::vector<std::string> recorded_on;
+    store.transaction([&] {
+      const auto p = store.platform(o->name);
+      if (!p) {
+        check_platform_name(o->name, store.platforms(), "platforms rm");
+        throw UsageError("no platform named '" + visible(o->name) + "' (see `fomcast platforms`)");
+      }
+      origin = std::string(to_string(p->origin));
+      if (p->origin == PlatformOrigin::shipped)
+        throw UsageError("platform '" + o->name +
+                         "' is shipped with fomcast and cannot be removed: the next seeding would bring it back. "
+                         "`platforms add --replace` stores a spec of yours under its name");
+      for (const auto& w : store.workloads())
+        if (w.recorded_on == o->name) recorded_on.push_back(w.name);
+      removed = *store.delete_platform(o->name);
+    });
+    if (o->json) {
+      print_json(nlohmann::json{{"platform", o->name},
+                                {"origin", origin},
+                                {"kernel_entries", removed.kernel_entries},
+                                {"calibrations", removed.calibrations},
+                                {"workloads_recorded_on", recorded_on}});
+      return;
+    }
+    std::cout << "Removed platform '" << o->name << "' (" << origin << "), with " << removed.kernel_entries
+              << " kernel entries and " << removed.calibrations << " calibration(s) measured on it\n";
+    if (!recorded_on.empty())
+      std::cout << "note: " << recorded_on.size() << " workload(s) recorded on it keep the name ("
+                << recorded_on.front() << (recorded_on.size() > 1 ? ", ..." : "")
+                << "): their measured times cannot be carried to other platforms until a spec of that name is added\n";
+  });
+  return cmd;
+}
+
 }  // namespace
 
 void add_catalog_commands(CLI::App& app, Globals& g) {
   {
     auto* cmd = app.add_subcommand(
-        "platforms", "List platforms: peak rates, bandwidth, kernel-table size; `platforms add SPEC.json` adds one");
+        "platforms",
+        "List platforms: peak rates, bandwidth, kernel-table size; `platforms add SPEC.json` adds one, `platforms rm "
+        "NAME` removes one of yours");
     auto json_out = std::make_shared<bool>(false);
     cmd->add_flag("--json", *json_out, "JSON output");
     auto* add = add_platforms_add(*cmd, g);
-    cmd->callback([&g, json_out, add] {
-      if (add->parsed()) return;  // `platforms add SPEC` did its own work
+    auto* rm = add_platforms_rm(*cmd, g);
+    cmd->callback([&g, json_out, add, rm] {
+      if (add->parsed() || rm->parsed()) return;  // `platforms add SPEC` / `platforms rm NAME` did their own work
       Store store = open_store(g);
       const auto ps = store.platforms();
       std::vector<int64_t> counts;

@@ -66,6 +66,23 @@ Platform Store::ensure_platform(std::string_view name) {
   return p;
 }
 
+std::optional<Store::PlatformRemoval> Store::delete_platform(std::string_view name) {
+  std::optional<PlatformRemoval> removed;
+  transaction([&] {
+    if (!platform(name)) return;
+    PlatformRemoval r;
+    r.kernel_entries = kernel_entry_count(name);
+    Statement cal(db_, "DELETE FROM calibrations WHERE platform = ?1", path_);
+    cal.bind(1, name).run();
+    r.calibrations = sqlite3_changes(db_);
+    // The kernel entries go with it (ON DELETE CASCADE).
+    Statement del(db_, "DELETE FROM platforms WHERE name = ?1", path_);
+    del.bind(1, name).run();
+    removed = r;
+  });
+  return removed;
+}
+
 KernelTable Store::kernel_table(std::string_view platform) const {
   Statement s(db_,
               "SELECT e.kind, e.shape_json, e.dtype, e.precision, e.mode, e.time_us, e.spread, e.method, e.provenance "

@@ -265,3 +265,41 @@ TEST_CASE("platform spec keys: a misspelt key finds its field, a stranger none")
   CHECK(fomcast::nearest_platform_spec_key("favourite_colour").empty());
   for (const auto& key : fomcast::platform_spec_keys()) CHECK(fomcast::nearest_platform_spec_key(key) == key);
 }
+
+TEST_CASE(
+    "platforms rm: a platform of yours goes with its calibrations; a shipped one, a near name or none is refused") {
+  ScratchDir dir;
+  const std::string db = dir.file("rm.db");
+  REQUIRE(run_fomcast("platforms add '" + dir.write("x.json", good_spec().dump(2)) + "'", db).status == 0);
+  // A placeholder made by an ingest, with a workload recorded on it and a calibration there.
+  const auto in = run_fomcast("ingest '" + fomcast::test::source_path("tests/data/profiles/chainer_k_original.txt") +
+                                  "' --workload k --platform Lab_X",
+                              db);
+  REQUIRE_MESSAGE(in.status == 0, in.err);
+  REQUIRE(run_fomcast("calibrate --workload k --platform Lab_X --pass-s 2000", db).status == 0);
+  const auto listed_before = run_fomcast("platforms --json", db).out;
+
+  // Refusals leave the database as it was.
+  const auto shipped = run_fomcast("platforms rm H100", db);
+  CHECK(shipped.status == 2);
+  CHECK(shipped.err.find("is shipped with fomcast and cannot be removed") != std::string::npos);
+  const auto near = run_fomcast("platforms rm codesign_x", db);
+  CHECK(near.status == 2);
+  CHECK(near.err.find("did you mean CoDesign_X?") != std::string::npos);
+  CHECK(run_fomcast("platforms rm Nothing_Here", db).status == 2);
+  CHECK(run_fomcast("platforms --json", db).out == listed_before);
+
+  const auto gone = run_fomcast("platforms rm CoDesign_X --json", db);
+  REQUIRE_MESSAGE(gone.status == 0, gone.err);
+  const json g = json::parse(gone.out);
+  CHECK(g["origin"] == "user");
+  CHECK(g["calibrations"] == 0);
+  const auto lab = run_fomcast("platforms rm Lab_X", db);
+  REQUIRE_MESSAGE(lab.status == 0, lab.err);
+  CHECK(lab.out.find("Removed platform 'Lab_X' (placeholder), with 0 kernel entries and 1 calibration(s)") !=
+        std::string::npos);
+  CHECK(lab.out.find("1 workload(s) recorded on it keep the name (k)") != std::string::npos);
+  for (const auto& p : json::parse(run_fomcast("platforms --json", db).out))
+    CHECK((p["name"] != "CoDesign_X" && p["name"] != "Lab_X"));
+  CHECK(run_fomcast("platforms rm Lab_X", db).status == 2);  // gone: nothing to remove twice
+}

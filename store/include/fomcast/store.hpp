@@ -76,6 +76,12 @@ class Store {
   void put_platform(const Platform&);  // insert or replace by name
   // Returns the platform, creating an unmeasured placeholder when the name is new.
   Platform ensure_platform(std::string_view name);
+  // Deletes the platform with its kernel entries and the calibrations measured on it; the
+  // counts of what went, nullopt when no platform has the name.
+  struct PlatformRemoval {
+    int64_t kernel_entries = 0, calibrations = 0;
+  };
+  std::optional<PlatformRemoval> delete_platform(std::string_view name);
 
   // Kernel tables. `origin` tags who wrote the rows: rows of the same platform, origin,
   // key, precision and mode are replaced.
