@@ -34,17 +34,13 @@ std::optional<Op> layout_transform_op(const Workload& w, const Op& op, const Pla
   const std::vector<int64_t> x{c->n, c->c, c->input[1], c->input[2]};
   const std::vector<int64_t> dy{c->n, c->k, out[1], out[2]};
   const std::vector<int64_t> filter{c->k, c->c / std::max<int64_t>(c->groups, 1), c->filter[1], c->filter[2]};
+  const ConvElements n = conv_elements(*c);
   std::vector<std::vector<int64_t>> moved;
-  switch (c->direction) {
-    case ConvDirection::forward: moved = {x, filter}; break;
-    case ConvDirection::backward_data: moved = {dy, filter}; break;
-    case ConvDirection::backward_filter: moved = {x, dy}; break;
-  }
   double elements = 0;
-  for (const auto& dims : moved) {
-    double e = 1;
-    for (const int64_t d : dims) e *= static_cast<double>(d);
-    elements += e;
+  switch (c->direction) {
+    case ConvDirection::forward: moved = {x, filter}, elements = n.x + n.filter; break;
+    case ConvDirection::backward_data: moved = {dy, filter}, elements = n.y + n.filter; break;
+    case ConvDirection::backward_filter: moved = {x, dy}, elements = n.x + n.y; break;
   }
   // Timed as the device-to-device copy a transpose kernel is (each tensor read and written
   // once, at the target's streaming bandwidth), not from the elementwise tables: those hold

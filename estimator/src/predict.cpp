@@ -328,11 +328,8 @@ std::optional<std::pair<Op, Op>> patch_gemm(const Op& op) {
   permute.phase = op.phase;
   permute.count = op.count;
   permute.shape = TensorShape{{x, y}};
-  permute.bytes = 2 *
-                  (static_cast<double>(c->n) * static_cast<double>(c->c) *
-                       static_cast<double>(c->input[0] * c->input[1] * c->input[2]) +
-                   static_cast<double>(patches) * static_cast<double>(c->k)) *
-                  dtype_bytes(storage);
+  const ConvElements n = conv_elements(*c);
+  permute.bytes = 2 * (n.x + n.y) * dtype_bytes(storage);
   return std::pair{std::move(gemm), std::move(permute)};
 }
 

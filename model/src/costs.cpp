@@ -30,6 +30,13 @@ double conv_macs(const ConvShape& c) {
 
 }  // namespace
 
+ConvElements conv_elements(const ConvShape& c) {
+  const double groups = c.groups > 0 ? static_cast<double>(c.groups) : 1.0;
+  return {static_cast<double>(c.n) * static_cast<double>(c.c) * product(c.input),
+          static_cast<double>(c.k) * (static_cast<double>(c.c) / groups) * product(c.filter),
+          static_cast<double>(c.n) * static_cast<double>(c.k) * product(c.output())};
+}
+
 double op_flops(OpKind kind, const OpShape& shape) {
   if (const auto* g = std::get_if<GemmShape>(&shape))
     return 2.0 * static_cast<double>(g->m) * static_cast<double>(g->n) * static_cast<double>(g->k) *
@@ -56,11 +63,8 @@ double op_bytes(OpKind kind, const OpShape& shape, DType dtype) {
     return (m * k + k * n + m * n) * static_cast<double>(std::max<int64_t>(g->batch, 1)) * e;
   }
   if (const auto* c = std::get_if<ConvShape>(&shape)) {
-    const double groups = c->groups > 0 ? static_cast<double>(c->groups) : 1.0;
-    const double in = static_cast<double>(c->n) * static_cast<double>(c->c) * product(c->input);
-    const double w = static_cast<double>(c->k) * (static_cast<double>(c->c) / groups) * product(c->filter);
-    const double out = static_cast<double>(c->n) * static_cast<double>(c->k) * product(c->output());
-    return (in + w + out) * e;
+    const ConvElements t = conv_elements(*c);
+    return (t.x + t.filter + t.y) * e;
   }
   if (const auto* r = std::get_if<RnnShape>(&shape)) {
     const double g = rnn_gates(r->cell);

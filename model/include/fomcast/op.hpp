@@ -170,6 +170,12 @@ struct Op {
 
 // FLOPs of one call from the shape alone (2 per multiply-accumulate); 0 when unknown.
 double op_flops(OpKind, const OpShape&);
+// The element counts of a convolution's three tensors over all its spatial dimensions: the
+// input x (or its gradient), the filter (or its gradient) and the output y (or its gradient).
+struct ConvElements {
+  double x = 0, filter = 0, y = 0;
+};
+ConvElements conv_elements(const ConvShape&);
 // Minimum memory traffic of one call from the shape and element size; 0 when unknown.
 double op_bytes(OpKind, const OpShape&, DType);
 // Fills flops/bytes from the shape where they are still 0.
