@@ -20,14 +20,17 @@ namespace {
 // A shipped model's name is kept unless --replace says otherwise: one mistyped command must
 // not overwrite what fomcast ships. A user's own earlier ingest of the name is replaced, as
 // re-ingesting a trace under its name always did (scripts and CI rely on it), and said on stderr.
+UsageError shipped_name_refusal(const std::string& name, const std::string& from) {
+  return UsageError("--workload: '" + name + "' already exists (a model shipped with fomcast" + from +
+                    "); pass --replace to overwrite it, or choose another name (see `fomcast workloads`)");
+}
+
 void check_existing_workload(const Store& store, const std::string& name, bool replace) {
   const auto all = store.workloads();
   const auto s = std::find_if(all.begin(), all.end(), [&](const WorkloadSummary& w) { return w.name == name; });
   if (s == all.end()) return;
   const std::string from = s->source.empty() ? "" : ", from " + s->source;
-  if (s->shipped && !replace)
-    throw UsageError("--workload: '" + name + "' already exists (a model shipped with fomcast" + from +
-                     "); pass --replace to overwrite it, or choose another name (see `fomcast workloads`)");
+  if (s->shipped && !replace) throw shipped_name_refusal(name, from);
   std::cerr << "note: replaced the workload '" << name << "' ("
             << (s->shipped ? "a model shipped with fomcast" : "a " + s->origin + " workload") << from << ")\n";
 }
@@ -93,10 +96,7 @@ void add_ingest_command(CLI::App& app, Globals& g) {
     // A shipped model's name is refused before the input is read (the check under the write
     // lock below stays the authority): a 907 MB trace took 3 s to be told so.
     if (!o->replace && embedded_file("models/" + o->workload + ".json"))
-      throw UsageError("--workload: '" + o->workload +
-                       "' already exists (a model shipped with fomcast, from data/models/" + o->workload +
-                       ".json); pass --replace to overwrite it, or choose another name (see `fomcast "
-                       "workloads`)");
+      throw shipped_name_refusal(o->workload, ", from data/models/" + o->workload + ".json");
     IngestOptions opts;
     opts.format = o->format;
     opts.workload = o->workload;

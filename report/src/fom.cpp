@@ -21,10 +21,6 @@ std::string units_per_day_text(double v) {
   return std::fabs(v) >= 100 ? format_number(v, 1) : format_significant(v, 3);
 }
 
-}  // namespace
-
-namespace {
-
 // Relative, about one standard deviation; all 0 when every side was measured.
 json uncertainty_to_json(const FomUncertainty& u) {
   return json{{"baseline_hm", u.baseline_hm}, {"target_hm", u.target_hm}, {"fom", u.fom}};

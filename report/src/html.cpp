@@ -219,16 +219,16 @@ std::string machines(const HtmlReportInput& in) {
   if (s.baseline.devices_per_unit != 1 || s.target.devices_per_unit != 1)
     t.rows.push_back({"devices per counted node (the study's)", esc(format_count(s.baseline.devices_per_unit)),
                       esc(format_count(s.target.devices_per_unit))});
+  // A shipped spec's missing figure was not published; a user's (a co-design point) was not given.
+  const auto missing = [](const std::optional<Platform>& p) {
+    return std::string("<span class=\"muted\">") +
+           (p && p->origin == PlatformOrigin::user ? "not in the spec" : "not published") + "</span>";
+  };
   for (const auto& f : rows) {
     std::optional<std::string> b, g;
     if (in.baseline_platform) b = f.value(*in.baseline_platform);
     if (in.target_platform) g = f.value(*in.target_platform);
     if (!b && !g) continue;
-    // A shipped spec's missing figure was not published; a user's (a co-design point) was not given.
-    const auto missing = [](const std::optional<Platform>& p) {
-      return std::string("<span class=\"muted\">") +
-             (p && p->origin == PlatformOrigin::user ? "not in the spec" : "not published") + "</span>";
-    };
     t.rows.push_back(
         {esc(f.label), b.value_or(missing(in.baseline_platform)), g.value_or(missing(in.target_platform))});
   }
