@@ -2,6 +2,7 @@
 // and how each side's time was obtained.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -26,6 +27,12 @@ json uncertainty_to_json(const FomUncertainty& u) {
   return json{{"baseline_hm", u.baseline_hm}, {"target_hm", u.target_hm}, {"fom", u.fom}};
 }
 
+// A count that is usually whole (18,688 nodes, 8 devices) as a JSON integer, so a reader
+// sees 18688, not 18688.0; study files allow fractions (a share of a node), which stay numbers.
+json count_json(double v) {
+  return std::nearbyint(v) == v && std::fabs(v) < 9e15 ? json(static_cast<std::int64_t>(v)) : json(v);
+}
+
 // A value under the residual rule's two bounds (docs/calibration.md).
 json bounds_to_json(double low, double high, double unscaled, double scaled) {
   return json{{"low", low}, {"high", high}, {"carried_unscaled", unscaled}, {"scaled_with_ops", scaled}};
@@ -38,10 +45,10 @@ json fom_to_json(const FomResult& r) {
   for (const auto& p : r.problems) {
     auto side = [](const SideRate& s) {
       return json{{"platform", s.platform},
-                  {"nodes", s.nodes},
+                  {"nodes", count_json(s.nodes)},
                   {"unit", s.unit.empty() ? std::string("node") : s.unit},
-                  {"devices_per_unit", s.devices_per_unit},
-                  {"nodes_per_unit", s.nodes_per_unit},
+                  {"devices_per_unit", count_json(s.devices_per_unit)},
+                  {"nodes_per_unit", count_json(s.nodes_per_unit)},
                   {"seconds_per_unit", s.seconds_per_unit},
                   {"hours_per_unit", s.seconds_per_unit / 3600.0},
                   {"units_per_day", s.units_per_day},
@@ -62,7 +69,7 @@ json fom_to_json(const FomResult& r) {
              {"baseline", side(p.baseline)},
              {"target", side(p.target)},
              {"calibrated", p.calibrated},
-             {"calibration", p.calibration},
+             {"calibration", p.calibration.empty() ? json(nullptr) : json(p.calibration)},
              {"notes", p.notes}});
   }
   return json{{"study", r.study},

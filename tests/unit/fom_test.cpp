@@ -179,6 +179,24 @@ TEST_CASE("a problem whose unit of work occupies several counted nodes says so, 
   CHECK(j["problems"][0]["target"]["nodes_per_unit"].get<double>() == 4);
   CHECK(j["problems"][1]["baseline"]["nodes_per_unit"].get<double>() == 1);
   CHECK(j["problems"][0]["baseline_units_per_day"].get<double>() == doctest::Approx(1868.8));
+  // Whole counts are JSON integers (18688, not 18688.0); a problem of measured hours has no
+  // calibration, which is null as it is in each side, not "".
+  CHECK(j["problems"][0]["baseline"]["nodes"].is_number_integer());
+  CHECK(j["problems"][0]["baseline"]["nodes"] == 18688);
+  CHECK(j["problems"][0]["target"]["nodes_per_unit"].is_number_integer());
+  CHECK(j["problems"][0]["calibration"].is_null());
+  CHECK(j["problems"][0]["baseline"]["calibration"].is_null());
+}
+
+TEST_CASE("a fraction of a node stays a fraction in fom's JSON") {
+  ScratchDir dir;
+  const std::string db = dir.file("f.db");
+  auto study = nlohmann::json::parse(test::slurp(source_path("data/studies/worked-example.json")));
+  study["baseline"]["nodes"] = 18688.5;
+  const std::string file = dir.write("half.json", study.dump());
+  const auto j = nlohmann::json::parse(run_fomcast("fom --json '" + file + "'", db).out);
+  CHECK(j["problems"][0]["baseline"]["nodes"].get<double>() == 18688.5);
+  CHECK(j["problems"][0]["baseline"]["nodes"].is_number_float());
 }
 
 TEST_CASE("check: a nameless study is one study by whatever path it is run; a drop at the tolerance passes") {
