@@ -7,6 +7,7 @@
 #include <ctime>
 #include <thread>
 
+#include "busy_wait.hpp"
 #include "database_file.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/store.hpp"
@@ -34,7 +35,7 @@ void switch_to_wal(sqlite3* db, const std::string& path) {
   for (int waited_ms = 0;; waited_ms += 5) {
     const int rc = sqlite3_exec(db, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
     if (rc == SQLITE_OK) return;
-    if ((rc != SQLITE_BUSY && rc != SQLITE_LOCKED) || waited_ms >= 60'000)
+    if ((rc != SQLITE_BUSY && rc != SQLITE_LOCKED) || waited_ms >= detail::kBusyWaitMs)
       detail::throw_sqlite(db, rc, path, "switching to WAL");
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
@@ -92,7 +93,7 @@ Store Store::open(const std::string& path) {
 
   // The busy timeout first: every later statement, the WAL switch included, may meet a
   // writer in another process and must wait for it rather than fail.
-  sqlite3_busy_timeout(store.db_, 60'000);
+  detail::install_busy_wait(store.db_);
   // Look before writing anything: switching another program's SQLite file (an nsys
   // export given by mistake) to WAL would already change it. SQLite refusing the file
   // (bad input: garbage, a read-only file) says it is not a database we can use.

@@ -3,6 +3,7 @@
 // fomcast database, whether it can be written, SQLite's quick_check and what it holds.
 #include <sys/stat.h>
 
+#include "busy_wait.hpp"
 #include "database_file.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/store.hpp"
@@ -48,7 +49,7 @@ Store::Health Store::check(const std::string& path) {
     h.problem = std::string("cannot open: ") + (c.db ? sqlite3_errmsg(c.db) : "out of memory");
     return h;
   }
-  sqlite3_busy_timeout(c.db, 60'000);
+  detail::install_busy_wait(c.db);
   try {
     Statement look(c.db,
                    "SELECT (SELECT application_id FROM pragma_application_id), (SELECT count(*) FROM sqlite_master), "

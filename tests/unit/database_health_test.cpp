@@ -6,8 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -18,6 +20,7 @@ using json = nlohmann::json;
 using fomcast::test::file_fingerprint;
 using fomcast::test::run_fomcast;
 using fomcast::test::ScratchDir;
+using fomcast::test::shared_path;
 using fomcast::test::source_path;
 
 namespace {
@@ -165,4 +168,26 @@ TEST_CASE("a fomcast database with a table dropped: every command and doctor say
     CHECK(d.out.find("damaged fomcast database") != std::string::npos);
     CHECK(file_fingerprint(db) == before);
   }
+}
+
+TEST_CASE("a writer that waits for another's lock says so on stderr, then goes through") {
+  // Another process (here this test) holds the write lock for 2.6 s: ingest waits for it,
+  // says after two seconds what it waits for rather than sitting silent, and then writes.
+  ScratchDir dir;
+  const std::string db = dir.file("locked.db");
+  REQUIRE(run_fomcast("workloads", db).status == 0);
+  sqlite3* h = nullptr;
+  REQUIRE(sqlite3_open(db.c_str(), &h) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(h, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK);
+  std::thread release([h] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2600));
+    sqlite3_exec(h, "COMMIT", nullptr, nullptr, nullptr);
+  });
+  const auto r = run_fomcast(
+      "ingest '" + shared_path("fixtures/seed-formats/cprofile_chainer_tuned.txt") + "' --workload waited", db);
+  release.join();
+  sqlite3_close(h);
+  CHECK(r.status == 0);
+  CHECK(r.err.find(db + " is locked by another writer; waiting (up to 60 s)") != std::string::npos);
+  CHECK(run_fomcast("show waited", db).status == 0);
 }
