@@ -8,6 +8,23 @@
 
 namespace fomcast::est {
 
+Op transpose_copy_op(const Op& of, std::string_view what, std::vector<std::vector<int64_t>> tensors, double elements,
+                     DType storage) {
+  // Timed as the device-to-device copy a transpose kernel is (each tensor read and written
+  // once, at the target's streaming bandwidth), not from the elementwise tables: those hold
+  // at most 16,372 rows, and far beyond them their transfer put a 1 GB transpose on an A100
+  // at 180-370 GB/s, which made ResNet-50's NCHW tf32 step twice the published one.
+  Op t;
+  t.name = of.name + std::string(what) + " (DtoD)";
+  t.kind = OpKind::memcpy;
+  t.phase = of.phase;
+  t.dtype = storage;
+  t.count = of.count;
+  t.shape = TensorShape{std::move(tensors)};
+  t.bytes = elements * dtype_bytes(storage);  // what is copied: the copy reads it and writes it
+  return t;
+}
+
 std::optional<Op> layout_transform_op(const Workload& w, const Op& op, const Platform& target) {
   if (w.memory_format != "channels_first" || op.kind != OpKind::conv) return std::nullopt;
   // A part whose spec borrows the type's rate has no tensor cores for it and runs the conv
@@ -42,19 +59,7 @@ std::optional<Op> layout_transform_op(const Workload& w, const Op& op, const Pla
     case ConvDirection::backward_data: moved = {dy, filter}, elements = n.y + n.filter; break;
     case ConvDirection::backward_filter: moved = {x, dy}, elements = n.x + n.y; break;
   }
-  // Timed as the device-to-device copy a transpose kernel is (each tensor read and written
-  // once, at the target's streaming bandwidth), not from the elementwise tables: those hold
-  // at most 16,372 rows, and far beyond them their transfer put a 1 GB transpose on an A100
-  // at 180-370 GB/s, which made ResNet-50's NCHW tf32 step twice the published one.
-  Op t;
-  t.name = op.name + ".layout_transform (DtoD)";
-  t.kind = OpKind::memcpy;
-  t.phase = op.phase;
-  t.dtype = storage;
-  t.count = op.count;
-  t.shape = TensorShape{moved};
-  t.bytes = elements * dtype_bytes(storage);  // what is copied: the copy reads it and writes it
-  return t;
+  return transpose_copy_op(op, ".layout_transform", std::move(moved), elements, storage);
 }
 
 }  // namespace fomcast::est

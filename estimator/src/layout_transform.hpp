@@ -9,12 +9,20 @@
 // ran as ops of their own).
 #pragma once
 
+#include <cstdint>
 #include <optional>
+#include <string_view>
+#include <vector>
 
 #include "fomcast/platform.hpp"
 #include "fomcast/workload.hpp"
 
 namespace fomcast::est {
+
+// A transpose of `tensors` (`elements` values in all, of `storage`) that `of` makes, as a
+// device-to-device copy named "<of's name><what> (DtoD)", with of's phase and count.
+Op transpose_copy_op(const Op& of, std::string_view what, std::vector<std::vector<int64_t>> tensors, double elements,
+                     DType storage);
 
 // The transform traffic of `op` as a device-to-device copy of the tensors it transposes (each
 // read and written once, in the storage type), or nothing when the rule does not apply (also on a

@@ -10,6 +10,7 @@
 
 #include "fallback_models.hpp"
 #include "fomcast/format.hpp"
+#include "layout_transform.hpp"
 #include "similarity.hpp"
 #include "table_lookup.hpp"
 
@@ -314,22 +315,15 @@ std::optional<std::pair<Op, Op>> patch_gemm(const Op& op) {
   }
   fill_costs(gemm);
   // The activations are the same pair in every direction: x (or dx) and y (or dy), each read
-  // and written once, in the storage type.
+  // and written once, in the storage type: a transpose, timed as the layout transforms are.
   const DType storage = op.dtype == DType::tf32 ? DType::fp32 : normalized(op.dtype);
   std::vector<int64_t> x{c->n, c->c}, y{c->n, c->k};
   for (std::size_t i = 3 - static_cast<std::size_t>(std::clamp(c->dims, 1, 3)); i < 3; ++i) {
     x.push_back(c->input[i]);
     y.push_back(out[i]);
   }
-  Op permute;
-  permute.name = op.name + ".patches";
-  permute.kind = OpKind::elementwise;
-  permute.dtype = storage;
-  permute.phase = op.phase;
-  permute.count = op.count;
-  permute.shape = TensorShape{{x, y}};
   const ConvElements n = conv_elements(*c);
-  permute.bytes = 2 * (n.x + n.y) * dtype_bytes(storage);
+  Op permute = transpose_copy_op(op, ".patches", {x, y}, n.x + n.y, storage);
   return std::pair{std::move(gemm), std::move(permute)};
 }
 
