@@ -4,6 +4,7 @@
 #include "fomcast/platform_match.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "fomcast/error.hpp"
 #include "fomcast/input_checks.hpp"
@@ -135,6 +136,20 @@ void check_new_platform_name(std::string_view name, const std::vector<Platform>&
     throw UsageError(std::string(flag) + ": a new platform's name " + problem);
 }
 
+std::optional<std::string> match_device_figures(const DeviceFigures& d, const std::vector<Platform>& known) {
+  if (d.vendor.empty() || d.compute_units <= 0 || !(d.mem_bytes > 0)) return std::nullopt;
+  const std::vector<std::string> vendor = device_words(d.vendor);
+  std::optional<std::string> found;
+  for (const Platform& p : known) {
+    if (device_words(p.vendor) != vendor || !p.compute_units || !p.mem_bytes) continue;
+    if (std::llround(p.compute_units->value) != d.compute_units) continue;
+    if (std::fabs(p.mem_bytes->value - d.mem_bytes) > 0.05 * p.mem_bytes->value) continue;
+    if (found) return std::nullopt;  // two fit: better none than a guess
+    found = p.name;
+  }
+  return found;
+}
+
 namespace {
 
 RecordingPlatform decide(const Workload& w, std::string_view given, const std::vector<Platform>& known) {
@@ -160,6 +175,12 @@ RecordingPlatform decide(const Workload& w, std::string_view given, const std::v
   if (match) {
     r.name = match->platform;
     r.note = "recorded on " + r.name + ": the trace names " + w.device;
+    return r;
+  }
+  if (auto by_figures = match_device_figures(w.device_figures, known)) {
+    r.name = *by_figures;
+    r.note = "recorded on " + r.name + ": the trace names " + w.device +
+             ", whose vendor, compute units and memory are that platform's and no other's";
     return r;
   }
   r.name = placeholder_platform_name(w.device);

@@ -10,6 +10,8 @@
 
 #include "common/ops.hpp"
 #include "fomcast/ingest.hpp"
+#include "fomcast/platform_match.hpp"
+#include "shipped_catalog.hpp"
 #include "test_support.hpp"
 #include "workload_queries.hpp"
 
@@ -284,13 +286,45 @@ TEST_CASE("steps: a trace without markers that repeats its first op's sequence N
   CHECK(find_one(one, "aten::relu").count == doctest::Approx(3));
 }
 
+namespace {
+
+std::vector<Platform> shipped_platforms() {
+  std::vector<Platform> out;
+  for (const auto& [name, p] : test::catalog().platforms) out.push_back(p);
+  return out;
+}
+
+}  // namespace
+
 TEST_CASE("devices: nsys exports and XPlane profiles name the device they ran on") {
   IngestOptions o;
   o.workload = "t";
   CHECK(
       ingest_files({test::shared_path("traces/nsys_sqlite/pipit_saxpy-mpi-cuda_nsys_perlmutter0.sqlite")}, o).device ==
       "NVIDIA A100-SXM4-40GB");  // TARGET_INFO_GPU.name of the one GPU
-  // The MI300X profile's device planes state the vendor, compute capability and cores.
-  CHECK(ingest_files({test::shared_path("traces/tensorflow/xplane/tracelens_mi300x_jax_conv_minimal_08.xplane.pb")}, o)
-            .device == "AMD GPU, compute capability 9.4, 304 cores");
+  // The MI300X profile's device planes state the vendor, compute capability, cores and
+  // memory (memory_size), and no model name.
+  const Workload xp =
+      ingest_files({test::shared_path("traces/tensorflow/xplane/tracelens_mi300x_jax_conv_minimal_08.xplane.pb")}, o);
+  CHECK(xp.device == "AMD GPU, compute capability 9.4, 304 cores, 192 GiB");
+  CHECK(xp.device_figures.vendor == "AMD");
+  CHECK(xp.device_figures.compute_units == 304);
+  // Recognised by its figures: MI325X has the same die and 304 CUs, and 256 GB.
+  Workload w = xp;
+  CHECK(set_recording_platform(w, "", shipped_platforms()).name == "MI300X");
+  CHECK(has_note(w, "recorded on MI300X: the trace names AMD GPU, compute capability 9.4, 304 cores, 192 GiB"));
+}
+
+TEST_CASE("a device known by its figures alone: one platform of that vendor, CUs and memory, or none") {
+  const auto known = shipped_platforms();
+  DeviceFigures mi300x{"AMD", 304, 192.0 * 1073741824.0};
+  CHECK(match_device_figures(mi300x, known) == std::optional<std::string>("MI300X"));
+  DeviceFigures mi325x{"amd", 304, 256.0 * 1073741824.0};
+  CHECK(match_device_figures(mi325x, known) == std::optional<std::string>("MI325X"));
+  // Memory between the two: neither is within 5%.
+  CHECK_FALSE(match_device_figures(DeviceFigures{"AMD", 304, 224.0 * 1073741824.0}, known));
+  // Another vendor's part with those figures, or a figure missing: no guess.
+  CHECK_FALSE(match_device_figures(DeviceFigures{"NVIDIA", 304, 192.0 * 1073741824.0}, known));
+  CHECK_FALSE(match_device_figures(DeviceFigures{"AMD", 0, 192.0 * 1073741824.0}, known));
+  CHECK_FALSE(match_device_figures(DeviceFigures{"", 304, 192.0 * 1073741824.0}, known));
 }

@@ -56,9 +56,15 @@ struct Kernel {
   double seconds = 0;
 };
 
+// What a device plane's stats say the device is (describe_device).
+struct PlaneDevice {
+  std::string text;  // "AMD GPU, compute capability 9.4, 304 cores, 192 GiB"; "" when nothing
+  DeviceFigures figures;
+};
+
 struct Plane {
   std::string_view name;
-  std::string device;  // what the plane's stats say the device is ("AMD GPU, compute capability 9.4, ...")
+  PlaneDevice device;  // what the plane's stats say the device is ("AMD GPU, compute capability 9.4, ...")
   std::vector<Kernel> kernels;
   std::vector<std::pair<std::string_view, pb::Field>> modules;  // /host:metadata: name, HloProto
 };
@@ -99,11 +105,12 @@ void read_module_protos(const std::vector<pb::Field>& entries,
 }
 
 // The device a plane describes, from its stats (device_vendor, device_type, compute_cap_*,
-// core_count): "AMD GPU, compute capability 9.4, 304 cores". "" when it says nothing.
-std::string describe_device(std::string_view plane_name, const std::vector<pb::Field>& plane_stats,
+// core_count, memory_size): "AMD GPU, compute capability 9.4, 304 cores, 192 GiB", and the
+// figures to recognise it by. An empty text when it says nothing.
+PlaneDevice describe_device(std::string_view plane_name, const std::vector<pb::Field>& plane_stats,
                             const std::unordered_map<uint64_t, std::string_view>& stats, const std::string& file) {
   std::string vendor, type;
-  std::optional<int64_t> major, minor, cores;
+  std::optional<int64_t> major, minor, cores, memory;
   for (const auto& stat : plane_stats) {
     std::string_view name, text;
     std::optional<int64_t> number;
@@ -124,8 +131,10 @@ std::string describe_device(std::string_view plane_name, const std::vector<pb::F
     if (name == "compute_cap_major") major = number;
     if (name == "compute_cap_minor") minor = number;
     if (name == "core_count") cores = number;
+    if (name == "memory_size") memory = number;
   }
-  if (vendor.empty() && type.empty()) return "";
+  PlaneDevice d;
+  if (vendor.empty() && type.empty()) return d;
   // "/device:GPU:3" -> "GPU" when the stats name no type.
   std::string kind = type;
   if (kind.empty()) {
@@ -135,7 +144,14 @@ std::string describe_device(std::string_view plane_name, const std::vector<pb::F
   std::string out = vendor.empty() || kind.starts_with(vendor) ? kind : vendor + " " + kind;
   if (major && minor) out += ", compute capability " + std::to_string(*major) + "." + std::to_string(*minor);
   if (cores) out += ", " + std::to_string(*cores) + " cores";
-  return out;
+  // The memory tells apart chips of one die: an MI300X and an MI325X are both gfx 9.4 with
+  // 304 CUs, with 192 and 256 GB.
+  if (memory && *memory > 0) out += ", " + format_significant(static_cast<double>(*memory) / 1073741824.0, 3) + " GiB";
+  d.text = std::move(out);
+  d.figures.vendor = vendor;
+  d.figures.compute_units = cores && *cores > 0 ? *cores : 0;
+  d.figures.mem_bytes = memory && *memory > 0 ? static_cast<double>(*memory) : 0;
+  return d;
 }
 
 Plane read_plane(const pb::Field& field, const std::string& file) {
@@ -313,7 +329,7 @@ Workload read_xplane(const InputFile& file, const IngestOptions& options) {
     return std::any_of(p.kernels.begin(), p.kernels.end(), [](const Kernel& k) { return !k.hlo_op.empty(); });
   };
   const bool any_module = std::any_of(planes.begin(), planes.end(), runs_module);
-  std::string device;
+  PlaneDevice device;
   for (const auto& p : planes) {
     if (p.kernels.empty()) continue;
     if (any_module && !runs_module(p)) {
@@ -323,7 +339,7 @@ Workload read_xplane(const InputFile& file, const IngestOptions& options) {
       continue;
     }
     ++devices;
-    if (device.empty()) device = p.device;
+    if (device.text.empty()) device = p.device;
     // An HLO op's executions on a device: its most frequent kernel's count (a cuDNN
     // convolution runs an im2col and a GEMM kernel per execution, not two executions).
     std::map<std::string, std::map<std::string_view, int64_t>> per_device;
@@ -381,7 +397,8 @@ Workload read_xplane(const InputFile& file, const IngestOptions& options) {
   }
   Workload w;
   w.origin = "xplane";
-  w.device = device;
+  w.device = device.text;
+  w.device_figures = device.figures;
   w.events = events;
   w.passes = runs;
   w.ops = agg.finish(static_cast<double>(runs));
@@ -395,7 +412,7 @@ Workload read_xplane(const InputFile& file, const IngestOptions& options) {
     w.notes.push_back(std::to_string(copy_only_planes) + " device plane(s) held only runtime copies (" +
                       std::to_string(copy_only_kernels) + " kernels, " + format_duration(copy_only_s) +
                       ") and ran no part of the module: not averaged in");
-  if (!device.empty()) w.notes.push_back("device: " + device + " (the device plane's stats)");
+  if (!device.text.empty()) w.notes.push_back("device: " + device.text + " (the device plane's stats)");
   w.notes.push_back(std::to_string(shaped) + " of " + std::to_string(ops.size()) + " ops shaped from the HLO of " +
                     std::to_string(module_ops.size()) + " compiled module(s) in /host:metadata" +
                     (module_protos.empty() ? " (the profile carries none)" : ""));

@@ -32,6 +32,12 @@ struct DeviceMatch {
 // a guess).
 std::optional<DeviceMatch> match_device(std::string_view device, const std::vector<Platform>&);
 
+// The platform a device's figures describe where its name is no model (XPlane's "AMD GPU"):
+// the one platform of that vendor (case aside) with that many compute units and memory within
+// 5% of its spec's. nullopt when a figure is unknown, or none or several platforms fit: an
+// MI300X and an MI325X share a die and tell apart by memory alone.
+std::optional<std::string> match_device_figures(const DeviceFigures&, const std::vector<Platform>&);
+
 // The name of a placeholder platform for a device with no spec: its words, case kept,
 // joined by '_' ("NVIDIA GeForce RTX 2080 Ti" -> NVIDIA_GeForce_RTX_2080_Ti), at most 64
 // characters. "" when the device name has no letter or digit.

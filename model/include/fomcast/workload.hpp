@@ -28,6 +28,15 @@ struct ModelStats {
   double activations_bytes = 0;  // per batch, kept for the backward pass
 };
 
+// What a trace says of its device besides a name, where the name is no model (XPlane's
+// "AMD GPU" with core_count and memory_size): enough to recognise a platform by its spec's
+// figures. Used at ingest to decide where the trace was recorded; not stored.
+struct DeviceFigures {
+  std::string vendor;         // "AMD", "NVIDIA"; "" when unknown
+  int64_t compute_units = 0;  // SMs or CUs; 0 when unknown
+  double mem_bytes = 0;       // device memory; 0 when unknown
+};
+
 struct Workload {
   std::string name;
   std::string origin;       // format that produced it: "kineto", "model", "tfprof-op", ...
@@ -40,6 +49,7 @@ struct Workload {
   int64_t passes = 0;            // steps found in the trace
   std::optional<double> pass_s;  // measured mean time of one pass
   int64_t events = 0;            // events read from the source
+  DeviceFigures device_figures;  // where the device's name is no model; not stored
   int64_t ranks = 1;             // processes of the distributed job the profile covers
   // Each rank's measured step, in rank order, where several ranks' traces were read
   // together (pass_s is then the slowest); empty otherwise.
