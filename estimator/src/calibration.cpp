@@ -162,8 +162,9 @@ CalibrationLine carry_factor(const Platform* there, const Platform& target) {
   return c;
 }
 
-void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog,
+void calibrate_pass(PassEstimate& pe, const Workload& recorded, const Workload& applied, const Catalog& catalog,
                     const std::vector<MeasuredPass>& given) {
+  const Workload& w = recorded;
   const Platform* target = catalog.platform(pe.platform);
   std::vector<MeasuredPass> all;
   for (const auto& m : given) {
@@ -197,6 +198,12 @@ void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog,
     return;
   }
 
+  // A measurement taken in the estimate's precision (a study problem's measured baseline
+  // time) is set against the model in that precision; any other, as the workload recorded
+  // it. Read as recorded, a 30 h amp-fp16 run of gpt2-small was scaled by the model's
+  // amp/fp32 ratio to 8.4 h and still called measured.
+  const bool in_mode = m->precision != PrecisionMode::recorded && m->precision == pe.precision;
+  const Workload& basis = in_mode ? applied : recorded;
   // The modelled operations on the measured platform: this estimate's own when it is the
   // target, else the same model there (for the recording platform, its measured op times).
   CalibrationLine c;
@@ -205,10 +212,10 @@ void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog,
   double modelled_there = 0;
   double band_there = 0;  // the modelled ops' own relative band there (one standard deviation)
   if (on_target) {
-    modelled_there = pe.ops_as_recorded_s.value_or(pe.ops_s);  // as measured, before --precision
+    modelled_there = in_mode ? pe.ops_s : pe.ops_as_recorded_s.value_or(pe.ops_s);  // as it was measured
     band_there = pe.ops_s > 0 ? pe.ops_sigma_s / pe.ops_s : 0;
   } else if (there) {
-    const PassEstimate model_there = model_pass(w, m->platform, catalog);
+    const PassEstimate model_there = model_pass(basis, m->platform, catalog);
     modelled_there = model_there.ops_s;
     band_there = model_there.ops_s > 0 ? model_there.ops_sigma_s / model_there.ops_s : 0;
   } else {
@@ -224,7 +231,7 @@ void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog,
   c.calibrated = true;
   c.measured = *m;
   c.modelled_there_s = modelled_there;
-  const HostPart h = host_part(w, *m, there, modelled_there, catalog);
+  const HostPart h = host_part(basis, *m, there, modelled_there, catalog);
   c.residual_there_s = h.seconds;
   c.split_basis = h.basis;
   c.model_error_there_s = m->pass_s - modelled_there - h.seconds;
@@ -259,7 +266,7 @@ void calibrate_pass(PassEstimate& pe, const Workload& w, const Catalog& catalog,
   } else {
     // The two bounds of the rule: the whole gap carried like host time, or moved with the ops.
     const double gap = m->pass_s - modelled_there;
-    const double floor_target = roofline_floor(w, *target).seconds;
+    const double floor_target = roofline_floor(basis, *target).seconds;
     const double unscaled = std::max(pe.ops_s + gap * c.carry, floor_target);
     const double scaled = modelled_there > 0 ? pe.ops_s * m->pass_s / modelled_there : pe.pass_s;
     pe.pass_unscaled_s = unscaled;

@@ -165,6 +165,7 @@ std::optional<MeasuredPass> study_measurement(const Workload& w, const StudyProb
     return std::nullopt;
   }
   MeasuredPass m = measured_pass(w, c, sp.epochs);
+  m.precision = sp.precision.value_or(PrecisionMode::recorded);  // the problem's arithmetic, on both sides
   m.source = "the study's " + field + (sp.baseline_source.empty() ? std::string() : " (" + sp.baseline_source + ")");
   return m;
 }

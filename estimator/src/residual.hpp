@@ -14,7 +14,8 @@ PassEstimate model_pass(const Workload&, std::string_view platform, const Catalo
 
 // Splits the chosen measurement into modelled and residual on its platform and carries the
 // residual to the pass's platform; fills the pass's calibration, residual and uncertainty.
-void calibrate_pass(PassEstimate&, const Workload&, const Catalog&, const std::vector<MeasuredPass>& given);
+void calibrate_pass(PassEstimate&, const Workload& recorded, const Workload& applied, const Catalog&,
+                    const std::vector<MeasuredPass>& given);
 
 // The factor a residual measured on `there` is carried to `target` by, and how (in words):
 // host_speed(there) / host_speed(target) x overhead_factor(target) / overhead_factor(there),

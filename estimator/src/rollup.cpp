@@ -189,9 +189,9 @@ PassEstimate estimate_pass(const Workload& w, std::string_view platform, const C
       pe.ops_as_recorded_s.reset();
     }
   }
-  // Calibration models every other platform from the workload as recorded, at the
-  // precision its measured times were taken in.
-  est::calibrate_pass(pe, w, catalog, measured);
+  // Calibration models every other platform at the precision the measurement was taken in:
+  // as recorded, or the mode's where a study problem's measured time ran in it.
+  est::calibrate_pass(pe, w, applied.workload, catalog, measured);
   if (pe.ops_s > 0) pe.launch_gap_s *= pe.modelled_s / pe.ops_s;  // as the ops were carried
   return pe;
 }

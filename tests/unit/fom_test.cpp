@@ -246,3 +246,16 @@ TEST_CASE("fom text: a machine of half a node says 0.5, not 0") {
   CHECK_MESSAGE(r.out.find("target A x 0.5 nodes") != std::string::npos, r.out);
   CHECK(r.out.find("baseline NV_K20X x 18,688 nodes") != std::string::npos);
 }
+
+TEST_CASE("a problem's measured baseline time ran in its precision: the baseline side is that time") {
+  ScratchDir dir;
+  const std::string db = dir.file("amp.db");
+  const std::string file = dir.write("amp.json", R"({"baseline": {"platform": "V100_SXM2_32GB", "nodes": 8},
+    "target": {"platform": "H100", "nodes": 8},
+    "problems": [{"name": "g", "workload": "gpt2-small", "precision": "amp-fp16", "baseline_hours": 30}]})");
+  const auto r = run_fomcast("fom --json '" + file + "'", db);
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["problems"][0]["baseline"]["hours_per_unit"].get<double>() == doctest::Approx(30));
+  CHECK(j["problems"][0]["target"]["hours_per_unit"].get<double>() < 30);
+}

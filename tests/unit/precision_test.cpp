@@ -250,6 +250,34 @@ TEST_CASE("precision: measured times are not carried into another precision; cal
   CHECK(wi.modelled_s == doctest::Approx(amp.ops[0].predicted_s / 2 + amp.ops[1].predicted_s));
 }
 
+TEST_CASE("precision: a measurement taken in the mode (a study's baseline time) is the pass in that mode") {
+  // A study problem's `precision` is the arithmetic on both sides, so its measured baseline
+  // time ran in it: the pass there is the measurement, not the measurement scaled by the
+  // model's amp/fp32 ratio (a 30 h amp-fp16 run of gpt2-small had come out 8.4 h "measured").
+  const Catalog c = make_catalog({part("P", {{DType::fp32, 10}, {DType::bf16, 160}, {DType::fp16, 160}}),
+                                  part("Q", {{DType::fp32, 20}, {DType::bf16, 320}, {DType::fp16, 320}})},
+                                 {});
+  const Workload w = one_op(gemm_op());
+  MeasuredPass in_amp;
+  in_amp.platform = "P";
+  in_amp.pass_s = 0.5;
+  in_amp.source = "the study's baseline_pass_s";
+  in_amp.precision = PrecisionMode::amp_bf16;
+  const PassEstimate there = estimate_pass(w, "P", c, {in_amp}, PrecisionMode::amp_bf16);
+  CHECK(there.calibration.calibrated);
+  CHECK(there.pass_s == doctest::Approx(0.5));
+  CHECK(there.calibration.modelled_there_s == doctest::Approx(there.ops_s));  // the amp model, not fp32's
+  // The same figure as a measurement of the workload as recorded (fp32, `fomcast calibrate`)
+  // is set against the fp32 model there: the amp pass comes out faster than it.
+  MeasuredPass as_recorded = in_amp;
+  as_recorded.precision = PrecisionMode::recorded;
+  const PassEstimate scaled = estimate_pass(w, "P", c, {as_recorded}, PrecisionMode::amp_bf16);
+  CHECK(scaled.pass_s < 0.5);
+  // Elsewhere, the mode's measurement is carried against the mode's model on P.
+  const PassEstimate on_q = estimate_pass(w, "Q", c, {in_amp}, PrecisionMode::amp_bf16);
+  CHECK(on_q.calibration.modelled_there_s == doctest::Approx(there.ops_s));
+}
+
 TEST_CASE("precision: names, the flag and the study field") {
   for (const char* name : {"fp32", "tf32", "fp16", "bf16", "amp-fp16", "amp-bf16"}) {
     const auto m = parse_precision_mode(name);

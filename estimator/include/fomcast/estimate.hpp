@@ -82,6 +82,9 @@ struct MeasuredPass {
   double pass_s = 0;
   std::string source;              // the trace's step time, `fomcast calibrate`, a study field
   std::vector<std::string> notes;  // how it was converted to one pass
+  // The arithmetic the measured run used: the workload's own, or a study problem's
+  // `precision`, which its measured baseline time ran in (study-format.md).
+  PrecisionMode precision = PrecisionMode::recorded;
 };
 
 // How the pass was calibrated. The measurement on `measured.platform` is split into the
