@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/ops.hpp"
+#include "fomcast/error.hpp"
 #include "fomcast/ingest.hpp"
 #include "fomcast/platform_match.hpp"
 #include "shipped_catalog.hpp"
@@ -313,6 +314,35 @@ TEST_CASE("devices: nsys exports and XPlane profiles name the device they ran on
   Workload w = xp;
   CHECK(set_recording_platform(w, "", shipped_platforms()).name == "MI300X");
   CHECK(has_note(w, "recorded on MI300X: the trace names AMD GPU, compute capability 9.4, 304 cores, 192 GiB"));
+}
+
+TEST_CASE("Kineto: the device named in computeProperties (before 1.9) or deviceProperties; a bad rank refused") {
+  ScratchDir dir;
+  IngestOptions o;
+  o.workload = "t";
+  const std::string events = "[" + op("aten::mm", 10, 5) + "]";
+  const std::string old_schema =
+      dir.write("old.json", R"({"schemaVersion": 1, "computeProperties": [{"id": 0, "name": "Tesla V100-DGXS-32GB"}], )"
+                            R"("traceEvents": )" +
+                                events + "}");
+  const Workload w = ingest_files({old_schema}, o);
+  CHECK(w.device == "Tesla V100-DGXS-32GB");
+  CHECK(has_note(w, "device: Tesla V100-DGXS-32GB (1 listed in computeProperties)"));
+  // A rank that is no rank of the job, in one trace read alone, as in several ranks' traces.
+  for (const std::string& info :
+       {std::string(R"({"rank": -1, "world_size": 2})"), std::string(R"({"rank": 0, "world_size": 0})"),
+        std::string(R"({"rank": "a", "world_size": 2})")}) {
+    CAPTURE(info);
+    const std::string bad = dir.write(
+        "rank.json", R"({"schemaVersion": 1, "distributedInfo": )" + info + R"(, "traceEvents": )" + events + "}");
+    try {
+      (void)ingest_files({bad}, o);
+      FAIL("no error");
+    } catch (const InputError& e) {
+      CHECK(e.file == bad);
+      CHECK(e.field.starts_with("distributedInfo."));
+    }
+  }
 }
 
 TEST_CASE("a device known by its figures alone: one platform of that vendor, CUs and memory, or none") {

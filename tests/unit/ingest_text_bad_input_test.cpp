@@ -107,6 +107,10 @@ TEST_CASE("negative, NaN, infinite and absurd numbers are refused") {
       {"tfprof-shapes", "0:100x100, 1:100x50 (run*2 defined*2) exec_time: infus\n"},
       {"tfprof-shapes", "0:100x100, 1:100x99999999999999999999 (run*2 defined*2) exec_time: 549us\n"},
       {"tfprof-shapes", "0:100x100, 1:100x50 (run*1e30 defined*2) exec_time: 549us\n"},
+      // Each size within range, their product 1.6e19 elements: M = N = K = 4e9 had been stored.
+      {"tfprof-shapes", "0:4000000000x4000000000, 1:4000000000x4000000000 (run*1 defined*1) exec_time: 1.21ms\n"},
+      // A timer's own time is part of its inclusive time, as the TAU reader already says.
+      {"pprof", "%Time Exclusive Inclusive #Call #Subrs Inclusive Name\n 50.0 9.725E+05 1.725E+05 10 0 1.7E+04 f\n"},
       {"tau", "1 templated_functions_MULTI_TIME\n# Name Calls Subrs Excl Incl ProfileCalls #\n\"f\" 1 0 -5 10 0\n"},
       {"tau", "1 templated_functions_MULTI_TIME\n# Name Calls Subrs Excl Incl ProfileCalls #\n\"f\" nan 0 5 10 0\n"},
       {"tau", "1 templated_functions_MULTI_TIME\n# Name Calls Subrs Excl Incl ProfileCalls #\n\"f\" 1e30 0 5 10 0\n"},

@@ -12,6 +12,12 @@
 #include "fomcast/text.hpp"
 
 namespace fomcast::ingest {
+
+double tensor_elements(const std::vector<int64_t>& dims) {
+  double n = 1;
+  for (const int64_t d : dims) n *= d < 0 ? 1.0 : static_cast<double>(d);
+  return n;
+}
 namespace {
 
 template <std::size_t N>

@@ -13,6 +13,12 @@
 
 namespace fomcast::ingest {
 
+// The most elements one tensor of a trace may hold (2^50, a petabyte of bytes): past it a
+// shape is a corrupt or overflowed record, whatever format gave it. Unknown (-1) sizes
+// count as 1.
+inline constexpr double kMaxTensorElements = 1125899906842624.0;
+double tensor_elements(const std::vector<int64_t>& dims);
+
 // Kind from a kernel or op name alone (cuBLAS/CUTLASS/rocBLAS/cuDNN/MIOpen/Triton kernels,
 // aten ops, TF op types, neon kernels). `other` when nothing matches.
 OpKind classify_name(std::string_view name);

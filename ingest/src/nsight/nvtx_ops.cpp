@@ -45,6 +45,8 @@ std::optional<std::vector<std::vector<int64_t>>> parse_sizes(std::string_view s)
     }
     if (i >= s.size()) return std::nullopt;
     ++i;  // ']'
+    // Past any real tensor: an overflowed record is no shape, as other text is not.
+    if (tensor_elements(dims) > kMaxTensorElements) return std::nullopt;
     out.push_back(std::move(dims));
     skip();
     if (i < s.size() && s[i] == ',') {

@@ -158,7 +158,7 @@ class KinetoReader {
     JsonStreamSpec spec;
     spec.array_keys = {"traceEvents"};
     spec.accept_bare_array = true;
-    spec.capture_keys = {"deviceProperties", "schemaVersion", "distributedInfo"};
+    spec.capture_keys = {"deviceProperties", "computeProperties", "schemaVersion", "distributedInfo"};
     const JsonStreamInfo info = stream_json_array(
         file_, spec, [this](const JsonElement& e) { on_element(e); }, options_.progress);
     if (!info.found_array) throw InputError(file_.path(), "no `traceEvents` array: not a Kineto / Chrome trace", 0, 0);
@@ -1066,6 +1066,9 @@ class KinetoReader {
                         " windows to bound memory; " + std::to_string(builder_.stragglers()) +
                         " events arrived after their window and were counted without nesting");
     if (auto it = info.captured.find("distributedInfo"); it != info.captured.end()) {
+      // A rank that is no rank of the job ("a", -1, 0 of 0) is refused as the multi-rank
+      // reader refuses it; it had been printed as "rank -1 of 2" or dropped.
+      kineto_trace_rank(file_);
       const auto j = nlohmann::json::parse(it->second, nullptr, false);
       if (j.is_object() && j.contains("rank") && j.contains("world_size") && j["rank"].is_number_integer() &&
           j["world_size"].is_number_integer()) {
@@ -1089,11 +1092,14 @@ class KinetoReader {
                             std::to_string(world) + " ranks)");
       }
     }
-    if (auto it = info.captured.find("deviceProperties"); it != info.captured.end()) {
+    // Kineto before 1.9 (the TensorBoard plugin's era) called the list computeProperties.
+    for (const char* key : {"deviceProperties", "computeProperties"}) {
+      auto it = info.captured.find(key);
+      if (it == info.captured.end() || !w.device.empty()) continue;
       const auto j = nlohmann::json::parse(it->second, nullptr, false);
       if (j.is_array() && !j.empty() && j[0].is_object() && j[0].contains("name") && j[0]["name"].is_string()) {
         w.device = j[0]["name"].get<std::string>();
-        w.notes.push_back("device: " + w.device + " (" + std::to_string(j.size()) + " listed)");
+        w.notes.push_back("device: " + w.device + " (" + std::to_string(j.size()) + " listed in " + key + ")");
       }
     }
   }

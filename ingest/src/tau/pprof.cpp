@@ -168,6 +168,10 @@ Workload read_pprof(const InputFile& file, const IngestOptions&) {
     const double scale = counters ? 1e-6 : 1e-3;
     if (*excl * scale > 1e9 || *incl * scale > 1e9)
       text::fail(path, line.number, "implausibly long time in " + text::quote(t));
+    // As the TAU reader: a timer's own time is part of its inclusive time (the columns are
+    // rounded to the printed digits, hence the slack).
+    if (*excl > *incl * (1 + 1e-3) + 0.0015)
+      text::fail(path, line.number, "exclusive time exceeds inclusive time in " + text::quote(t));
     tau::Timer timer;
     timer.name = tau::clean_name(name);
     timer.calls = *calls;

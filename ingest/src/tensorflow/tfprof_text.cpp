@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <map>
 
+#include "common/ops.hpp"
 #include "decode/text_scan.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/format.hpp"
 #include "fomcast/text.hpp"
 
 namespace fomcast::ingest::tfprof {
@@ -73,6 +75,10 @@ ShapeRow parse_shape_row(std::string_view line, int64_t line_number, const std::
         start = x + 1;
       }
     }
+    if (const double n = tensor_elements(shape); n > kMaxTensorElements)
+      text::fail(file, line_number,
+                 "operand " + std::to_string(index) + ": a tensor of " + format_significant(n, 3) +
+                     " elements is absurd (over 2^50)");
     if (!by_index.emplace(index, std::move(shape)).second)
       text::fail(file, line_number, "operand " + std::to_string(index) + " is listed twice");
   }
