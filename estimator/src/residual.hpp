@@ -6,11 +6,23 @@
 #include <vector>
 
 #include "fomcast/estimate.hpp"
+#include "fomcast/precision.hpp"
 
 namespace fomcast::est {
 
 // Every operation predicted on `platform` and summed (pass_s = ops_s): no residual yet.
 PassEstimate model_pass(const Workload&, std::string_view platform, const Catalog&);
+// The sums of pe's ops (ops_s, by_method, launch gaps, coverage, band) over again, after
+// some op's time changed.
+void sum_pass(PassEstimate&, const Workload&);
+// A re-typed op that was measured in its recorded type keeps what its measurement says:
+// its time as recorded on pe's platform (the measurement there, or carried to it) times the
+// model's ratio of the new type to the recorded one there, never below its roofline in the
+// new type. Predicted afresh, ResNet-50's measured fp32 V100 trace had come out slower in
+// amp-fp16 than in fp32 on H100 (memory-bound ops read far outside the per-call tables,
+// each with a launch gap the trace's residual already holds).
+void carry_measured_into_mode(PassEstimate&, const Workload& recorded, const PrecisionApplied&,
+                              const PassEstimate& as_recorded, const Catalog&);
 
 // Splits the chosen measurement into modelled and residual on its platform and carries the
 // residual to the pass's platform; fills the pass's calibration, residual and uncertainty.

@@ -135,7 +135,14 @@ PassEstimate model_pass(const Workload& w, std::string_view platform, const Cata
     pe.notes.push_back(std::to_string(unestimated) +
                        " op(s) could not be estimated (no shape, costs or measured time) and are not counted");
 
-  // Sums, coverage and the combined band.
+  sum_pass(pe, w);
+  return pe;
+}
+
+void sum_pass(PassEstimate& pe, const Workload& w) {
+  pe.ops_s = 0;
+  pe.launch_gap_s = 0;
+  pe.by_method.clear();
   std::map<Method, double> sigma;
   for (const auto& e : pe.ops) {
     const double count = w.ops[e.op_index].count;
@@ -155,7 +162,45 @@ PassEstimate model_pass(const Workload& w, std::string_view platform, const Cata
   for (const auto& [m, s] : sigma) var += s * s;
   pe.ops_sigma_s = std::sqrt(var);
   pe.uncertainty = pe.pass_s > 0 ? pe.ops_sigma_s / pe.pass_s : 0;
-  return pe;
+}
+
+void carry_measured_into_mode(PassEstimate& pe, const Workload& w, const PrecisionApplied& applied,
+                              const PassEstimate& as_recorded, const Catalog& catalog) {
+  const Platform* target = catalog.platform(pe.platform);
+  if (!target) return;
+  // The model of each re-typed op in its recorded type, without its measurement: the
+  // denominator of the ratio its measurement is carried by.
+  Workload unmeasured = w;
+  for (std::size_t i = 0; i < unmeasured.ops.size(); ++i)
+    if (applied.retyped[i]) unmeasured.ops[i].self_time_s.reset();
+  const PassEstimate modelled = model_pass(unmeasured, pe.platform, catalog);
+  for (auto& e : pe.ops) {
+    const std::size_t i = e.op_index;
+    if (i >= w.ops.size() || !applied.retyped[i] || !w.ops[i].self_time_s) continue;
+    const OpEstimate& recorded = as_recorded.ops[i];
+    const OpEstimate& model_then = modelled.ops[i];
+    if (recorded.method == Method::unestimated || !(recorded.predicted_s > 0) || !(model_then.predicted_s > 0) ||
+        !(e.predicted_s > 0))
+      continue;
+    const Op& op = applied.workload.ops[i];
+    const DType dtype = normalized(op.dtype);
+    const double flops = op.flops > 0 ? op.flops : op_flops(op.kind, op.shape);
+    const double bytes = op.bytes > 0 ? op.bytes : op_bytes(op.kind, op.shape, dtype);
+    const double ratio = e.predicted_s / model_then.predicted_s;
+    const double floor_s = op_roofline(*target, op.kind, op.shape, dtype, flops, bytes).seconds;
+    const double carried = std::max(recorded.predicted_s * ratio, floor_s);
+    const std::string from = std::string(to_string(normalized(w.ops[i].dtype)));
+    e.detail = std::string(to_string(recorded.method)) + " " + format_significant(recorded.predicted_s * 1e6) +
+               " us as recorded (" + from + ") x " + format_significant(ratio, 3) + ", the model's " +
+               std::string(to_string(dtype)) + " / " + from + " time here (" + format_significant(e.predicted_s * 1e6) +
+               " / " + format_significant(model_then.predicted_s * 1e6) + " us, " + std::string(to_string(e.method)) +
+               ")" + (carried > recorded.predicted_s * ratio ? "; raised to its roofline" : "");
+    e.method = Method::scaled;
+    e.source_platform = recorded.source_platform;
+    e.predicted_s = carried;
+    e.launch_gap_s = std::min(recorded.launch_gap_s, carried);
+    e.uncertainty = std::max(e.uncertainty, model_then.uncertainty);
+  }
 }
 
 }  // namespace est
@@ -178,16 +223,21 @@ PassEstimate estimate_pass(const Workload& w, std::string_view platform, const C
     // Ops the mode added (autocast's casts) come after the recorded ones and have none.
     for (auto& e : pe.ops)
       if (e.op_index < w.ops.size()) e.baseline_s = w.ops[e.op_index].self_time_s;
-    // ... and count in the coverage: a re-typed op's time is predicted, not its measurement.
-    est::tally_coverage(pe, applied.workload);
-    // Only calibration on the target reads it. A target that states no rate for the recorded
-    // type (fp32 on a part that states bf16 alone) has no such pass: none, not a refusal of the
-    // estimate in the precision it does state.
+    // The pass as recorded: calibration on the target reads its sum. A target that states no
+    // rate for the recorded type (fp32 on a part that states bf16 alone) has no such pass:
+    // none, not a refusal of the estimate in the precision it does state.
+    std::optional<PassEstimate> as_recorded;
     try {
-      pe.ops_as_recorded_s = est::model_pass(w, platform, catalog).ops_s;
+      as_recorded = est::model_pass(w, platform, catalog);
     } catch (const UsageError&) {
-      pe.ops_as_recorded_s.reset();
+      as_recorded.reset();  // no pass as recorded, so no measurement to carry
     }
+    if (as_recorded) {
+      pe.ops_as_recorded_s = as_recorded->ops_s;
+      est::carry_measured_into_mode(pe, w, applied, *as_recorded, catalog);
+    }
+    // Sums again, and the coverage: a re-typed op's time is predicted, not its measurement.
+    est::sum_pass(pe, applied.workload);
   }
   // Calibration models every other platform at the precision the measurement was taken in:
   // as recorded, or the mode's where a study problem's measured time ran in it.

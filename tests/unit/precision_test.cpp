@@ -222,7 +222,9 @@ TEST_CASE("precision: a mode the spec has no peak for borrows a stated rate and 
   CHECK(bf.recorded_precision == "fp32");
 }
 
-TEST_CASE("precision: measured times are not carried into another precision; calibration keeps the recorded one") {
+TEST_CASE(
+    "precision: a measured time is carried into another precision by the model's ratio; calibration keeps the "
+    "recorded one") {
   const Catalog c = make_catalog({part("P", {{DType::fp32, 10}, {DType::bf16, 160}, {DType::fp16, 160}})}, {});
   Workload w = one_op(gemm_op());
   w.recorded_on = "P";
@@ -234,9 +236,17 @@ TEST_CASE("precision: measured times are not carried into another precision; cal
   CHECK(as_recorded.pass_s == doctest::Approx(0.08));  // gives back what it measured
 
   const PassEstimate amp = estimate_pass(w, "P", c, {}, PrecisionMode::amp_bf16);
-  CHECK(amp.ops[0].method != Method::measured);
+  CHECK(amp.ops[0].method == Method::scaled);
   CHECK(amp.ops[0].baseline_s == 0.05);  // still shown beside the prediction
-  CHECK(amp.ops[0].predicted_s == doctest::Approx(gemm_seconds(c, "P", PrecisionMode::amp_bf16)));
+  // By hand: the roofline at the assumed efficiency 0.5 is 2 x 4096^3 / (10e12 x 0.5) =
+  // 27.49 ms in fp32 and 2 x 4096^3 / (160e12 x 0.5) = 1.718 ms in bf16, so the measured
+  // 50 ms is carried x 1/16: 3.125 ms, above the bf16 roofline at full peak (0.86 ms).
+  const double fp32_model = gemm_seconds(c, "P", PrecisionMode::fp32);
+  const double bf16_model = gemm_seconds(c, "P", PrecisionMode::amp_bf16);
+  CHECK(fp32_model == doctest::Approx(2.0 * 4096 * 4096 * 4096 / 5e12));
+  CHECK(bf16_model == doctest::Approx(2.0 * 4096 * 4096 * 4096 / 80e12));
+  CHECK(amp.ops[0].predicted_s == doctest::Approx(0.05 * bf16_model / fp32_model));
+  CHECK(amp.ops[0].predicted_s == doctest::Approx(0.003125));
   // The residual is the measured step minus the measured ops, as recorded: 0.03 s.
   CHECK(amp.calibration.residual_there_s == doctest::Approx(0.03));
   CHECK(amp.residual_s == doctest::Approx(0.03));

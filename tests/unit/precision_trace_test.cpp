@@ -1,0 +1,43 @@
+// A real trace estimated in another precision keeps what its measurements say: each re-typed
+// op's measured time is carried by the model's ratio of the two types on the target
+// (rollup.cpp, carry_measured_into_mode). Predicted afresh, the old Kineto ResNet-50 trace
+// (fp32, V100) had come out slower in amp-fp16 than in fp32 on H100: 72.5 against 37.8 ms of
+// ops, its memory-bound ops read far outside the per-call tables with a launch gap each.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "fomcast/estimate.hpp"
+#include "fomcast/ingest.hpp"
+#include "shipped_catalog.hpp"
+#include "test_support.hpp"
+
+using namespace fomcast;
+
+TEST_CASE("a measured fp32 trace is faster in amp than in fp32 on tensor-core GPUs, and alike in fp16 and bf16") {
+  IngestOptions o;
+  o.workload = "rn50-v100";
+  Workload w =
+      ingest_files({test::shared_path("traces/pytorch_kineto/kineto_tbplugin_resnet50_worker0.1623143089861.pt.trace."
+                                      "json.gz")},
+                   o);
+  w.name = "rn50-v100";
+  w.recorded_on = "NV_V100";
+  const Catalog& c = test::catalog();
+  for (const char* platform : {"NV_V100", "H100", "B200"}) {
+    CAPTURE(platform);
+    const double fp32 = estimate_pass(w, platform, c, {}, PrecisionMode::fp32).ops_s;
+    const double amp16 = estimate_pass(w, platform, c, {}, PrecisionMode::amp_fp16).ops_s;
+    CHECK(amp16 < fp32);
+    if (std::string(platform) != "NV_V100") {  // one 16-bit rate on each (V100 has no bf16)
+      const double amp_bf16 = estimate_pass(w, platform, c, {}, PrecisionMode::amp_bf16).ops_s;
+      CHECK(amp_bf16 == doctest::Approx(amp16).epsilon(0.02));
+    }
+  }
+  // A re-typed op that was measured says so: scaled from its measurement, the ratio in words.
+  const PassEstimate amp = estimate_pass(w, "H100", c, {}, PrecisionMode::amp_fp16);
+  int carried = 0;
+  for (const auto& e : amp.ops)
+    if (e.method == Method::scaled && e.detail.find("as recorded (fp32) x ") != std::string::npos) ++carried;
+  CHECK(carried > 50);
+}
