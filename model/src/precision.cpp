@@ -139,10 +139,16 @@ PrecisionApplied apply_precision(const Workload& w, PrecisionMode mode) {
     out.retyped.push_back(true);  // added: nothing measured them
     cast_calls += c.count;
   }
+  std::int64_t measured = 0;
+  for (std::size_t i = 0; i < w.ops.size(); ++i)
+    if (out.retyped[i] && w.ops[i].self_time_s) ++measured;
   out.notes.push_back("precision " + std::string(to_string(mode)) + " (recorded: " + recorded_precision(w) +
                       "): " + std::to_string(retyped) + " of " + std::to_string(w.ops.size()) +
-                      " op(s) re-typed and re-costed; their measured times, taken at the recorded precision, are not "
-                      "carried");
+                      " op(s) re-typed and re-costed" +
+                      (measured > 0 ? "; the " + std::to_string(measured) +
+                                          " measured at the recorded precision carry their measurement by the model's "
+                                          "ratio of the two types on the target (method scaled)"
+                                    : std::string()));
   if (!casts.empty())
     out.notes.push_back(
         "autocast casts added (method: modelled elementwise, autocast.cast_weight): " +
