@@ -122,10 +122,55 @@ std::string host_bound_warning(const FomResult& r) {
          " of the time is residual (host, framework, input pipeline), not modelled operations";
 }
 
+// Sides whose spec has no rate for a type the problem computes in, so another type's rate
+// stood in ("gpt2-medium on V100_SXM2_32GB: no bf16 rate, fp32's stands in"): the study's
+// precision does not run there as asked. Said in one line; the ops' notes say it op by op.
+std::string borrowed_rate_warning(const FomResult& r) {
+  std::string where;
+  for (const auto& p : r.problems) {
+    if (!p.estimates) continue;
+    for (const RunEstimate* side : {&p.estimates->baseline, &p.estimates->target}) {
+      std::string note;
+      for (const auto& e : side->pass.ops) {
+        for (const auto& n : e.notes)
+          if (n.starts_with("no ") && n.ends_with(" rate stands in")) note = n;
+        if (!note.empty()) break;
+      }
+      if (note.empty()) continue;
+      // "no bf16 rate in V100's spec: its fp32 rate stands in" -> "no bf16 rate, fp32's stands in"
+      const std::string type = note.substr(3, note.find(' ', 3) - 3);
+      const std::size_t its = note.rfind("its ");
+      const std::string instead =
+          its == std::string::npos ? "another" : note.substr(its + 4, note.find(' ', its + 4) - its - 4);
+      where += (where.empty() ? "" : "; ") + p.name + " on " + side->pass.platform + ": no " + type + " rate, " +
+               instead + "'s stands in";
+    }
+  }
+  if (where.empty()) return "";
+  return "WARNING a precision the spec states no rate for (" + where +
+         "): those sides compute at the rate that stands in, not the one asked for";
+}
+
+// Problems whose unit of work is what a trace holds, its epoch unknown: a unit of 1 pass is
+// a few milliseconds, and weighs almost nothing in the harmonic mean.
+std::string epoch_unknown_warning(const FomResult& r) {
+  std::string which;
+  for (const auto& p : r.problems)
+    if (std::any_of(p.notes.begin(), p.notes.end(),
+                    [](const std::string& n) { return n.starts_with("samples per epoch or batch size unknown"); }))
+      which += (which.empty() ? "" : ", ") + p.name;
+  if (which.empty()) return "";
+  return "WARNING epoch unknown (" + which +
+         "): a unit of work is the pass(es) the trace holds; give the problem's batch_size and samples_per_epoch "
+         "for a unit that means a training run";
+}
+
 // The warnings a person must see, each one line, most important first.
 std::vector<std::string> warnings(const FomResult& r) {
   std::vector<std::string> out;
   if (std::string w = host_bound_warning(r); !w.empty()) out.push_back(w);
+  if (std::string w = epoch_unknown_warning(r); !w.empty()) out.push_back(w);
+  if (std::string w = borrowed_rate_warning(r); !w.empty()) out.push_back(w);
   std::size_t workload = 0, uncalibrated = 0;
   for (const auto& p : r.problems) {
     if (p.calibration.empty()) continue;
@@ -243,6 +288,8 @@ std::string fom_to_text(const FomResult& r, const Study& study, bool verbose) {
           out += "WARNING host-bound (" + p.name + " on " + s->platform + "): " + format_percent(s->residual_share, 0) +
                  " of the time is residual, not modelled operations\n";
   }
+  for (const std::string& w : {epoch_unknown_warning(r), borrowed_rate_warning(r)})
+    if (!w.empty()) out += w + "\n";
   for (const auto& n : r.notes) out += "note (study): " + n + "\n";
   for (const auto& p : r.problems)
     for (const auto& n : p.notes) out += "note (" + p.name + "): " + n + "\n";

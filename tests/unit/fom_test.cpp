@@ -12,6 +12,7 @@
 using namespace fomcast;
 using fomcast::test::run_fomcast;
 using fomcast::test::ScratchDir;
+using fomcast::test::shared_path;
 using fomcast::test::source_path;
 
 TEST_CASE("units/day is 86400 / seconds per unit x nodes") {
@@ -258,4 +259,30 @@ TEST_CASE("a problem's measured baseline time ran in its precision: the baseline
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["problems"][0]["baseline"]["hours_per_unit"].get<double>() == doctest::Approx(30));
   CHECK(j["problems"][0]["target"]["hours_per_unit"].get<double>() < 30);
+}
+
+TEST_CASE("fom warns of a problem whose epoch is unknown and of a side without a rate for the precision asked") {
+  ScratchDir dir;
+  const std::string db = dir.file("warn.db");
+  REQUIRE(
+      run_fomcast(
+          "ingest '" + shared_path("traces/pytorch_et/hta_benchmark_simple_add_trace.json.gz") + "' --workload add", db)
+          .status == 0);
+  // The trace says nothing of batch or samples: one unit of work is its one pass.
+  const std::string traced = dir.write("traced.json", R"({"baseline": {"platform": "A100", "nodes": 1},
+    "target": {"platform": "H100", "nodes": 1},
+    "problems": [{"name": "t", "workload": "add"}, {"name": "m", "workload": "P1B1"}]})");
+  const auto a = run_fomcast("fom '" + traced + "'", db);
+  REQUIRE_MESSAGE(a.status == 0, a.err);
+  CHECK(a.out.find("WARNING epoch unknown (t): a unit of work is the pass(es) the trace holds") != std::string::npos);
+  CHECK(a.out.find("no bf16 rate") == std::string::npos);
+  // A V100 states no bf16 rate: amp-bf16 runs there at fp32's, which the table alone hides.
+  const std::string bf16 = dir.write("bf16.json", R"({"baseline": {"platform": "V100_SXM2_32GB", "nodes": 1},
+    "target": {"platform": "H100", "nodes": 1},
+    "problems": [{"name": "g", "workload": "gpt2-small", "precision": "amp-bf16", "batch_size": 8}]})");
+  const auto b = run_fomcast("fom '" + bf16 + "'", db);
+  REQUIRE_MESSAGE(b.status == 0, b.err);
+  CHECK(b.out.find("WARNING a precision the spec states no rate for (g on V100_SXM2_32GB: no bf16 rate, fp32's "
+                   "stands in)") != std::string::npos);
+  CHECK(b.out.find("epoch unknown") == std::string::npos);
 }
