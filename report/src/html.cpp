@@ -800,6 +800,7 @@ std::string contents(const HtmlReportInput& in) {
                    esc(in.fom->problems[i].name) + "</a>";
   if (!workloads.empty()) out += "<li><a href=\"#workloads\">Workload breakdowns</a>: " + workloads + "</li>\n";
   if (!in.history.empty()) out += "<li><a href=\"#history\">FOM history</a></li>\n";
+  if (!in.scaling.empty()) out += "<li><a href=\"#scaling\">Scaling</a></li>\n";
   return out + "<li><a href=\"#method\">Method</a></li>\n</ol></nav>\n";
 }
 

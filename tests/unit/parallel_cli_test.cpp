@@ -307,6 +307,7 @@ TEST_CASE("a study problem with a parallel layout is estimated as estimate --par
   REQUIRE_MESSAGE(rep.status == 0, rep.err);
   const std::string page = fomcast::test::slurp(html);
   CHECK(page.find("<section id=\"scaling\">") != std::string::npos);
+  CHECK(page.find("<li><a href=\"#scaling\">Scaling</a></li>") != std::string::npos);  // in the contents too
   CHECK(page.find("Weak scaling of gpt2-small on A100") != std::string::npos);
   CHECK(page.find("Weak scaling of gpt2-small on H100") != std::string::npos);
   // Its value axis labels each tick with a number of its own (efficiencies of 99.9-100% once
