@@ -99,8 +99,7 @@ void add_bench_command(CLI::App& app, Globals& g) {
                        "--force to replace its spec with measurements");
     if (!suite) {
       const std::string name = suite_name.substr(9);
-      auto w = store.workload(name);
-      if (!w) throw UsageError("no workload named '" + name + "' (see `fomcast workloads`)");
+      std::optional<Workload> w = require_workload(store, name);
       suite = bench::workload_suite(*w);
     }
 

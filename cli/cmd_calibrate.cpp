@@ -26,8 +26,7 @@ struct Named {
 
 // The workload and its stored calibrations; UsageError for an unknown workload or platform.
 Named lookup(const Store& store, const std::string& workload, const std::string& platform) {
-  auto w = store.workload(workload);
-  if (!w) throw UsageError("--workload: no workload named '" + workload + "' (see `fomcast workloads`)");
+  std::optional<Workload> w = require_workload(store, workload, "--workload");
   require_platform(store, platform);
   return Named{std::move(*w), store.calibrations(workload)};
 }

@@ -204,8 +204,7 @@ void add_catalog_commands(CLI::App& app, Globals& g) {
     cmd->add_flag("--all", o->all, "Every operation, not only the first 40");
     cmd->callback([&g, o] {
       Store store = open_store(g);
-      auto w = store.workload(o->name);
-      if (!w) throw UsageError("no workload named '" + o->name + "' (see `fomcast workloads`)");
+      std::optional<Workload> w = require_workload(store, o->name);
       if (o->json)
         print_json(workload_to_json(*w));
       else

@@ -57,8 +57,7 @@ void add_estimate_command(CLI::App& app, Globals& g) {
     const PrecisionMode precision = precision_flag(o->precision);
     const auto request = parallel_request(o->parallel, o->parallel.parallel);
     Store store = open_store(g);
-    auto stored = store.workload(o->workload);
-    if (!stored) throw UsageError("no workload named '" + o->workload + "' (see `fomcast workloads`)");
+    std::optional<Workload> stored = require_workload(store, o->workload);
     auto given = [](int64_t v) { return v > 0 ? std::optional<int64_t>(v) : std::nullopt; };
     require_platform(store, o->platform);  // before a model is expanded again at --batch
     // Under a layout the batch per device comes from --batch-per-gpu or --global-batch: a

@@ -42,8 +42,7 @@ void add_scaling_command(CLI::App& app, Globals& g) {
         parallel_request(o->parallel, "dp=" + std::to_string(layout.dp) + ",tp=" + std::to_string(layout.tp) +
                                           ",pp=" + std::to_string(layout.pp));
     Store store = open_store(g);
-    auto stored = store.workload(o->workload);
-    if (!stored) throw UsageError("no workload named '" + o->workload + "' (see `fomcast workloads`)");
+    std::optional<Workload> stored = require_workload(store, o->workload);
     require_platform(store, o->platform);
     const Catalog catalog = load_catalog(store);
     RunOptions opts;

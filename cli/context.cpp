@@ -65,7 +65,17 @@ void require_study_platforms(const Store& store, const Study& study) {
   for (const auto& [side, field] :
        {std::pair{&study.baseline, "baseline.platform"}, std::pair{&study.target, "target.platform"}})
     if (!store.platform(side->platform))
-      throw InputError(study.file, "unknown platform '" + side->platform + "' (see `fomcast platforms`)", 0, -1, field);
+      throw InputError(study.file, unknown_platform_message(side->platform, store.platforms()), 0, -1, field);
+}
+
+Workload require_workload(const Store& store, const std::string& name, const std::string& flag) {
+  auto w = store.workload(name);
+  if (w) return std::move(*w);
+  std::vector<std::string> names;
+  for (const auto& s : store.workloads()) names.push_back(s.name);
+  const auto near = near_name(name, names);
+  throw UsageError((flag.empty() ? std::string() : flag + ": ") + "no workload named '" + name + "'" +
+                   (near ? ": did you mean " + *near + "?" : std::string()) + " (see `fomcast workloads`)");
 }
 
 std::string empty_precision(const std::string& value) {

@@ -30,6 +30,10 @@ std::string database_path(const Globals&);
 // UsageError "--platform: unknown platform 'X' (see `fomcast platforms`)" unless the
 // store has it (`flag` names where the name came from).
 void require_platform(const Store&, const std::string& name, const std::string& flag = "--platform");
+// The stored workload `name`; UsageError "--workload: no workload named 'resnet-50': did you
+// mean resnet50? (see `fomcast workloads`)" when there is none (`flag` names where the name
+// came from, "" for a positional argument).
+Workload require_workload(const Store&, const std::string& name, const std::string& flag = "");
 // InputError naming the study file and the field (baseline.platform, target.platform)
 // unless the store has both platforms.
 void require_study_platforms(const Store&, const Study&);

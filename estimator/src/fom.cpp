@@ -12,6 +12,7 @@
 #include "fomcast/error.hpp"
 #include "fomcast/fom.hpp"
 #include "fomcast/format.hpp"
+#include "fomcast/platform_match.hpp"
 
 namespace fomcast {
 
@@ -246,8 +247,10 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
                        path + ".workload");
     auto stored = in.workload(*sp.workload);
     if (!stored)
-      throw InputError(study.file, "unknown workload '" + *sp.workload + "' (see `fomcast workloads`)", 0, -1,
-                       path + ".workload");
+      throw InputError(
+          study.file,
+          unknown_workload_message(*sp.workload, in.workload_names ? in.workload_names() : std::vector<std::string>{}),
+          0, -1, path + ".workload");
     std::optional<Workload> w;
     try {
       w = with_epoch_size(std::move(*stored), sp.batch_size, sp.samples_per_epoch, in.expand_model);
@@ -364,7 +367,7 @@ FomResult evaluate_study(const Study& study, const Store& store, const ModelExpa
   for (const auto* side : {&study.baseline, &study.target}) {
     if (!store.platform(side->platform)) {
       const char* field = side == &study.baseline ? "baseline.platform" : "target.platform";
-      throw InputError(study.file, "unknown platform '" + side->platform + "' (see `fomcast platforms`)", 0, -1, field);
+      throw InputError(study.file, unknown_platform_message(side->platform, store.platforms()), 0, -1, field);
     }
   }
   const bool estimates = std::any_of(study.problems.begin(), study.problems.end(),
@@ -374,6 +377,11 @@ FomResult evaluate_study(const Study& study, const Store& store, const ModelExpa
   StudyInputs in;
   in.catalog = estimates ? &catalog : nullptr;
   in.workload = [&store](std::string_view name) { return store.workload(name); };
+  in.workload_names = [&store] {
+    std::vector<std::string> names;
+    for (const auto& w : store.workloads()) names.push_back(w.name);
+    return names;
+  };
   in.calibrations = [&store](std::string_view name) { return store.calibrations(name); };
   in.expand_model = expand_model;
   in.layers = layers;

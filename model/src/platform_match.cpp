@@ -124,6 +124,31 @@ std::optional<std::string> near_platform_name(std::string_view name, const std::
   return by_pattern;
 }
 
+std::optional<std::string> near_name(std::string_view name, const std::vector<std::string>& names) {
+  if (std::find(names.begin(), names.end(), name) != names.end()) return std::nullopt;
+  const std::string key = squeezed(name);
+  if (key.empty()) return std::nullopt;
+  std::optional<std::string> found;
+  for (const auto& n : names)
+    if (squeezed(n) == key) {
+      if (found) return std::nullopt;
+      found = n;
+    }
+  return found;
+}
+
+std::string unknown_platform_message(std::string_view name, const std::vector<Platform>& platforms) {
+  const auto near = near_platform_name(name, platforms);
+  return "unknown platform '" + std::string(name) + "'" + (near ? ": did you mean " + *near + "?" : std::string()) +
+         " (see `fomcast platforms`)";
+}
+
+std::string unknown_workload_message(std::string_view name, const std::vector<std::string>& names) {
+  const auto near = near_name(name, names);
+  return "unknown workload '" + std::string(name) + "'" + (near ? ": did you mean " + *near + "?" : std::string()) +
+         " (see `fomcast workloads`)";
+}
+
 void check_platform_name(std::string_view name, const std::vector<Platform>& platforms, std::string_view flag) {
   if (auto near = near_platform_name(name, platforms))
     throw UsageError(std::string(flag) + ": no platform named '" + std::string(name) + "': did you mean " + *near +

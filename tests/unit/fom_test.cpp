@@ -286,3 +286,25 @@ TEST_CASE("fom warns of a problem whose epoch is unknown and of a side without a
                    "stands in)") != std::string::npos);
   CHECK(b.out.find("epoch unknown") == std::string::npos);
 }
+
+TEST_CASE("a near miss of a platform or workload name says which was meant, in a study and on the command line") {
+  ScratchDir dir;
+  const std::string db = dir.file("near.db");
+  const std::string typo_platform = dir.write("p.json", R"({"baseline": {"platform": "v100_sxm2_32gb", "nodes": 1},
+    "target": {"platform": "H100", "nodes": 1}, "problems": [{"name": "a", "workload": "resnet50"}]})");
+  const auto p = run_fomcast("fom '" + typo_platform + "'", db);
+  CHECK(p.status == 2);
+  CHECK(p.err.find("baseline.platform: unknown platform 'v100_sxm2_32gb': did you mean V100_SXM2_32GB?") !=
+        std::string::npos);
+  const std::string typo_workload = dir.write("w.json", R"({"baseline": {"platform": "V100_SXM2_32GB", "nodes": 1},
+    "target": {"platform": "H100", "nodes": 1}, "problems": [{"name": "a", "workload": "ResNet-50"}]})");
+  const auto w = run_fomcast("fom '" + typo_workload + "'", db);
+  CHECK(w.status == 2);
+  CHECK(w.err.find("problems[0].workload: unknown workload 'ResNet-50': did you mean resnet50?") != std::string::npos);
+  const auto e = run_fomcast("estimate --workload GPT2-small --platform H100", db);
+  CHECK(e.status == 2);
+  CHECK(e.err.find("no workload named 'GPT2-small': did you mean gpt2-small?") != std::string::npos);
+  // Nothing near: no guess.
+  CHECK(run_fomcast("estimate --workload nothing-like-it --platform H100", db).err.find("did you mean") ==
+        std::string::npos);
+}

@@ -121,6 +121,8 @@ FomUncertainty fom_uncertainty(const FomResult&);
 struct StudyInputs {
   const Catalog* catalog = nullptr;
   std::function<std::optional<Workload>(std::string_view name)> workload;
+  // Every stored workload's name, for "did you mean" on an unknown one; may be empty.
+  std::function<std::vector<std::string>()> workload_names;
   // Stored measured times of a workload (`fomcast calibrate`); may be empty.
   std::function<std::vector<Calibration>(std::string_view workload)> calibrations;
   // Expands a model problem again at the problem's batch_size; without it such a problem is

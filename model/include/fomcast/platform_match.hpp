@@ -49,6 +49,16 @@ std::string placeholder_platform_name(std::string_view device);
 // known platform itself, or near none.
 std::optional<std::string> near_platform_name(std::string_view name, const std::vector<Platform>&);
 
+// The one of `names` that `name` is a near miss of: the same letters and digits in another
+// case or with other punctuation ("resnet-50" for resnet50). nullopt when `name` is one of
+// them, or near none or several.
+std::optional<std::string> near_name(std::string_view name, const std::vector<std::string>& names);
+
+// "unknown platform 'h100x': did you mean H100X? (see `fomcast platforms`)", the hint only for
+// a near miss; the same for a workload among the stored ones' names.
+std::string unknown_platform_message(std::string_view name, const std::vector<Platform>&);
+std::string unknown_workload_message(std::string_view name, const std::vector<std::string>& names);
+
 // Throws UsageError ("--platform: no platform named 'nv_v100': did you mean NV_V100?")
 // when `name` is a near miss of a known platform. `ingest`, `estimate`, `calibrate`,
 // `whatif` and `bench` call it before they use or create a platform of that name.
