@@ -85,7 +85,7 @@ std::vector<Proxy> rank_proxies(const Catalog& catalog, const Platform& target, 
   for (const auto& [name, table] : catalog.tables) {
     if (name == target.name) continue;
     const Platform* q = catalog.platform(name);
-    const PlatformTables* t = q ? tables_of(catalog, name) : nullptr;
+    const PlatformTables* t = q && comparable_devices(*q, target) ? tables_of(catalog, name) : nullptr;
     if (!t) continue;
     for (const auto& prec : precisions_for(as)) {
       double penalty = 0;
@@ -143,7 +143,8 @@ double sources_launch_floor(const Context& ctx, OpKind kind) {
   std::vector<double> floors;
   for (const auto& [name, table] : ctx.catalog.tables) {
     if (name == ctx.target.name) continue;
-    const PlatformTables* t = ctx.tables(name);
+    const Platform* q = ctx.catalog.platform(name);
+    const PlatformTables* t = q && comparable_devices(*q, ctx.target) ? ctx.tables(name) : nullptr;
     if (!t) continue;
     // Only tables of the op's own kind: another kind's floor (DeepBench's GEMMs, timed on the
     // device without a framework call) is another quantity.
@@ -195,6 +196,8 @@ std::string raise_to_call_floor(const Context& ctx, OpKind kind, Quote& q) {
 }  // namespace
 
 double launch_gap_part(const Context& ctx, const Op& op, const OpEstimate& e) {
+  // On a CPU the op runs where it is called: no launch, no gap a host could hide.
+  if (ctx.target.device_kind == "cpu") return 0;
   switch (e.method) {
     case Method::table:
     case Method::interpolated:
@@ -407,7 +410,7 @@ std::optional<Quote> memory_from_curves(const Context& ctx, const Op& op, DType 
   for (const auto& [name, table] : ctx.catalog.tables) {
     if (name == ctx.target.name || !ctx.tables(name)) continue;
     const Platform* q = ctx.catalog.platform(name);
-    if (!q || !(bandwidth_of(*q) > 0)) continue;
+    if (!q || !(bandwidth_of(*q) > 0) || !comparable_devices(*q, ctx.target)) continue;
     const PlatformTables* t = ctx.tables(name);
     const TableGroup* g = nullptr;
     for (const KernelMode m : {KernelMode::train, KernelMode::inference})
@@ -469,7 +472,7 @@ std::optional<Quote> memory_from_tables(const Context& ctx, const Op& op, DType 
   for (const auto& [name, table] : ctx.catalog.tables) {
     if (name == ctx.target.name || !ctx.tables(name)) continue;
     const Platform* q = ctx.catalog.platform(name);
-    if (!q || !(bandwidth_of(*q) > 0)) continue;
+    if (!q || !(bandwidth_of(*q) > 0) || !comparable_devices(*q, ctx.target)) continue;
     const PlatformTables* t = ctx.tables(name);
     if (!t->has(op.kind, KernelPrecision::fp32)) continue;
     candidates.push_back({q, t, platform_distance(*q, DType::fp32, ctx.target, DType::fp32)});

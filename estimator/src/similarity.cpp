@@ -174,6 +174,11 @@ Kinship kinship(const Platform& a, const Platform& b) {
   return Kinship::other;
 }
 
+bool comparable_devices(const Platform& source, const Platform& target) {
+  if (target.device_kind != "cpu" && target.device_kind != "gpu") return true;
+  return source.device_kind == target.device_kind;
+}
+
 bool same_chip(const Platform& a, const Platform& b) {
   if (a.name == b.name) return true;
   return kinship(a, b) == Kinship::same_architecture && a.compute_units && b.compute_units &&

@@ -88,6 +88,10 @@ std::string_view to_string(Kinship);
 // The same chip in another card: the same architecture and compute-unit count (A100 PCIe 40
 // and 80 GB, V100 PCIe and SXM2).
 bool same_chip(const Platform&, const Platform&);
+// Whether `source`'s kernel tables may time ops for `target`: a CPU's kernels say nothing of
+// a GPU's, nor a GPU's per-call tables (a 30 us launch gap each) of a CPU's. Other targets
+// (a hypothetical machine) take any source.
+bool comparable_devices(const Platform& source, const Platform& target);
 // Relative uncertainty added when a time is carried between platforms of this kinship:
 // near the 68th percentiles of the leave-one-platform-out errors in docs/accuracy.md
 // (same architecture 0.10-0.27, same vendor 0.20-0.36, other vendor 0.53); the same-

@@ -107,9 +107,11 @@ TEST_CASE("validate --json end_to_end: every shipped published row predicted, me
   // NCHW layout transforms at their true size (they had been counted over one row of each
   // image: N x C x H, not N x C x H x W) and timed as the copies they are: 8.3% and 7.3% (the
   // NCHW amp rows, 7-23% too fast, now -14.5% to +5.7%; the NCHW tf32 ResNet rows on A100 and
-  // H100, +4% to +11%, now +8% to +22%). A bug's numbers are not a bar to hold.
-  CHECK(j["median_abs_step_error"].get<double>() <= 0.083);
-  CHECK(j["median_abs_speedup_error"].get<double>() <= 0.074);
+  // H100, +4% to +11%, now +8% to +22%). A bug's numbers are not a bar to hold. A GPU's
+  // launch gap the median of GPU tables' alone (the KNL's GEMM floor had been in it): 7.8% and
+  // 7.3%.
+  CHECK(j["median_abs_step_error"].get<double>() <= 0.079);
+  CHECK(j["median_abs_speedup_error"].get<double>() <= 0.073);
 }
 
 TEST_CASE("validate --json end_to_end: Lambda's 2, 4 and 8 GPU rows against the data-parallel estimate") {
@@ -141,7 +143,8 @@ TEST_CASE("validate --json end_to_end: Lambda's 2, 4 and 8 GPU rows against the 
   // Held at what is reached now (docs/accuracy.md, "Several GPUs"): the published runs lose
   // 1-30% per GPU, BERT most; the estimate hides DDP's all-reduce under the backward pass.
   // 10.5% -> 9.2% with the launch floor kept out of precision scaling (above); 9.2% -> 11.2%
-  // with the NCHW transforms at their true size (above: the tf32 ResNet rows are 12 of the 39).
-  CHECK(j["median_abs_multi_gpu_step_error"].get<double>() <= 0.113);
+  // with the NCHW transforms at their true size (above: the tf32 ResNet rows are 12 of the 39);
+  // 11.2% -> 10.8% with the GPUs' launch gap from GPU tables alone.
+  CHECK(j["median_abs_multi_gpu_step_error"].get<double>() <= 0.109);
   CHECK(j["median_abs_efficiency_error"].get<double>() <= 0.071);
 }
