@@ -108,6 +108,7 @@ void SelfTimeBuilder::pop(Thread& t) const {
     // A child that outlives its parent (rounded timestamps) counts only inside it.
     parent->child_us += std::max(0.0, std::min(f.end, parent->end) - f.start);
     if (f.compute_below || cb_.is_compute(f.proto)) parent->compute_below = true;
+    if (f.work_below || !cb_.is_work || cb_.is_work(f.proto)) parent->work_below = true;
   }
 }
 

@@ -38,6 +38,7 @@ struct Frame {
   bool is_op = false;
   bool launched = false;       // a kernel / copy launch happened inside, not in a nested op
   bool compute_below = false;  // a GEMM/conv op ran nested inside
+  bool work_below = false;     // an op that moves data (not a view or an allocation) ran nested inside
   double child_us = 0;         // summed durations of the nearest nested ops
 };
 
@@ -51,6 +52,9 @@ struct SelfTimeCallbacks {
   std::function<void(const CpuEvent& launch, Frame* op, const Frame* top)> on_launch;
   // Whether an op's proto is a GEMM/conv family op (for compute_below).
   std::function<bool(uint32_t proto)> is_compute;
+  // Whether an op's proto does work of its own, as views and allocations do not (for
+  // work_below); unset: every op does.
+  std::function<bool(uint32_t proto)> is_work;
 };
 
 class SelfTimeBuilder {

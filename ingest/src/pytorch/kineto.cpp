@@ -94,8 +94,9 @@ struct Slot {
   double data_us[2] = {0, 0}, filter_us[2] = {0, 0};  // conv backward kernels by direction
   double flops[2] = {0, 0};                           // counted by the hardware (CUPTI ranges)
   double activities[2] = {0, 0};                      // device activities attributed to it
-  double wrapper_calls = 0;
-  double bytes = 0;  // copies: summed bytes
+  double wrapper_calls = 0;                           // calls with a GEMM/conv op nested inside
+  double work_wrapper_calls = 0;                      // calls whose nested ops that move data took longer than it
+  double bytes = 0;                                   // copies: summed bytes
 };
 
 struct LaunchInfo {
@@ -579,6 +580,10 @@ class KinetoReader {
         if (f.launched) s.gpu_calls[i] += 1;
       }
       if (f.compute_below) s.wrapper_calls += 1;
+      // A wrapper's own time is dispatch, its nested ops' the work (aten::batch_norm's 9 us
+      // around native_batch_norm's 400); an op that does its work with a small op nested
+      // (aten::div_ by a scalar copied in with aten::to) is no wrapper.
+      if (f.work_below && f.child_us > excl) s.work_wrapper_calls += 1;
     };
     cb.on_launch = [this](const CpuEvent& launch, Frame* op, const Frame* top) {
       LaunchInfo li;
@@ -590,6 +595,7 @@ class KinetoReader {
       launches_[launch.correlation] = li;
     };
     cb.is_compute = [this](uint32_t proto) { return protos_[proto].compute; };
+    cb.is_work = [this](uint32_t proto) { return !is_free_op_name(protos_[proto].name); };
     return cb;
   }
 
@@ -914,14 +920,28 @@ class KinetoReader {
 
   // What the slots' aggregation tells the notes.
   struct OpTally {
-    int64_t no_gpu_calls = 0, wrappers = 0, unrecorded_calls = 0;
+    int64_t no_gpu_calls = 0, wrappers = 0, cpu_wrappers = 0, unrecorded_calls = 0;
     ConvNotes conv_notes;
   };
 
   // One op (or two: a conv backward's gradients) per slot, folded into distinct
   // operations per pass, largest first.
+  // An op only a GPU runs (aten::cudnn_convolution, miopen_*) in a trace with no device
+  // activity: the model ran on a GPU that the profiler did not record (no
+  // ProfilerActivity.CUDA). "" when there is none, or the trace has device activity.
+  std::string gpu_op_without_activity() const {
+    if (gpu_events_ > 0) return "";
+    for (const auto& p : protos_)
+      if (!p.gpu && (p.name.find("cudnn") != std::string::npos || p.name.find("miopen") != std::string::npos))
+        return p.name;
+    return "";
+  }
+
   OpTally aggregate_ops(Workload& w, double passes, const ShapedCalls& calls) const {
     const bool has_gpu = gpu_events_ > 0;
+    // Its ops' CPU times are the host's calls, not the device's work: no measured op time.
+    const bool host_times_only = !gpu_op_without_activity().empty();
+    auto timed = [host_times_only](std::optional<double> seconds) { return host_times_only ? std::nullopt : seconds; };
     const int idx = use_steps_ ? 1 : 0;
     OpAggregator agg;
     OpTally tally;
@@ -979,6 +999,18 @@ class KinetoReader {
             g->trans_b = it->second.second;
           }
       const double data = has_gpu ? s.data_us[idx] * 1e-6 : 0, filter = has_gpu ? s.filter_us[idx] * 1e-6 : 0;
+      if (!has_gpu && !sc.compute && (is_free_op_name(p.name) || s.work_wrapper_calls * 2 > s.calls[0])) {
+        // On the CPU an op's self time is its own, and what it wraps (aten::batch_norm ->
+        // native_batch_norm, cross_entropy_loss -> log_softmax, nll_loss) or views moves the
+        // data: its bytes counted again, a 9 us batch_norm was costed as 478 us on a Xeon.
+        ++tally.cpu_wrappers;
+        Op op;
+        op.name = p.name;
+        op.dtype = sc.dtype;
+        op.phase = s.phase;
+        agg.add(op, calls_n, timed(time_us * 1e-6));
+        continue;
+      }
       if (sc.compute && s.wrapper_calls * 2 > s.calls[0]) {
         // It only wraps nested GEMM/conv ops, which carry the work themselves.
         ++tally.wrappers;
@@ -986,14 +1018,14 @@ class KinetoReader {
         op.name = p.name;
         op.dtype = sc.dtype;
         op.phase = s.phase;
-        agg.add(op, calls_n, time_us * 1e-6);
+        agg.add(op, calls_n, timed(time_us * 1e-6));
         continue;
       }
       tally.conv_notes.count(sc, time_us * 1e-6, data, filter);
       auto shares = ops_of_call(p.name, sc, s.phase, time_us * 1e-6, data, filter);
       if (s.flops[idx] > 0 && calls_n > 0)  // counted by the hardware: the work done, whatever the shape says
         for (auto& share : shares) share.op.flops = s.flops[idx] / calls_n / static_cast<double>(shares.size());
-      for (const auto& share : shares) agg.add(share.op, calls_n, share.time_s);
+      for (const auto& share : shares) agg.add(share.op, calls_n, timed(share.time_s));
     }
     w.ops = agg.finish(passes);
     // Largest first, so the stored order reads like the trace's top list.
@@ -1051,11 +1083,21 @@ class KinetoReader {
       if (unattributed_kernels_ > 0 && cpu_ops_ > 0)
         w.notes.push_back(std::to_string(unattributed_kernels_) +
                           " kernels had no launching CPU op in the trace and are listed by kernel name");
+    } else if (const std::string gpu_op = gpu_op_without_activity(); !gpu_op.empty()) {
+      w.notes.push_back("a GPU ran this model (" + gpu_op +
+                        "), but the trace holds no device activity (recorded without ProfilerActivity.CUDA): its ops' "
+                        "CPU times are the host's calls, not the device's work, so no op time is kept as measured; the "
+                        "pass time stays the measurement, and estimates predict the ops from their shapes");
     } else {
       w.notes.push_back(
           "CPU-only trace: an op's time is its exclusive (self) CPU time, its duration minus the ops "
           "nested in it");
     }
+    if (tally.cpu_wrappers > 0)
+      w.notes.push_back(std::to_string(tally.cpu_wrappers) +
+                        " CPU ops that only wrap nested ops (aten::batch_norm, aten::dropout, autograd nodes, ...) or "
+                        "move no data (views) are kept as kind 'other' with their own time, so the data is not counted "
+                        "twice");
     if (tally.wrappers > 0)
       w.notes.push_back(std::to_string(tally.wrappers) +
                         " GEMM/conv ops that only wrap nested GEMM/conv ops (aten::linear, aten::conv2d, ...) are kept "

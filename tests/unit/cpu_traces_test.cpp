@@ -1,0 +1,92 @@
+// CPU-side readings of a Kineto trace: on the CPU an op's self time is its own, so an op that
+// only wraps the ops that move the data keeps its time but not their bytes; a trace whose
+// model ran on a GPU the profiler did not record keeps no op time as measured; and a CPU
+// target takes nothing from a GPU's tables.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "fomcast/estimate.hpp"
+#include "fomcast/ingest.hpp"
+#include "shipped_catalog.hpp"
+#include "test_support.hpp"
+#include "workload_queries.hpp"
+
+using namespace fomcast;
+using fomcast::test::has_note;
+using fomcast::test::ScratchDir;
+
+namespace {
+
+std::string op(const std::string& name, double ts, double dur, const std::string& dims = "") {
+  std::string args = dims.empty() ? "" : R"(, "args": {"Input Dims": )" + dims + R"(, "Input type": ["float"]})";
+  return R"({"ph": "X", "cat": "cpu_op", "name": ")" + name + R"(", "pid": 1, "tid": 1, "ts": )" + std::to_string(ts) +
+         R"(, "dur": )" + std::to_string(dur) + args + "}";
+}
+
+Workload read(ScratchDir& dir, const std::vector<std::string>& events) {
+  std::string text = R"({"schemaVersion": 1, "traceEvents": [)";
+  for (std::size_t i = 0; i < events.size(); ++i) text += (i ? ",\n" : "\n") + events[i];
+  IngestOptions o;
+  o.workload = "cpu";
+  return ingest_files({dir.write("cpu.json", text + "]}")}, o);
+}
+
+const Op* find(const Workload& w, const std::string& name) {
+  for (const auto& o : w.ops)
+    if (o.name == name) return &o;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("CPU trace: a wrapper keeps its own time as kind 'other'; an op that does its own work stays itself") {
+  ScratchDir dir;
+  const std::string x = "[[128, 256, 7, 64], [256], [256], [256], [256]]";
+  const Workload w =
+      read(dir, {// aten::batch_norm (9 us of its own) around native_batch_norm (400 us): a wrapper.
+                 op("aten::batch_norm", 0, 409, x), op("aten::native_batch_norm", 5, 400, x),
+                 // aten::div_ (2.5 ms of its own) with a scalar copied in (aten::to, 4 us): its own work.
+                 op("aten::div_", 1000, 2504, "[[128, 49152], []]"), op("aten::to", 1001, 4, "[[]]")});
+  const Op* bn = find(w, "aten::batch_norm");
+  REQUIRE(bn);
+  CHECK(bn->kind == OpKind::other);
+  CHECK(bn->bytes == 0);
+  CHECK(*bn->self_time_s == doctest::Approx(9e-6));
+  const Op* native = find(w, "aten::native_batch_norm");
+  REQUIRE(native);
+  CHECK(native->kind == OpKind::normalization);
+  CHECK(native->bytes > 0);
+  const Op* div = find(w, "aten::div_");
+  REQUIRE(div);
+  CHECK(div->kind == OpKind::elementwise);
+  CHECK(*div->self_time_s == doctest::Approx(2500e-6));
+  CHECK(has_note(w, "CPU ops that only wrap nested ops"));
+}
+
+TEST_CASE("a GPU's ops in a trace without device activity: no op time kept as measured, the pass kept") {
+  ScratchDir dir;
+  const Workload w = read(dir, {op("aten::conv2d", 0, 200), op("aten::cudnn_convolution", 10, 169, ""),
+                                op("aten::relu", 300, 20, "[[32, 64, 55, 55]]")});
+  CHECK(has_note(w, "a GPU ran this model (aten::cudnn_convolution), but the trace holds no device activity"));
+  CHECK_FALSE(has_note(w, "CPU-only trace"));
+  for (const auto& o : w.ops) CHECK_FALSE(o.self_time_s);
+  REQUIRE(w.pass_s);
+  CHECK(*w.pass_s == doctest::Approx(320e-6));
+}
+
+TEST_CASE("a CPU target takes no timing or launch gap from a GPU's tables") {
+  ScratchDir dir;
+  const Workload w = read(dir, {op("aten::_log_softmax", 0, 186, "[[16, 2048], [], []]"),
+                                op("aten::mm", 200, 1162, "[[16, 2048], [2048, 4]]")});
+  const PassEstimate pe = estimate_pass(w, "Xeon_8480p", test::catalog());
+  for (const auto& e : pe.ops) {
+    INFO(e.detail);
+    const Platform* source = test::catalog().platform(e.source_platform);
+    if (source) CHECK(source->device_kind != "gpu");
+    CHECK(e.detail.find("NV_") == std::string::npos);
+    CHECK(e.launch_gap_s == 0);
+  }
+  CHECK(pe.launch_gap_s == 0);
+}
