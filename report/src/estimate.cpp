@@ -189,6 +189,17 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
             : c.measured.platform.empty()     ? std::string(" carried from a platform the trace does not name")
                                               : " carried from " + c.measured.platform) +
            ", not modelled operations: the projection says more about the host than about the device\n";
+  // Measured times with nowhere to carry them from are the same on every target: the band
+  // beside them says nothing about the target, so say it where it is read first.
+  if (p.baseline_platform.empty()) {
+    int64_t carried = 0;
+    for (const auto& e : p.ops)
+      if (e.baseline_s && e.method == Method::scaled) ++carried;
+    if (carried > 0)
+      out += "WARNING not projected: the trace does not say which machine it was recorded on, so its " +
+             std::to_string(carried) + " measured op(s) are carried to " + p.platform +
+             " as measured, the same on every platform (`ingest --platform P` names the machine)\n";
+  }
   out += "epoch  " + format_number(static_cast<double>(r.passes_per_epoch), 0) +
          " passes = " + format_duration(r.epoch_s) + "\n";
   out += "run    " + std::to_string(r.epochs) + " epoch(s) = " + format_duration(r.run_s) + "\n";

@@ -90,3 +90,20 @@ TEST_CASE("a CPU target takes no timing or launch gap from a GPU's tables") {
   }
   CHECK(pe.launch_gap_s == 0);
 }
+
+TEST_CASE("measured times from a trace that names no machine are said to be carried as measured, not projected") {
+  ScratchDir dir;
+  const std::string db = dir.file("np.db");
+  const std::string trace =
+      dir.write("t.json", std::string(R"({"schemaVersion": 1, "traceEvents": [)") + op("my_op", 0, 20) + "]}");
+  // An op without shape, costs or a machine to carry its time from.
+  REQUIRE(test::run_fomcast("ingest '" + trace + "' --workload np", db).status == 0);
+  const auto r = test::run_fomcast("estimate --workload np --platform A100", db);
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  CHECK(r.out.find("WARNING not projected: the trace does not say which machine it was recorded on, so its 1 "
+                   "measured op(s) are carried to A100 as measured") != std::string::npos);
+  // Named, it is a projection, and nothing is said.
+  REQUIRE(test::run_fomcast("ingest '" + trace + "' --workload named --platform NV_V100", db).status == 0);
+  CHECK(test::run_fomcast("estimate --workload named --platform A100", db).out.find("not projected") ==
+        std::string::npos);
+}
