@@ -150,6 +150,20 @@ TEST_CASE("json errors: empty, garbage, non-Kineto JSON and a truncated gzip") {
   CHECK(cut.byte_offset < 0);
 }
 
+TEST_CASE("format detection: a trace whose first 64 KiB are one large field is still a Kineto trace") {
+  ScratchDir dir;
+  const std::string big = dir.write("big-meta.json", R"({"meta": ")" + std::string(100000, 'x') +
+                                                         R"(", "schemaVersion": 1, "traceEvents": [)" + kGood + "]}");
+  IngestOptions o;
+  o.workload = "big";
+  const Workload w = ingest_files({big}, o);
+  CHECK(w.origin == "kineto");
+  CHECK(w.ops.size() == 1);
+  // And a JSON object that is no profile at all is still no format, looked at further.
+  CHECK(says(ingest_error(dir.write("other.json", R"({"meta": ")" + std::string(100000, 'x') + R"("})")),
+             "not a format fomcast reads"));
+}
+
 TEST_CASE("json errors: the line of an error deep in a file is counted") {
   ScratchDir dir;
   std::string text = kHead;  // line 1: the head, then one event per line

@@ -188,28 +188,27 @@ bool InputFile::gzip() const { return stream()->gzip(); }
 int64_t InputFile::file_size() const { return stream()->file_size(); }
 
 std::string_view InputFile::head() const {
-  if (!head_) {
-    if (bytes_) {
-      head_ = bytes_->substr(0, 64 * 1024);
-    } else {
-      auto s = stream();
-      std::string h(64 * 1024, '\0');
-      std::size_t n = 0;
-      try {
-        while (n < h.size()) {
-          const std::size_t got = s->read(h.data() + n, h.size() - n);
-          if (got == 0) break;
-          n += got;
-        }
-      } catch (const InputError&) {
-        // A truncated gzip still has a readable head; the full read reports the error.
-        if (n == 0) throw;
-      }
-      h.resize(n);
-      head_ = std::move(h);
-    }
-  }
+  if (!head_) head_ = head_of(64 * 1024);
   return *head_;
+}
+
+std::string InputFile::head_of(std::size_t limit) const {
+  if (bytes_) return bytes_->substr(0, limit);
+  auto s = stream();
+  std::string h(limit, '\0');
+  std::size_t n = 0;
+  try {
+    while (n < h.size()) {
+      const std::size_t got = s->read(h.data() + n, h.size() - n);
+      if (got == 0) break;
+      n += got;
+    }
+  } catch (const InputError&) {
+    // A truncated gzip still has a readable head; the full read reports the error.
+    if (n == 0) throw;
+  }
+  h.resize(n);
+  return h;
 }
 
 const std::string& InputFile::bytes() const {

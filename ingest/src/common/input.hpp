@@ -48,6 +48,9 @@ class InputFile {
   int64_t file_size() const;
   // Up to the first 64 KiB, decompressed: enough for format detection.
   std::string_view head() const;
+  // Up to the first `limit` bytes, decompressed, read afresh (not kept): for a file whose
+  // head holds no format's marks because something large comes first.
+  std::string head_of(std::size_t limit) const;
   // The whole decompressed content (read once, then kept). More than kMaxWholeFileBytes is
   // an InputError: the formats read whole (profiles as text, TAU, model descriptions) are
   // kilobytes to megabytes, and a 20 GB file ended in std::bad_alloc.

@@ -52,11 +52,8 @@ std::string format_names() {
   return out;
 }
 
-// Which reader a file is for, from its decompressed head and its name.
-std::string detect(const ingest::InputFile& file) {
-  const std::string& path = file.path();
-  const std::string_view head = file.head();
-  if (head.empty()) throw InputError(path, "empty file", 0, 0);
+// The reader that scores a head highest; null when none claims it.
+const ingest::FormatReader* best_reader(std::string_view head, const std::string& path) {
   const ingest::FormatReader* best = nullptr;
   int best_score = 0;
   for (const auto& r : ingest::readers()) {
@@ -66,6 +63,22 @@ std::string detect(const ingest::InputFile& file) {
       best = &r;
     }
   }
+  return best;
+}
+
+// A JSON object whose first 64 KiB hold no format's keys: a large field before them (a
+// 64 KB "meta" string ahead of "traceEvents" had been "not a format fomcast reads").
+constexpr std::size_t kLongHeadBytes = std::size_t{16} << 20;
+
+// Which reader a file is for, from its decompressed head and its name.
+std::string detect(const ingest::InputFile& file) {
+  const std::string& path = file.path();
+  const std::string_view head = file.head();
+  if (head.empty()) throw InputError(path, "empty file", 0, 0);
+  const ingest::FormatReader* best = best_reader(head, path);
+  const std::size_t first = head.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
+  if (!best && first != std::string_view::npos && head[first] == '{' && head.size() == 64 * 1024)
+    best = best_reader(file.head_of(kLongHeadBytes), path);
   if (!best) {
     if (const std::string why = ingest::unsupported_format_message(head, path); !why.empty())
       throw InputError(path, why, 0, 0);
