@@ -159,6 +159,9 @@ TEST_CASE("format detection: a trace whose first 64 KiB are one large field is s
   const Workload w = ingest_files({big}, o);
   CHECK(w.origin == "kineto");
   CHECK(w.ops.size() == 1);
+  // An empty object closing the event array (TensorFlow's trace viewer export ends so) is no event.
+  const Workload closed = ingest_files({dir.write("closed.json", kHead + kGood + ", {}]}")}, o);
+  CHECK(closed.ops.size() == 1);
   // And a JSON object that is no profile at all is still no format, looked at further.
   CHECK(says(ingest_error(dir.write("other.json", R"({"meta": ")" + std::string(100000, 'x') + R"("})")),
              "not a format fomcast reads"));

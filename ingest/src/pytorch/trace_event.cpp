@@ -203,7 +203,9 @@ struct TraceEventParser::Impl {
   const TraceEvent& parse(const JsonElement& e) {
     ev = TraceEvent{};
     uint32_t seen = 0;
+    int64_t keys = 0;
     for (auto result : r.parse(e)) {
+      ++keys;
       od::field field = r.field(std::move(result), "");
       const char* k = field.key().raw();
       od::value value = field.value();
@@ -252,6 +254,12 @@ struct TraceEventParser::Impl {
       r.fail("ts", "timestamp " + brief(ev.ts) + " us is absurd (past the year 5000)");
     // The Chrome trace format's event type: every event has one. Without it the event was
     // dropped without a word; a complete event without a name became an op named "".
+    // An empty object is no event: writers end the array with `{}` to spare a trailing comma
+    // (TensorFlow's trace viewer export does). Its type is none the readers take.
+    if (keys == 0) {
+      ev.ph = '-';
+      return ev;
+    }
     if (ev.ph == 0) r.fail("ph", "event without `ph` (its type: \"X\" for a complete event, ...)");
     if (ev.ph == 'X') {
       if (ev.name.empty()) r.fail("name", "complete event ('X') without a name");
