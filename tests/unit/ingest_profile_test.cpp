@@ -10,6 +10,7 @@
 #include "workload_queries.hpp"
 
 using namespace fomcast;
+using fomcast::test::has_note;
 using fomcast::test::ingest_one;
 using fomcast::test::op_named;
 using fomcast::test::shared_path;
@@ -49,6 +50,23 @@ TEST_CASE("pstats listing with header lines and the total/primitive ncalls form"
   CHECK(rec.count == 101202000);
   CHECK(*rec.self_time_s * rec.count == doctest::Approx(22.739));
   CHECK(op_named(w, "{method 'disable' of '_lsprof.Profiler' objects}").count == 1);
+}
+
+TEST_CASE("a pstats listing printed into a program's log: the log before it and after its table is not read") {
+  // The shared listing with a training log around it, its "Ordered by" line pasted into
+  // Markdown ("##    Ordered by"), as a cluster job's output file keeps it.
+  const std::string listing = test::slurp(shared_path("traces/cprofile/hatchet_cprofile-cycle.pstats.cumulative.txt"));
+  test::ScratchDir dir;
+  std::string text = "# Parameters\n\n    Play for :   4000 games.\n    epoch 1 loss 0.31\n    epoch 2 loss 0.29\n\n";
+  std::string body = listing;
+  if (const auto at = body.find("Ordered by:"); at != std::string::npos) body.insert(at, "##    ");
+  text += body + "\n\n    Run time :     74430 sec.\n    Turnaround time :   141799 sec.\n";
+  const auto w = ingest_one(dir.write("job.out", text), "cprofile");
+  CHECK(w.ops.size() == 9);
+  REQUIRE(w.pass_s);
+  CHECK(*w.pass_s == doctest::Approx(23.045));
+  CHECK(has_note(w, "lines before the pstats listing (the program's own output) skipped"));
+  CHECK(has_note(w, "2 lines after the listing's table (past its blank line) ignored"));
 }
 
 TEST_CASE("pstats callers listing: per-caller lines summed give the same totals") {

@@ -98,6 +98,10 @@ Listing read_text(const InputFile& file) {
   bool more_tables = false, reduced = false;
   double listed_s = 0;        // the stats rows' tottime, summed
   int64_t last_row_line = 0;  // the line of the last row read, for an error about the rows
+  // A listing printed into a program's log: its output before the listing, and after the
+  // blank line that ends the table, is not the profile's.
+  int64_t before = 0, after = 0;
+  bool table_ended = false;
   std::vector<std::string_view> f;
   std::string_view name;
 
@@ -122,7 +126,21 @@ Listing read_text(const InputFile& file) {
   const auto lines = text::split_lines(file.bytes(), path);
   for (const auto& line : lines) {
     const auto t = text::trim(line.text);
-    if (t.empty()) continue;
+    if (t.empty()) {
+      if (layout == Layout::stats && rows > 0) table_ended = true;
+      continue;
+    }
+    const bool section = (contains(t, "function calls") && contains(t, "seconds")) ||
+                         (t.starts_with("ncalls") && contains(t, "tottime")) || t.starts_with("Function");
+    if (table_ended && !section) {
+      ++after;
+      continue;
+    }
+    table_ended = false;
+    if (layout == Layout::none && !total_s && !section && !contains(t, "Ordered by:")) {
+      ++before;  // the program's output ahead of the listing ("Tue Sep  1 19:52:04 2020  x.pstats" too)
+      continue;
+    }
     if (contains(t, "function calls") && contains(t, "seconds")) {
       // "101204007 function calls (1004007 primitive calls) in 23.045 seconds"
       const std::size_t in = t.rfind(" in ");
@@ -134,7 +152,8 @@ Listing read_text(const InputFile& file) {
       continue;
     }
     if (t.starts_with("List reduced from")) reduced = true;
-    if (t.starts_with("Ordered by:") || t.starts_with("List reduced from") || t.starts_with("Random listing order"))
+    // "##    Ordered by: cumulative time": a listing pasted into Markdown keeps its words.
+    if (contains(t, "Ordered by:") || t.starts_with("List reduced from") || t.starts_with("Random listing order"))
       continue;
     if (t.starts_with("ncalls") && contains(t, "tottime")) {
       if (layout == Layout::none) layout = Layout::stats;  // callers/callees keep their own layout
@@ -154,8 +173,6 @@ Listing read_text(const InputFile& file) {
     }
     switch (layout) {
       case Layout::none:
-        // The date and file line pstats prints first ("Tue Sep  1 19:52:04 2020    x.pstats").
-        if (line.number <= 3 && rows == 0) continue;
         text::fail(path, line.number,
                    "expected the pstats header ('ncalls  tottime  percall  cumtime  percall "
                    "filename:lineno(function)'), got " +
@@ -226,6 +243,11 @@ Listing read_text(const InputFile& file) {
                                    : "print_callees listing: totals summed over callers") +
       (layout == Layout::callers ? "; functions never called from a listed caller are left out" : ""));
   if (more_tables) listing.notes.push_back("only the first pstats table was read");
+  if (before > 3)  // pstats itself prints a date and a file name first
+    listing.notes.push_back(std::to_string(before) +
+                            " lines before the pstats listing (the program's own output) skipped");
+  if (after > 0)
+    listing.notes.push_back(std::to_string(after) + " lines after the listing's table (past its blank line) ignored");
   return listing;
 }
 
