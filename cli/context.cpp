@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -101,7 +103,7 @@ std::string read_file(const std::string& path, std::size_t max_bytes) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InputError(path, "is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "cannot open for reading");
+  if (!in) throw InputError(path, std::string("cannot open for reading: ") + std::strerror(errno));
   std::string all;
   std::vector<char> buf(std::size_t{1} << 16);
   while (in) {
@@ -137,7 +139,8 @@ std::string read_study(const std::string& path) {
   std::string shipped;
   for (const auto& [file, text] : embedded_files("studies/"))
     if (file.ends_with(".json")) shipped += (shipped.empty() ? "" : ", ") + std::filesystem::path(file).stem().string();
-  throw InputError(path, "cannot open for reading, and no shipped study is called that (shipped: " + shipped + ")");
+  throw InputError(path, "cannot open for reading: " + std::string(std::strerror(ENOENT)) +
+                             ", and no shipped study is called that (shipped: " + shipped + ")");
 }
 
 namespace {

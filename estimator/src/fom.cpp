@@ -252,10 +252,16 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
           unknown_workload_message(*sp.workload, in.workload_names ? in.workload_names() : std::vector<std::string>{}),
           0, -1, path + ".workload");
     std::optional<Workload> w;
+    const std::string stored_name = stored->name;
     try {
       w = with_epoch_size(std::move(*stored), sp.batch_size, sp.samples_per_epoch, in.expand_model);
     } catch (const UsageError& e) {
       throw InputError(study.file, e.what(), 0, -1, path + ".batch_size");
+    } catch (const InputError& e) {
+      // The model refuses the batch (more samples than any model takes): the study gave it.
+      if (!e.field.ends_with("batch_size")) throw;
+      throw InputError(study.file, e.message + " (the model " + stored_name + " at this batch)", 0, -1,
+                       path + ".batch_size");
     }
     // A unit of work on a parallel layout occupies its D x T x P devices.
     double nodes_per_unit = sp.nodes_per_unit;

@@ -162,7 +162,20 @@ TEST_CASE("shipped studies: read from the binary where the path is not a file he
   check_refused("fom nosuch", db,
                 "no shipped study is called that (shipped: candle-exascale, gpt2-dgx, worked-example)");
   // A path elsewhere stays a path.
-  check_refused("fom '" + dir.file("missing/worked-example.json") + "'", db, "cannot open for reading");
+  check_refused("fom '" + dir.file("missing/worked-example.json") + "'", db,
+                "cannot open for reading: No such file or directory");
   // Even one that ends in data/studies: a checkout elsewhere that lacks the file.
   check_refused("fom '" + dir.file("checkout/data/studies/worked-example.json") + "'", db, "cannot open for reading");
+}
+
+TEST_CASE("a study's batch a model refuses is the study's field, not the model file's") {
+  ScratchDir dir;
+  const std::string db = dir.file("b.db");
+  REQUIRE(run_fomcast("platforms", db).status == 0);  // seeded: refused leaves it so
+  const std::string study = dir.write("big-batch.json", R"({"baseline": {"platform": "NV_K20X", "nodes": 1},
+    "target": {"platform": "MI250X", "nodes": 1},
+    "problems": [{"name": "p", "workload": "P1B1", "batch_size": 100000000}]})");
+  check_refused(
+      "fom '" + study + "'", db,
+      study + ": problems[0].batch_size: a batch of more than 16777216 samples (the model P1B1 at this batch)");
 }
