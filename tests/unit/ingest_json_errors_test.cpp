@@ -208,6 +208,12 @@ TEST_CASE("json errors: execution-trace and TF-timeline readers report bad nodes
       dir.write("bad-et.json", R"({"schema": "1.0.1", "pid": 1, "nodes": [{"name": "aten::mm", "id": "abc"}]})"));
   CHECK(says(et, "`id` is not an integer"));
   CHECK(et.field == "nodes[0].id");
+  // A node's key given twice: JSON keeps one of the two, which is not known.
+  const InputError twice = ingest_error(
+      dir.write("twice-et.json", R"({"schema": "1.0.1", "pid": 1, "nodes": [{"name": "aten::mm", "id": 1, )"
+                                 R"("input_shapes": [[2, 3], [3, 4]], "input_shapes": [[2000, 3], [3, 4000]]}]})"));
+  CHECK(says(twice, "`input_shapes` given twice in one node"));
+  CHECK(twice.field == "nodes[0].input_shapes");
   const InputError tf = ingest_error(dir.write(
       "bad-tf.json",
       R"({"traceEvents": [{"ph": "M", "pid": 1, "name": "process_name", "args": {"name": "/job:localhost/replica:0/task:0/cpu:0 Compute"}}, )"
