@@ -167,6 +167,23 @@ TEST_CASE("format detection: a trace whose first 64 KiB are one large field is s
              "not a format fomcast reads"));
 }
 
+TEST_CASE("json errors: every duration 0 is no measurement: an error, not ops stored at 0 s") {
+  ScratchDir dir;
+  const InputError zero =
+      ingest_error(dir.write("zero.json", kHead + op_event("100", "0") + ",\n" + op_event("200", "0") + "]}"));
+  CHECK(says(zero, "every operation's measured time is 0"));
+  // One op of zero time among timed ones is a measurement (a clock's resolution).
+  IngestOptions o;
+  o.workload = "ok";
+  CHECK_NOTHROW(
+      (void)ingest_files({dir.write("one-zero.json", kHead + op_event("100", "0") + ",\n" +
+                                                         R"({"ph": "X", )"
+                                                         R"("cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, )"
+                                                         R"("ts": 300, "dur": 4})" +
+                                                         "]}")},
+                         o));
+}
+
 TEST_CASE("json errors: the line of an error deep in a file is counted") {
   ScratchDir dir;
   std::string text = kHead;  // line 1: the head, then one event per line

@@ -132,6 +132,12 @@ void validate(const Workload& w, const std::string& source) {
                                    " ranks: no job has that many (at most " + std::to_string(kMaxCollectiveRanks) +
                                    "; a corrupt group size in the input?)");
   }
+  // Every op measured at 0: no profiler's clock does that over a whole run, so the durations
+  // are missing or zeroed, and 0 s stored as a measurement would be a silent zero.
+  const bool any_timed = std::any_of(w.ops.begin(), w.ops.end(), [](const Op& o) { return o.self_time_s.has_value(); });
+  if (any_timed && std::all_of(w.ops.begin(), w.ops.end(), [](const Op& o) { return o.self_time_s.value_or(0) == 0; }))
+    throw InputError(source, "every operation's measured time is 0 (" + std::to_string(w.ops.size()) +
+                                 " operations): the durations are missing or zeroed, not a measurement");
 }
 
 }  // namespace ingest
