@@ -208,6 +208,9 @@ TEST_CASE("chakra-et: bad input names the file and byte offset and stores nothin
       {"twice.et", metadata("1.0.1") + node(1, "aten::mm", {}, 1) + node(1, "aten::mm", {}, 1), "appears twice"},
       {"metadata-only.et", metadata("1.0.1"), "no Chakra nodes"},
       {"long-varint.et", metadata("1.0.1") + std::string(12, '\xff'), "longer than ten bytes"},
+      // A start near 2^64 us: corrupt, and its microseconds lost in the double spans use.
+      {"far-start.et", metadata("1.0.1") + node(1, "aten::mm", {}, 1, true, "", "", "", 18446744073709521616ull),
+       "past the year 5000"},
   };
   const std::string db = dir.file("f.db");
   REQUIRE(test::run_fomcast("platforms", db).status == 0);

@@ -171,6 +171,13 @@ ChakraNode read_node(std::string_view message, const std::string& file, int64_t 
     }
   }
   if (!has_id) throw InputError(file, "a Chakra node without an id (not an et_def.proto Node)", 0, base);
+  // Start times are microseconds since the epoch: past the year 5000 (1e17 us) a start is
+  // corrupt, and near 2^64 it loses its microseconds in the double the spans are taken in.
+  if (n.start_us && *n.start_us > 100'000'000'000'000'000ull)
+    throw InputError(file,
+                     "node " + std::to_string(n.id) + " starts at " + std::to_string(*n.start_us) +
+                         " us, past the year 5000: a corrupt start time",
+                     0, base);
   // Kernel durations are microseconds as integers: a day is already implausible.
   if (n.duration_us > 86'400'000'000ull)
     throw InputError(file, "node " + std::to_string(n.id) + " lasts " + std::to_string(n.duration_us) + " us", 0, base);
