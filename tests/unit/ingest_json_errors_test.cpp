@@ -184,6 +184,15 @@ TEST_CASE("json errors: every duration 0 is no measurement: an error, not ops st
                          o));
 }
 
+TEST_CASE("json errors: a name of megabytes is a corrupt record, refused before it is classified") {
+  ScratchDir dir;
+  const InputError long_name = ingest_error(
+      dir.write("long.json", kHead + R"({"ph": "X", "cat": "cpu_op", "name": ")" + std::string(100000, 'a') +
+                                 R"(", "pid": 1, "tid": 1, "ts": 1, "dur": 2}]})"));
+  CHECK(says(long_name, "a name of 100000 bytes: no op or kernel name is that long"));
+  CHECK(long_name.field == "traceEvents[0].name");
+}
+
 TEST_CASE("json errors: the line of an error deep in a file is counted") {
   ScratchDir dir;
   std::string text = kHead;  // line 1: the head, then one event per line

@@ -261,6 +261,10 @@ struct TraceEventParser::Impl {
       return ev;
     }
     if (ev.ph == 0) r.fail("ph", "event without `ph` (its type: \"X\" for a complete event, ...)");
+    // The longest kernel names (CUTLASS templates) run to some kilobytes; a 50 MB "name" is a
+    // corrupt record, and classifying it took 23 s.
+    if (ev.name.size() > kMaxNameBytes)
+      r.fail("name", "a name of " + std::to_string(ev.name.size()) + " bytes: no op or kernel name is that long");
     if (ev.ph == 'X') {
       if (ev.name.empty()) r.fail("name", "complete event ('X') without a name");
       if (!ev.has_ts) r.fail("ts", "complete event ('X') without `ts`");

@@ -61,5 +61,6 @@ class TraceEventParser {
 // past the year 5000 is a broken trace, not a measurement.
 inline constexpr double kMaxDurationUs = 3.2e13;
 inline constexpr double kMaxTimestampUs = 1e17;
+inline constexpr std::size_t kMaxNameBytes = std::size_t{1} << 16;
 
 }  // namespace fomcast::ingest
