@@ -232,7 +232,13 @@ std::optional<Quote> scaled_from(const Context& ctx, const Source& src, const Op
   const bool as_fp16 = dtype == DType::bf16 && peak_for(*src.platform, DType::bf16).dtype != DType::bf16 &&
                        peak_for(*src.platform, DType::fp16).dtype == DType::fp16 &&
                        peak_for(ctx.target, DType::bf16).dtype == DType::bf16;
-  const DType src_dtype = as_fp16 ? DType::fp16 : dtype;
+  // A target with no units for a half type computes it at its fp32 rate (its spec borrows
+  // it), so a source's fp32 table times it, as the target's own fp32 table would: scaled from
+  // NV_V100's fp16 tensor-core table by the 7.96 rate ratio instead, a V100 SXM2 32 GB spec's
+  // amp-bf16 steps came out 8-40% slower than NV_V100's, the same chip timed from its fp32 table.
+  const bool as_fp32 =
+      !as_fp16 && (dtype == DType::bf16 || dtype == DType::fp16) && peak_for(ctx.target, dtype).dtype == DType::fp32;
+  const DType src_dtype = as_fp16 ? DType::fp16 : as_fp32 ? DType::fp32 : dtype;
   const auto r =
       transfer_ratio(op.kind, op.shape, flops, bytes, *src.platform, src_dtype, f_from, ctx.target, dtype, f_to);
   if (!r) return std::nullopt;
