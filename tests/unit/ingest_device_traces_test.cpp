@@ -358,3 +358,18 @@ TEST_CASE("a device known by its figures alone: one platform of that vendor, CUs
   CHECK_FALSE(match_device_figures(DeviceFigures{"AMD", 0, 192.0 * 1073741824.0}, known));
   CHECK_FALSE(match_device_figures(DeviceFigures{"", 304, 192.0 * 1073741824.0}, known));
 }
+
+TEST_CASE("Kineto: autograd's thread runs backward only, its ops between nodes too; the main thread is unaffected") {
+  // PyTorch 1.9 runs the bias gradient's aten::sum on the engine thread after AddBackward1,
+  // not inside it: it had been read as forward.
+  ScratchDir dir;
+  const Workload w =
+      read_trace(dir, "autograd.json",
+                 trace({op("aten::add", 10, 5, 1), op("aten::sum", 20, 5, 1),  // main: forward
+                        op("AddBackward1", 100, 10, 2), op("aten::sum", 115, 4, 2), op("MulBackward0", 130, 10, 2)}));
+  int forward_sums = 0, backward_sums = 0;
+  for (const auto& o : w.ops)
+    if (o.name == "aten::sum") (o.phase == Phase::backward ? backward_sums : forward_sums) += 1;
+  CHECK(forward_sums == 1);
+  CHECK(backward_sums == 1);
+}

@@ -193,6 +193,11 @@ class KinetoReader {
   std::unordered_map<std::string, uint32_t> proto_index_;
   std::string key_;
   std::vector<Slot> slots_;
+  // Per thread: how its first top-level frame was phased (0 none yet, 1 backward, 2 other).
+  // A thread whose first top-level op is a backward node is autograd's engine thread: an op
+  // it runs between its nodes (the bias gradient's aten::sum after AddBackward1 in PyTorch
+  // 1.9) is backward too, not forward.
+  std::vector<uint8_t> thread_opens_with_;
   std::unordered_map<uint64_t, uint32_t> slot_index_;
   // The aten::mm calls under each AddmmBackward / MmBackward node, in call order, keyed by
   // the node's (thread, start): the pair tells which operand autograd passed transposed.
@@ -554,6 +559,12 @@ class KinetoReader {
       const Proto& p = protos_[f.proto];
       Phase phase = p.name_phase;
       if (parent && static_cast<Phase>(parent->scope) != Phase::forward) phase = static_cast<Phase>(parent->scope);
+      if (!parent) {
+        if (thread_opens_with_.size() <= f.thread) thread_opens_with_.resize(f.thread + 1, 0);
+        uint8_t& opens = thread_opens_with_[f.thread];
+        if (opens == 0) opens = phase == Phase::backward ? 1 : 2;
+        if (opens == 1 && phase == Phase::forward && f.is_op) phase = Phase::backward;
+      }
       f.scope = static_cast<uint8_t>(phase);
       if (f.is_op) {
         const uint32_t qualifier = p.needs_parent && parent_op ? parent_op->proto + 1 : 0;
