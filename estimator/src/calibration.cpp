@@ -162,7 +162,7 @@ CalibrationLine carry_factor(const Platform* there, const Platform& target) {
   return c;
 }
 
-void calibrate_pass(PassEstimate& pe, const Workload& recorded, const Workload& applied, const Catalog& catalog,
+void calibrate_pass(PassEstimate& pe, const Workload& recorded, const PrecisionApplied& applied, const Catalog& catalog,
                     const std::vector<MeasuredPass>& given) {
   const Workload& w = recorded;
   const Platform* target = catalog.platform(pe.platform);
@@ -203,7 +203,7 @@ void calibrate_pass(PassEstimate& pe, const Workload& recorded, const Workload& 
   // it. Read as recorded, a 30 h amp-fp16 run of gpt2-small was scaled by the model's
   // amp/fp32 ratio to 8.4 h and still called measured.
   const bool in_mode = m->precision != PrecisionMode::recorded && m->precision == pe.precision;
-  const Workload& basis = in_mode ? applied : recorded;
+  const Workload& basis = in_mode ? applied.workload : recorded;
   // The modelled operations on the measured platform: this estimate's own when it is the
   // target, else the same model there (for the recording platform, its measured op times).
   CalibrationLine c;
@@ -215,7 +215,9 @@ void calibrate_pass(PassEstimate& pe, const Workload& recorded, const Workload& 
     modelled_there = in_mode ? pe.ops_s : pe.ops_as_recorded_s.value_or(pe.ops_s);  // as it was measured
     band_there = pe.ops_s > 0 ? pe.ops_sigma_s / pe.ops_s : 0;
   } else if (there) {
-    const PassEstimate model_there = model_pass(basis, m->platform, catalog);
+    // The mode's model there is the target's: measured ops carried into the mode alike.
+    const PassEstimate model_there =
+        in_mode ? mode_pass(recorded, applied, m->platform, catalog) : model_pass(recorded, m->platform, catalog);
     modelled_there = model_there.ops_s;
     band_there = model_there.ops_s > 0 ? model_there.ops_sigma_s / model_there.ops_s : 0;
   } else {

@@ -23,10 +23,15 @@ void sum_pass(PassEstimate&, const Workload&);
 // each with a launch gap the trace's residual already holds).
 void carry_measured_into_mode(PassEstimate&, const Workload& recorded, const PrecisionApplied&,
                               const PassEstimate& as_recorded, const Catalog&);
+// The modelled operations of `recorded` in the precision `applied` gives, on `platform`:
+// model_pass of the re-typed workload with the measured ops carried into the mode
+// (carry_measured_into_mode) and ops_as_recorded_s set where ops were re-typed. No residual.
+PassEstimate mode_pass(const Workload& recorded, const PrecisionApplied& applied, std::string_view platform,
+                       const Catalog&);
 
 // Splits the chosen measurement into modelled and residual on its platform and carries the
 // residual to the pass's platform; fills the pass's calibration, residual and uncertainty.
-void calibrate_pass(PassEstimate&, const Workload& recorded, const Workload& applied, const Catalog&,
+void calibrate_pass(PassEstimate&, const Workload& recorded, const PrecisionApplied& applied, const Catalog&,
                     const std::vector<MeasuredPass>& given);
 
 // The factor a residual measured on `there` is carried to `target` by, and how (in words):

@@ -179,6 +179,16 @@ void carry_measured_into_mode(PassEstimate& pe, const Workload& w, const Precisi
     if (i >= w.ops.size() || !applied.retyped[i] || !w.ops[i].self_time_s) continue;
     const OpEstimate& recorded = as_recorded.ops[i];
     const OpEstimate& model_then = modelled.ops[i];
+    if (*w.ops[i].self_time_s == 0 && recorded.method != Method::unestimated && recorded.predicted_s == 0) {
+      // Measured at 0 s (a copy that launched nothing on the device): 0 in any type. Priced
+      // afresh, ten such [64]-element copies took 306 us an MI300X pass in amp-fp16.
+      e.detail = "measured 0 s as recorded (no device work): 0 in any precision";
+      e.method = Method::scaled;
+      e.source_platform = recorded.source_platform;
+      e.predicted_s = 0;
+      e.launch_gap_s = 0;
+      continue;
+    }
     if (recorded.method == Method::unestimated || !(recorded.predicted_s > 0) || !(model_then.predicted_s > 0) ||
         !(e.predicted_s > 0))
       continue;
@@ -203,6 +213,32 @@ void carry_measured_into_mode(PassEstimate& pe, const Workload& w, const Precisi
   }
 }
 
+PassEstimate mode_pass(const Workload& w, const PrecisionApplied& applied, std::string_view platform,
+                       const Catalog& catalog) {
+  PassEstimate pe = model_pass(applied.workload, platform, catalog);
+  if (std::find(applied.retyped.begin(), applied.retyped.end(), true) == applied.retyped.end()) return pe;
+  // The measured times stay visible beside the re-typed predictions.
+  // Ops the mode added (autocast's casts) come after the recorded ones and have none.
+  for (auto& e : pe.ops)
+    if (e.op_index < w.ops.size()) e.baseline_s = w.ops[e.op_index].self_time_s;
+  // The pass as recorded: calibration on the target reads its sum. A target that states no
+  // rate for the recorded type (fp32 on a part that states bf16 alone) has no such pass:
+  // none, not a refusal of the estimate in the precision it does state.
+  std::optional<PassEstimate> as_recorded;
+  try {
+    as_recorded = model_pass(w, platform, catalog);
+  } catch (const UsageError&) {
+    as_recorded.reset();  // no pass as recorded, so no measurement to carry
+  }
+  if (as_recorded) {
+    pe.ops_as_recorded_s = as_recorded->ops_s;
+    carry_measured_into_mode(pe, w, applied, *as_recorded, catalog);
+  }
+  // Sums again, and the coverage: a re-typed op's time is predicted, not its measurement.
+  sum_pass(pe, applied.workload);
+  return pe;
+}
+
 }  // namespace est
 
 PassEstimate estimate_pass(const Workload& w, std::string_view platform, const Catalog& catalog,
@@ -213,35 +249,13 @@ PassEstimate estimate_pass(const Workload& w, std::string_view platform, const C
 PassEstimate estimate_pass(const Workload& w, std::string_view platform, const Catalog& catalog,
                            const std::vector<MeasuredPass>& measured, PrecisionMode precision) {
   const PrecisionApplied applied = apply_precision(w, precision);
-  const bool retyped = std::find(applied.retyped.begin(), applied.retyped.end(), true) != applied.retyped.end();
-  PassEstimate pe = est::model_pass(applied.workload, platform, catalog);
+  PassEstimate pe = est::mode_pass(w, applied, platform, catalog);
   pe.precision = precision;
   pe.recorded_precision = recorded_precision(w);
   if (precision != PrecisionMode::recorded) pe.notes.insert(pe.notes.end(), applied.notes.begin(), applied.notes.end());
-  if (retyped) {
-    // The measured times stay visible beside the re-typed predictions.
-    // Ops the mode added (autocast's casts) come after the recorded ones and have none.
-    for (auto& e : pe.ops)
-      if (e.op_index < w.ops.size()) e.baseline_s = w.ops[e.op_index].self_time_s;
-    // The pass as recorded: calibration on the target reads its sum. A target that states no
-    // rate for the recorded type (fp32 on a part that states bf16 alone) has no such pass:
-    // none, not a refusal of the estimate in the precision it does state.
-    std::optional<PassEstimate> as_recorded;
-    try {
-      as_recorded = est::model_pass(w, platform, catalog);
-    } catch (const UsageError&) {
-      as_recorded.reset();  // no pass as recorded, so no measurement to carry
-    }
-    if (as_recorded) {
-      pe.ops_as_recorded_s = as_recorded->ops_s;
-      est::carry_measured_into_mode(pe, w, applied, *as_recorded, catalog);
-    }
-    // Sums again, and the coverage: a re-typed op's time is predicted, not its measurement.
-    est::sum_pass(pe, applied.workload);
-  }
   // Calibration models every other platform at the precision the measurement was taken in:
   // as recorded, or the mode's where a study problem's measured time ran in it.
-  est::calibrate_pass(pe, w, applied.workload, catalog, measured);
+  est::calibrate_pass(pe, w, applied, catalog, measured);
   if (pe.ops_s > 0) pe.launch_gap_s *= pe.modelled_s / pe.ops_s;  // as the ops were carried
   return pe;
 }

@@ -59,3 +59,55 @@ TEST_CASE("a half type a target has no units for is timed from a source's fp32 t
     CHECK(e.detail.find("fp16_mixed") == std::string::npos);
   }
 }
+
+TEST_CASE("a measurement taken in the mode of a measured trace is set against the same carried model there") {
+  // A study's measured baseline time of the fp32 V100 ResNet-50 trace, stated in amp-bf16 (a
+  // V100 runs bf16 at its fp32 rate): the model there is the trace's ops carried into the
+  // mode, on the baseline as on the target. Modelled from shapes alone off the baseline (160 ms
+  // against the 91 ms carried), the residual there had shrunk to 16 ms on H100 and the
+  // target came out 2.5x faster than without the measurement.
+  IngestOptions o;
+  o.workload = "rn50-v100";
+  Workload w =
+      ingest_files({test::shared_path("traces/pytorch_kineto/kineto_tbplugin_resnet50_worker0.1623143089861.pt.trace."
+                                      "json.gz")},
+                   o);
+  w.name = "rn50-v100";
+  w.recorded_on = "NV_V100";
+  const Catalog& c = test::catalog();
+  MeasuredPass m;
+  m.platform = "NV_V100";
+  m.pass_s = *w.pass_s;
+  m.source = "the study's baseline_pass_s";
+  m.precision = PrecisionMode::amp_bf16;
+  const PassEstimate there = estimate_pass(w, "NV_V100", c, {m}, PrecisionMode::amp_bf16);
+  const PassEstimate target = estimate_pass(w, "H100", c, {m}, PrecisionMode::amp_bf16);
+  CHECK(target.calibration.modelled_there_s == doctest::Approx(there.ops_s).epsilon(1e-9));
+  CHECK(target.calibration.residual_there_s == doctest::Approx(there.calibration.residual_there_s).epsilon(1e-9));
+  const PassEstimate unmeasured = estimate_pass(w, "H100", c, {}, PrecisionMode::amp_bf16);
+  CHECK(target.pass_s == doctest::Approx(unmeasured.pass_s).epsilon(0.2));
+}
+
+TEST_CASE("an op measured at 0 s (no device work) is 0 in any precision, not priced afresh") {
+  Workload w;
+  w.name = "zero-copy";
+  w.recorded_on = "MI300X";
+  Op copy;
+  copy.name = "aten::copy_";
+  copy.kind = OpKind::elementwise;
+  copy.dtype = DType::fp32;
+  copy.shape = TensorShape{{{64}, {64}}};
+  copy.count = 10;
+  copy.self_time_s = 0.0;
+  fill_costs(copy);
+  Op add = copy;
+  add.name = "aten::add";
+  add.self_time_s = 5e-6;
+  w.ops = {copy, add};
+  // fp16: every op re-typed, the copy with it.
+  const PassEstimate pe = estimate_pass(w, "MI300X", test::catalog(), {}, PrecisionMode::fp16);
+  REQUIRE(pe.ops.size() >= 2);
+  CHECK(pe.ops[0].method == Method::scaled);
+  CHECK(pe.ops[0].predicted_s == 0);
+  CHECK(pe.ops[0].detail.find("measured 0 s as recorded") != std::string::npos);
+}
