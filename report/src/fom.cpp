@@ -132,8 +132,12 @@ std::string borrowed_rate_warning(const FomResult& r) {
     for (const RunEstimate* side : {&p.estimates->baseline, &p.estimates->target}) {
       std::string note;
       for (const auto& e : side->pass.ops) {
+        // "no bf16 rate in V100's spec: its fp32 rate stands in", and a tabulated part's
+        // "no bf16 rate in NV_V100's spec (no units for it): timed from its fp32 tables".
         for (const auto& n : e.notes)
-          if (n.starts_with("no ") && n.ends_with(" rate stands in")) note = n;
+          if (n.starts_with("no ") && n.find(" rate in ") != std::string::npos &&
+              n.find("'s spec") != std::string::npos && n.rfind("its ") != std::string::npos)
+            note = n;
         if (!note.empty()) break;
       }
       if (note.empty()) continue;
@@ -165,8 +169,9 @@ std::string epoch_unknown_warning(const FomResult& r) {
          "for a unit that means a training run";
 }
 
-// The warnings a person must see, each one line, most important first.
-std::vector<std::string> warnings(const FomResult& r) {
+}  // namespace
+
+std::vector<std::string> fom_warnings(const FomResult& r) {
   std::vector<std::string> out;
   if (std::string w = host_bound_warning(r); !w.empty()) out.push_back(w);
   if (std::string w = epoch_unknown_warning(r); !w.empty()) out.push_back(w);
@@ -183,6 +188,8 @@ std::vector<std::string> warnings(const FomResult& r) {
                   "framework or input-pipeline time (--verbose says why)");
   return out;
 }
+
+namespace {
 
 constexpr std::size_t kMaxWarningLines = 3;
 
@@ -265,7 +272,7 @@ std::string fom_to_text(const FomResult& r, const Study& study, bool verbose) {
   }
   if (!verbose) {
     // The table and the FOM, then at most three lines of warnings; the rest is one flag away.
-    const auto w = warnings(r);
+    const auto w = fom_warnings(r);
     if (!w.empty()) out += "\n";
     const std::size_t shown = w.size() <= kMaxWarningLines ? w.size() : kMaxWarningLines - 1;
     for (std::size_t i = 0; i < shown; ++i) out += w[i] + "\n";

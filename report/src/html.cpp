@@ -12,6 +12,7 @@
 #include "assets.hpp"
 #include "charts.hpp"
 #include "fomcast/format.hpp"
+#include "fomcast/report/fom.hpp"
 #include "fomcast/report/html.hpp"
 
 namespace fomcast {
@@ -276,6 +277,12 @@ std::string fom_section(const HtmlReportInput& in) {
       format_number(r.ratio_arithmetic_mean, 2) + "</strong>, harmonic mean of the ratios <strong>" +
       format_number(r.ratio_harmonic_mean, 2) +
       "</strong>. The FOM averages the rates on each machine, not the ratios.</div>\n";
+  // What `fom` prints under its table, here in full.
+  if (const auto warnings = fom_warnings(r); !warnings.empty()) {
+    out += "<div class=\"not-fom\"><strong>Warnings</strong><ul>\n";
+    for (const auto& w : warnings) out += "<li>" + esc(w.starts_with("WARNING ") ? w.substr(8) : w) + "</li>\n";
+    out += "</ul></div>\n";
+  }
   return out + "</section>\n";
 }
 

@@ -285,6 +285,18 @@ TEST_CASE("fom warns of a problem whose epoch is unknown and of a side without a
   CHECK(b.out.find("WARNING a precision the spec states no rate for (g on V100_SXM2_32GB: no bf16 rate, fp32's "
                    "stands in)") != std::string::npos);
   CHECK(b.out.find("epoch unknown") == std::string::npos);
+  // A tabulated V100 says it its own way ("timed from its fp32 tables"); the report lists it.
+  const std::string tabulated = dir.write("tab.json", R"({"baseline": {"platform": "NV_V100", "nodes": 1},
+    "target": {"platform": "H100", "nodes": 1},
+    "problems": [{"name": "g", "workload": "gpt2-small", "precision": "amp-bf16", "batch_size": 8}]})");
+  const auto c = run_fomcast("fom '" + tabulated + "'", db);
+  REQUIRE_MESSAGE(c.status == 0, c.err);
+  CHECK(c.out.find("(g on NV_V100: no bf16 rate, fp32's stands in)") != std::string::npos);
+  const std::string html = dir.file("tab.html");
+  REQUIRE(run_fomcast("report '" + tabulated + "' --out '" + html + "'", db).status == 0);
+  const std::string page = fomcast::test::slurp(html);
+  CHECK(page.find("<strong>Warnings</strong>") != std::string::npos);
+  CHECK(page.find("g on NV_V100: no bf16 rate, fp32&#39;s stands in") != std::string::npos);
 }
 
 TEST_CASE("a near miss of a platform or workload name says which was meant, in a study and on the command line") {

@@ -17,6 +17,10 @@ nlohmann::json fom_to_json(const FomResult&);
 // The table, the FOM and at most three lines of warnings; `verbose` adds each problem's
 // calibration, every host-bound side and every note (which the JSON always carries).
 std::string fom_to_text(const FomResult&, const Study&, bool verbose = false);
+// The warnings a person must see, each one line, most important first: host-bound sides,
+// problems whose epoch is unknown, precisions a side's spec has no rate for, uncalibrated
+// problems. `fom` prints the first three; the HTML report all of them.
+std::vector<std::string> fom_warnings(const FomResult&);
 
 // Oldest first; the text gives each record's change against the study's previous one.
 nlohmann::json fom_history_to_json(const std::vector<FomRecord>&);
