@@ -60,7 +60,7 @@ Store open_store(const Globals& g) {
 
 void require_platform(const Store& store, const std::string& name, const std::string& flag) {
   check_platform_name(name, store.platforms());  // "did you mean NV_V100?" for a near miss
-  if (!store.platform(name)) throw UsageError(flag + ": unknown platform '" + name + "' (see `fomcast platforms`)");
+  if (!store.platform(name)) throw UsageError(flag + ": " + unknown_platform_message(name, store.platforms()));
 }
 
 void require_study_platforms(const Store& store, const Study& study) {
@@ -75,9 +75,11 @@ Workload require_workload(const Store& store, const std::string& name, const std
   if (w) return std::move(*w);
   std::vector<std::string> names;
   for (const auto& s : store.workloads()) names.push_back(s.name);
-  const auto near = near_name(name, names);
-  throw UsageError((flag.empty() ? std::string() : flag + ": ") + "no workload named '" + name + "'" +
-                   (near ? ": did you mean " + *near + "?" : std::string()) + " (see `fomcast workloads`)");
+  // The study's wording, "unknown workload 'x': did you mean y? (see ...)", as "no workload
+  // named": one sentence for both.
+  std::string message = unknown_workload_message(name, names);
+  message.replace(0, std::string_view("unknown workload").size(), "no workload named");
+  throw UsageError((flag.empty() ? std::string() : flag + ": ") + message);
 }
 
 std::string empty_precision(const std::string& value) {

@@ -137,14 +137,57 @@ std::optional<std::string> near_name(std::string_view name, const std::vector<st
   return found;
 }
 
+namespace {
+
+// Edits (insert, delete, replace) between two names' letters and digits, lower case.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// For a message only (never to refuse a new name: H200 is one edit from H100): the one name
+// a slip of a key or two away ("NV_V10", "resnt50"), or the near miss of case and punctuation.
+std::optional<std::string> suggestion(std::string_view name, const std::vector<std::string>& names) {
+  if (auto near = near_name(name, names)) return near;
+  const std::string key = squeezed(name);
+  if (key.size() < 3) return std::nullopt;
+  const std::size_t reach = key.size() <= 6 ? 1 : 2;
+  std::optional<std::string> best;
+  std::size_t best_d = reach + 1;
+  bool tie = false;
+  for (const auto& n : names) {
+    const std::size_t d = edit_distance(key, squeezed(n));
+    if (d < best_d)
+      best = n, best_d = d, tie = false;
+    else if (d == best_d)
+      tie = true;
+  }
+  return best && !tie ? best : std::nullopt;
+}
+
+}  // namespace
+
 std::string unknown_platform_message(std::string_view name, const std::vector<Platform>& platforms) {
-  const auto near = near_platform_name(name, platforms);
+  std::vector<std::string> names;
+  for (const auto& p : platforms) names.push_back(p.name);
+  auto near = near_platform_name(name, platforms);
+  if (!near) near = suggestion(name, names);
   return "unknown platform '" + std::string(name) + "'" + (near ? ": did you mean " + *near + "?" : std::string()) +
          " (see `fomcast platforms`)";
 }
 
 std::string unknown_workload_message(std::string_view name, const std::vector<std::string>& names) {
-  const auto near = near_name(name, names);
+  const auto near = suggestion(name, names);
   return "unknown workload '" + std::string(name) + "'" + (near ? ": did you mean " + *near + "?" : std::string()) +
          " (see `fomcast workloads`)";
 }

@@ -316,6 +316,11 @@ TEST_CASE("a near miss of a platform or workload name says which was meant, in a
   const auto e = run_fomcast("estimate --workload GPT2-small --platform H100", db);
   CHECK(e.status == 2);
   CHECK(e.err.find("no workload named 'GPT2-small': did you mean gpt2-small?") != std::string::npos);
+  // A slip of a key is a near miss too, for the message (not for refusing a new name).
+  CHECK(run_fomcast("estimate --workload resnet50 --platform NV_V10", db).err.find("did you mean NV_V100?") !=
+        std::string::npos);
+  CHECK(run_fomcast("estimate --workload resnt50 --platform H100", db).err.find("did you mean resnet50?") !=
+        std::string::npos);
   // Nothing near: no guess.
   CHECK(run_fomcast("estimate --workload nothing-like-it --platform H100", db).err.find("did you mean") ==
         std::string::npos);
