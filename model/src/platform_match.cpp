@@ -139,22 +139,6 @@ std::optional<std::string> near_name(std::string_view name, const std::vector<st
 
 namespace {
 
-// Edits (insert, delete, replace) between two names' letters and digits, lower case.
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
 // For a message only (never to refuse a new name: H200 is one edit from H100): the one name
 // a slip of a key or two away ("NV_V10", "resnt50"), or the near miss of case and punctuation.
 std::optional<std::string> suggestion(std::string_view name, const std::vector<std::string>& names) {

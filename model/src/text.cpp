@@ -14,8 +14,6 @@ std::string lowercase(std::string_view s) {
   return out;
 }
 
-namespace {
-
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
@@ -30,8 +28,6 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   }
   return row[b.size()];
 }
-
-}  // namespace
 
 std::string nearest_key(std::string_view key, const std::vector<std::string>& candidates) {
   std::string best;

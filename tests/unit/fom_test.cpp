@@ -277,18 +277,18 @@ TEST_CASE("fom warns of a problem whose epoch is unknown and of a side without a
   CHECK(a.out.find("WARNING epoch unknown (t): a unit of work is the pass(es) the trace holds") != std::string::npos);
   CHECK(a.out.find("no bf16 rate") == std::string::npos);
   // A V100 states no bf16 rate: amp-bf16 runs there at fp32's, which the table alone hides.
-  const std::string bf16 = dir.write("bf16.json", R"({"baseline": {"platform": "V100_SXM2_32GB", "nodes": 1},
-    "target": {"platform": "H100", "nodes": 1},
-    "problems": [{"name": "g", "workload": "gpt2-small", "precision": "amp-bf16", "batch_size": 8}]})");
-  const auto b = run_fomcast("fom '" + bf16 + "'", db);
+  auto amp_bf16_from = [&](const std::string& baseline) {
+    return dir.write(baseline + ".json", R"({"baseline": {"platform": ")" + baseline + R"(", "nodes": 1},
+      "target": {"platform": "H100", "nodes": 1},
+      "problems": [{"name": "g", "workload": "gpt2-small", "precision": "amp-bf16", "batch_size": 8}]})");
+  };
+  const auto b = run_fomcast("fom '" + amp_bf16_from("V100_SXM2_32GB") + "'", db);
   REQUIRE_MESSAGE(b.status == 0, b.err);
   CHECK(b.out.find("WARNING a precision the spec states no rate for (g on V100_SXM2_32GB: no bf16 rate, fp32's "
                    "stands in)") != std::string::npos);
   CHECK(b.out.find("epoch unknown") == std::string::npos);
   // A tabulated V100 says it its own way ("timed from its fp32 tables"); the report lists it.
-  const std::string tabulated = dir.write("tab.json", R"({"baseline": {"platform": "NV_V100", "nodes": 1},
-    "target": {"platform": "H100", "nodes": 1},
-    "problems": [{"name": "g", "workload": "gpt2-small", "precision": "amp-bf16", "batch_size": 8}]})");
+  const std::string tabulated = amp_bf16_from("NV_V100");
   const auto c = run_fomcast("fom '" + tabulated + "'", db);
   REQUIRE_MESSAGE(c.status == 0, c.err);
   CHECK(c.out.find("(g on NV_V100: no bf16 rate, fp32's stands in)") != std::string::npos);

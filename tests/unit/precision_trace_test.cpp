@@ -14,15 +14,23 @@
 
 using namespace fomcast;
 
-TEST_CASE("a measured fp32 trace is faster in amp than in fp32 on tensor-core GPUs, and alike in fp16 and bf16") {
+namespace {
+
+// The old Kineto ResNet-50 trace: fp32, a V100 (NV_V100), its ops measured.
+Workload rn50_v100_trace() {
   IngestOptions o;
   o.workload = "rn50-v100";
-  Workload w =
-      ingest_files({test::shared_path("traces/pytorch_kineto/kineto_tbplugin_resnet50_worker0.1623143089861.pt.trace."
-                                      "json.gz")},
-                   o);
+  Workload w = ingest_files(
+      {test::shared_path("traces/pytorch_kineto/kineto_tbplugin_resnet50_worker0.1623143089861.pt.trace.json.gz")}, o);
   w.name = "rn50-v100";
   w.recorded_on = "NV_V100";
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("a measured fp32 trace is faster in amp than in fp32 on tensor-core GPUs, and alike in fp16 and bf16") {
+  const Workload w = rn50_v100_trace();
   const Catalog& c = test::catalog();
   for (const char* platform : {"NV_V100", "H100", "B200"}) {
     CAPTURE(platform);
@@ -66,14 +74,7 @@ TEST_CASE("a measurement taken in the mode of a measured trace is set against th
   // mode, on the baseline as on the target. Modelled from shapes alone off the baseline (160 ms
   // against the 91 ms carried), the residual there had shrunk to 16 ms on H100 and the
   // target came out 2.5x faster than without the measurement.
-  IngestOptions o;
-  o.workload = "rn50-v100";
-  Workload w =
-      ingest_files({test::shared_path("traces/pytorch_kineto/kineto_tbplugin_resnet50_worker0.1623143089861.pt.trace."
-                                      "json.gz")},
-                   o);
-  w.name = "rn50-v100";
-  w.recorded_on = "NV_V100";
+  const Workload w = rn50_v100_trace();
   const Catalog& c = test::catalog();
   MeasuredPass m;
   m.platform = "NV_V100";

@@ -1010,22 +1010,16 @@ class KinetoReader {
             g->trans_b = it->second.second;
           }
       const double data = has_gpu ? s.data_us[idx] * 1e-6 : 0, filter = has_gpu ? s.filter_us[idx] * 1e-6 : 0;
-      if (!has_gpu && !sc.compute && (is_free_op_name(p.name) || s.work_wrapper_calls * 2 > s.calls[0])) {
-        // On the CPU an op's self time is its own, and what it wraps (aten::batch_norm ->
-        // native_batch_norm, cross_entropy_loss -> log_softmax, nll_loss) or views moves the
-        // data: its bytes counted again, a 9 us batch_norm was costed as 478 us on a Xeon.
-        ++tally.cpu_wrappers;
-        Op op;
-        op.name = p.name;
-        op.dtype = sc.dtype;
-        op.phase = s.phase;
-        agg.add(op, calls_n, timed(time_us * 1e-6));
-        continue;
-      }
-      if (sc.compute && s.wrapper_calls * 2 > s.calls[0]) {
-        // It only wraps nested GEMM/conv ops, which carry the work themselves.
-        ++tally.wrappers;
-        Op op;
+      // On the CPU an op's self time is its own, and what it wraps (aten::batch_norm ->
+      // native_batch_norm, cross_entropy_loss -> log_softmax, nll_loss) or views moves the
+      // data: its bytes counted again, a 9 us batch_norm was costed as 478 us on a Xeon.
+      const bool cpu_wrapper =
+          !has_gpu && !sc.compute && (is_free_op_name(p.name) || s.work_wrapper_calls * 2 > s.calls[0]);
+      // It only wraps nested GEMM/conv ops, which carry the work themselves.
+      const bool compute_wrapper = sc.compute && s.wrapper_calls * 2 > s.calls[0];
+      if (cpu_wrapper || compute_wrapper) {
+        ++(cpu_wrapper ? tally.cpu_wrappers : tally.wrappers);
+        Op op;  // kind 'other': its own time, no work of its own
         op.name = p.name;
         op.dtype = sc.dtype;
         op.phase = s.phase;

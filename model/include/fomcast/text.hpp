@@ -26,6 +26,8 @@ std::string visible(std::string_view text);
 // ASCII lower case; bytes outside A-Z are kept as they are.
 std::string lowercase(std::string_view);
 
+// Single-character edits (insert, delete, replace) from one string to the other.
+std::size_t edit_distance(std::string_view, std::string_view);
 // The candidate a misspelt key most likely meant ("precison" -> "precision"), or "" when
 // none is near: at most max(2, a third of the longer) single-character edits away.
 std::string nearest_key(std::string_view key, const std::vector<std::string>& candidates);
