@@ -85,9 +85,11 @@ OpEstimate applied(OpEstimate e, Quote q) {
 void note_borrowed_rate(OpEstimate& e, const Platform& target, DType dtype) {
   if (e.method == Method::table || e.method == Method::interpolated || e.method == Method::measured) return;
   const Peak p = peak_for(target, dtype);
-  if (p.flop_per_s > 0 && p.dtype != dtype)
+  if (p.flop_per_s > 0 && p.dtype != dtype) {
+    e.rate_stood_in = p.dtype;
     e.notes.push_back("no " + std::string(to_string(dtype)) + " rate in " + target.name + "'s spec: its " +
                       std::string(to_string(p.dtype)) + " rate stands in");
+  }
 }
 
 // Tensor-core GEMM kernels load 16 bytes at a time: a dimension that is not a multiple of
@@ -178,10 +180,14 @@ OpEstimate predict_unbounded(const Context& ctx, const Op& op, std::size_t index
         // target's chip measured the kind: a P4, whose NeuSight convs are forward only, took it
         // for its backward convs and came out 2.5x slower on NT3 than a copy of its spec
         // without tables.
-        if (!uncorrected) return applied(std::move(e), std::move(*q));
+        auto own = [&](Quote quote) {
+          OpEstimate r = applied(std::move(e), std::move(quote));
+          if (in_fp32) r.rate_stood_in = DType::fp32;
+          return r;
+        };
+        if (!uncorrected) return own(std::move(*q));
         if (const Platform* sib = sibling_with_kind(ctx, op.kind))
-          if (auto s = sibling_quote(ctx, *sib, op, in_fp32 ? DType::fp32 : dtype))
-            return applied(std::move(e), std::move(*s));
+          if (auto s = sibling_quote(ctx, *sib, op, in_fp32 ? DType::fp32 : dtype)) return own(std::move(*s));
         via_gemm = std::move(q);
       }
     // The op's own measurement on the recording platform when it is the most alike

@@ -130,24 +130,15 @@ std::string borrowed_rate_warning(const FomResult& r) {
   for (const auto& p : r.problems) {
     if (!p.estimates) continue;
     for (const RunEstimate* side : {&p.estimates->baseline, &p.estimates->target}) {
-      std::string note;
-      for (const auto& e : side->pass.ops) {
-        // "no bf16 rate in V100's spec: its fp32 rate stands in", and a tabulated part's
-        // "no bf16 rate in NV_V100's spec (no units for it): timed from its fp32 tables".
-        for (const auto& n : e.notes)
-          if (n.starts_with("no ") && n.find(" rate in ") != std::string::npos &&
-              n.find("'s spec") != std::string::npos && n.rfind("its ") != std::string::npos)
-            note = n;
-        if (!note.empty()) break;
-      }
-      if (note.empty()) continue;
-      // "no bf16 rate in V100's spec: its fp32 rate stands in" -> "no bf16 rate, fp32's stands in"
-      const std::string type = note.substr(3, note.find(' ', 3) - 3);
-      const std::size_t its = note.rfind("its ");
-      const std::string instead =
-          its == std::string::npos ? "another" : note.substr(its + 4, note.find(' ', its + 4) - its - 4);
-      where += (where.empty() ? "" : "; ") + p.name + " on " + side->pass.platform + ": no " + type + " rate, " +
-               instead + "'s stands in";
+      const auto borrowed = std::find_if(side->pass.ops.begin(), side->pass.ops.end(),
+                                         [](const OpEstimate& e) { return e.rate_stood_in != DType::unknown; });
+      const auto& ops = p.estimates->workload.ops;
+      if (borrowed == side->pass.ops.end() || borrowed->op_index >= ops.size()) continue;
+      const DType recorded = ops[borrowed->op_index].dtype;
+      const DType type = recorded == DType::unknown ? DType::fp32 : recorded;  // as the estimator reads it
+      where += (where.empty() ? "" : "; ") + p.name + " on " + side->pass.platform + ": no " +
+               std::string(to_string(type)) + " rate, " + std::string(to_string(borrowed->rate_stood_in)) +
+               "'s stands in";
     }
   }
   if (where.empty()) return "";

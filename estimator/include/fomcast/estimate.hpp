@@ -68,6 +68,9 @@ struct OpEstimate {
   // math precision, bytes at memory bandwidth) and was raised to it: `method` still says
   // where the number came from, this says it was bounded (docs/estimation.md).
   bool roofline_capped = false;
+  // The target's spec states no rate for the op's type, and this type's stood in (fp32 for a
+  // bf16 op on a V100); unknown when the op's own rate applied. The op's notes say it in words.
+  DType rate_stood_in = DType::unknown;
 };
 
 struct MethodShare {
