@@ -4,8 +4,11 @@
 // transposed, bias added in the GEMM's epilogue), conv -> forward conv, add/mul/relu/gelu
 // -> elementwise, ln -> normalization (layer norm), softmax -> reduction. The platform is
 // the Device column (resolve_devices maps it to a spec) unless the caller names one.
+#include <cmath>
+
 #include "bench_rows.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/format.hpp"
 
 namespace fomcast::detail {
 namespace {
@@ -84,7 +87,11 @@ BenchRows read_neusight_rows(const CsvTable& t, std::string_view platform) {
     e.dtype = DType::fp32;
     e.precision = KernelPrecision::fp32;
     e.mode = KernelMode::train;
-    e.time_us = t.positive(r, "Latency") * 1e3;  // milliseconds in the file
+    const double latency_ms = t.positive(r, "Latency");  // milliseconds in the file
+    e.time_us = latency_ms * 1e3;
+    // 1e308 ms is no number of microseconds: say it in the file's unit, not as "inf us".
+    if (!std::isfinite(e.time_us))
+      t.fail(r, "Latency", "a kernel of " + format_significant(latency_ms) + " ms is beyond any measurement");
     // CUDA events around one call, the mean of the fastest runs (README): a tiny op's time
     // holds its launch gap.
     e.method = "neusight " + op + " (PyTorch " + t.text(r, "Torch Version") + ")";

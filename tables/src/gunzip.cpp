@@ -35,11 +35,18 @@ std::string gunzip(std::string_view text, std::string_view file) {
     if (rc != Z_OK) break;
     if (z.avail_in == 0 && z.avail_out != 0) break;
   }
-  const std::string msg = z.msg ? z.msg : "";
+  const std::string msg = z.msg ? z.msg : "inflate failed";
+  const uInt unread = z.avail_in;
   inflateEnd(&z);
+  // Positions in both counts, as ingest's reader gives them: the compressed byte is where
+  // the file went wrong, the decompressed one where its text stood.
+  const std::string where = std::to_string(text.size() - unread) + ", decompressed byte " + std::to_string(out.size());
+  if (rc == Z_OK || rc == Z_BUF_ERROR)
+    throw InputError(std::string(file), "gzip data ends early, after all " + std::to_string(text.size()) +
+                                            " compressed bytes, at decompressed byte " + std::to_string(out.size()) +
+                                            " (truncated file?)");
   if (rc != Z_STREAM_END)
-    throw InputError(std::string(file), rc == Z_OK || rc == Z_BUF_ERROR ? "gzip data ends early (truncated file?)"
-                                                                        : "corrupt gzip data: " + msg);
+    throw InputError(std::string(file), "corrupt gzip data at compressed byte " + where + ": " + msg);
   return out;
 }
 

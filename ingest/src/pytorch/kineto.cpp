@@ -933,10 +933,9 @@ class KinetoReader {
   struct OpTally {
     int64_t no_gpu_calls = 0, wrappers = 0, cpu_wrappers = 0, unrecorded_calls = 0;
     ConvNotes conv_notes;
+    std::string gpu_op_without_activity;  // gpu_op_without_activity()'s answer
   };
 
-  // One op (or two: a conv backward's gradients) per slot, folded into distinct
-  // operations per pass, largest first.
   // An op only a GPU runs (aten::cudnn_convolution, miopen_*) in a trace with no device
   // activity: the model ran on a GPU that the profiler did not record (no
   // ProfilerActivity.CUDA). "" when there is none, or the trace has device activity.
@@ -948,14 +947,17 @@ class KinetoReader {
     return "";
   }
 
+  // One op (or two: a conv backward's gradients) per slot, folded into distinct
+  // operations per pass, largest first.
   OpTally aggregate_ops(Workload& w, double passes, const ShapedCalls& calls) const {
     const bool has_gpu = gpu_events_ > 0;
     // Its ops' CPU times are the host's calls, not the device's work: no measured op time.
-    const bool host_times_only = !gpu_op_without_activity().empty();
+    OpTally tally;
+    tally.gpu_op_without_activity = gpu_op_without_activity();
+    const bool host_times_only = !tally.gpu_op_without_activity.empty();
     auto timed = [host_times_only](std::optional<double> seconds) { return host_times_only ? std::nullopt : seconds; };
     const int idx = use_steps_ ? 1 : 0;
     OpAggregator agg;
-    OpTally tally;
     for (const Slot& s : slots_) {
       const Proto& p = protos_[s.proto];
       if (p.gpu) {
@@ -1088,8 +1090,8 @@ class KinetoReader {
       if (unattributed_kernels_ > 0 && cpu_ops_ > 0)
         w.notes.push_back(std::to_string(unattributed_kernels_) +
                           " kernels had no launching CPU op in the trace and are listed by kernel name");
-    } else if (const std::string gpu_op = gpu_op_without_activity(); !gpu_op.empty()) {
-      w.notes.push_back("a GPU ran this model (" + gpu_op +
+    } else if (!tally.gpu_op_without_activity.empty()) {
+      w.notes.push_back("a GPU ran this model (" + tally.gpu_op_without_activity +
                         "), but the trace holds no device activity (recorded without ProfilerActivity.CUDA): its ops' "
                         "CPU times are the host's calls, not the device's work, so no op time is kept as measured; the "
                         "pass time stays the measurement, and estimates predict the ops from their shapes");
