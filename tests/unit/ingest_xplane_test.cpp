@@ -175,3 +175,21 @@ TEST_CASE("xplane: bad input names the file and byte offset and stores nothing")
   CHECK_MESSAGE(o.err.find("not an XPlane profile") != std::string::npos, o.err);
   CHECK(test::file_fingerprint(db) == before);
 }
+
+TEST_CASE("xplane: a TensorFlow 2 trace-viewer export with host events only says the kernels are in its .xplane.pb") {
+  // awslabs/sagemaker-debugger's test resource (tests/data/README.md): eight /device:GPU
+  // processes with no events, 256 host events. It had said only "no operations found".
+  ScratchDir dir;
+  const std::string db = dir.file("t.db");
+  REQUIRE(test::run_fomcast("platforms", db).status == 0);
+  const std::string before = test::file_fingerprint(db);
+  const std::string trace = test::source_path("tests/data/profiles/sagemaker_tf2_trace_viewer.trace.json");
+  const auto r = test::run_fomcast("ingest '" + trace + "' --workload tf2", db);
+  CHECK(r.status == 2);
+  CHECK_MESSAGE(r.err.find(trace + ": a TensorFlow 2 trace-viewer export (processes /device:GPU:0, /device:GPU:1") !=
+                    std::string::npos,
+                r.err);
+  CHECK_MESSAGE(r.err.find("none of its 367 events is an op") != std::string::npos, r.err);
+  CHECK_MESSAGE(r.err.find(".xplane.pb") != std::string::npos, r.err);
+  CHECK(test::file_fingerprint(db) == before);
+}

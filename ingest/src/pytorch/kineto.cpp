@@ -179,7 +179,9 @@ class KinetoReader {
     builder_.finish();
     resolve_gpu(true);
     tie_ranges();
-    return build(info);
+    Workload w = build(info);
+    if (w.ops.empty() && !tensorflow_processes_.empty()) throw tensorflow_export_error(info);
+    return w;
   }
 
  private:
@@ -189,6 +191,21 @@ class KinetoReader {
   TraceEventParser parser_;
   SelfTimeBuilder builder_;
 
+  // A Kineto trace never has these; without them a TF2 export read as no ops said only
+  // "no operations found".
+  InputError tensorflow_export_error(const JsonStreamInfo& info) const {
+    std::string names;
+    for (const auto& n : tensorflow_processes_) names += (names.empty() ? "" : ", ") + n;
+    return InputError(file_.path(),
+                      "a TensorFlow 2 trace-viewer export (processes " + names + "): none of its " +
+                          std::to_string(info.elements) +
+                          " events is an op with a device time fomcast can read. TensorFlow's profiler keeps the "
+                          "kernels in the run's .xplane.pb (in plugins/profile/<run>/ beside this file), which "
+                          "fomcast reads",
+                      0, -1);
+  }
+
+  std::set<std::string> tensorflow_processes_;
   std::vector<Proto> protos_;
   std::unordered_map<std::string, uint32_t> proto_index_;
   std::string key_;
@@ -360,6 +377,11 @@ class KinetoReader {
       }
     }
     const TraceEvent& e = parser_.parse(element);
+    // TensorFlow 2's trace-viewer export names its processes by device ("/host:CPU",
+    // "/device:GPU:0"): remembered to say where such a file's kernels are when none is here.
+    if (e.ph == 'M' && e.name == "process_name" &&
+        (e.arg_name.starts_with("/host:") || e.arg_name.starts_with("/device:")))
+      tensorflow_processes_.emplace(e.arg_name);
     const EventKind kind = kind_of(e);
     if (kind == EventKind::ignore) return;
     // Times relative to the first event: absolute microsecond timestamps with fractions
