@@ -64,6 +64,9 @@ TEST_CASE("absurd inputs: an execution trace's shapes are checked as Kineto's In
        "input_shapes: node 18: size '2.5' is not a whole number >= 0"},
       {json::array({json::array({"a", "b"}), json::array({256, 256}), json::array()}),
        "input_shapes: node 18: a size is a string"},
+      // A bare number where an input's list of sizes belongs had left the op shapeless, unsaid.
+      {json::array({json::array({5}), 128, json::array()}),
+       "input_shapes: node 18: input 2 is '128', not a list of sizes"},
   };
   for (const auto& [shapes, says] : cases) {
     json bad = et;
@@ -71,6 +74,12 @@ TEST_CASE("absurd inputs: an execution trace's shapes are checked as Kineto's In
       if (n["name"] == "aten::add") n["input_shapes"] = shapes;
     check_refused("ingest '" + dir.write("et.json", bad.dump()) + "' --workload h", db, says);
   }
+  // Kineto's Input Dims, the same rule.
+  const std::string kineto =
+      R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 0, "dur": 10, )"
+      R"("args": {"Input Dims": [[5], 128], "Input type": ["float", "Scalar"]}}]})";
+  check_refused("ingest '" + dir.write("k.json", kineto) + "' --workload k", db,
+                "k.json:1: byte 17: traceEvents[0].args.Input Dims: event 0: input 2 is '128', not a list of sizes");
   // The file as published still ingests.
   CHECK(
       run_fomcast("ingest '" + shared_path("traces/pytorch_et/hta_benchmark_simple_add_et.json") + "' --workload h", db)

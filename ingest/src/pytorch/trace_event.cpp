@@ -26,18 +26,30 @@ std::string brief(double v) {
 std::string dims_problem(std::string_view text) {
   constexpr double kMaxDim = 1099511627776.0, kMaxElements = 1125899906842624.0;  // 2^40, 2^50
   double elements = 1;
+  int depth = 0;
+  int64_t input = 0;  // the outer list's element a size is in, from 1
   for (std::size_t i = 0; i < text.size();) {
     const char c = text[i];
     if (c == '[') {
+      if (++depth == 2) ++input;
       elements = 1;
       ++i;
       continue;
     }
     if (c == ']' && elements > kMaxElements) return "a tensor of " + brief(elements) + " elements is absurd";
     if (c == '"') return "a size is a string, not a whole number";
+    if (c == ']') --depth;
     if (c == ']' || c == ',' || c == ' ' || c == '\n' || c == '\r' || c == '\t') {
       ++i;
       continue;
+    }
+    // Each input is a list of sizes ([] for a scalar): a bare number in the outer list
+    // ([[5], 128]) is no tensor's shape, and had been dropped without a word.
+    if (depth == 1) {
+      std::size_t end = i;
+      while (end < text.size() && end - i < 16 && std::strchr(",] \n\r\t", text[end]) == nullptr) ++end;
+      return "input " + std::to_string(input + 1) + " is '" + std::string(text.substr(i, end - i)) +
+             "', not a list of sizes";
     }
     // Anything else that is not a number (null, true, NaN, Infinity, a word, an object)
     // would have been skipped, leaving the op without a shape and no word said.

@@ -18,8 +18,8 @@
 namespace fomcast::ingest {
 
 // What is wrong with the text of a JSON array of tensor sizes (Kineto's `Input Dims`, an
-// execution trace's `input_shapes`), "" when nothing: each size a whole number from 0 to
-// 2^40, each tensor (innermost list) at most 2^50 elements.
+// execution trace's `input_shapes`), "" when nothing: each input a list of sizes, each size
+// a whole number from 0 to 2^40, each tensor (innermost list) at most 2^50 elements.
 std::string dims_problem(std::string_view text);
 
 struct TraceEvent {
