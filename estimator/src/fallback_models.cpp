@@ -252,12 +252,23 @@ std::optional<Quote> scaled_from(const Context& ctx, const Source& src, const Op
                                                    : "; no wave quantization for this kind (docs/estimation.md)")) +
       ")";
   if (!src.tables) {
+    // The part of the call that is the kernel's fixed latency (the fastest call the trace
+    // measured) is carried unscaled, as a table's launch floor is below: a 5.8 us GEMM of
+    // 74 MFLOP on an H100 is mostly latency, and a 1.6x bandwidth does not make it 1.6x faster
+    // (an MI300X ran it in 5.0 us, where x 0.632 said 3.7).
+    const double m = *op.self_time_s;
+    const double latency = src.platform == ctx.baseline ? std::min(m, ctx.recorded_call_floor_s) : 0.0;
     Quote q;
-    q.seconds = *op.self_time_s * *r;
+    q.seconds = latency + (m - latency) * *r;
     q.uncertainty = kinship_band(kin);
     q.method = Method::scaled_table;
     q.source = src.platform->name;
-    q.detail = "the op's own time measured on " + src.platform->name + " x " + format_significant(*r) + ", " + why;
+    q.detail = "the op's own time measured on " + src.platform->name +
+               (latency > 0 ? ": " + format_significant(latency * 1e6) +
+                                  " us of it unscaled (the fastest call the trace measured there: a kernel's fixed "
+                                  "latency), the rest x "
+                            : " x ") +
+               format_significant(*r) + ", " + why;
     return q;
   }
   auto q = quote_op(*src.tables, *src.platform, op, src_dtype);
@@ -576,13 +587,20 @@ std::optional<Quote> bandwidth(const Context& ctx, const Op& op, double bytes) {
     // The measured time holds the kernel's real efficiency and access pattern; the same
     // bytes at the same fraction of peak: time x bandwidth ratio. A launch floor the spec
     // gives (launch_overhead_s) is carried unscaled: a faster memory does not launch faster.
+    // Without a spec's figure, the fastest call the trace measured on the recording GPU
+    // stands for the kernel's fixed latency (scaled_from's rule for measured ops).
     const double t = *op.self_time_s;
-    const double launch = ctx.baseline->launch_overhead_s ? std::min(t, ctx.baseline->launch_overhead_s->value) : 0.0;
+    const bool spec_floor = ctx.baseline->launch_overhead_s.has_value();
+    const double launch = std::min(t, spec_floor ? ctx.baseline->launch_overhead_s->value : ctx.recorded_call_floor_s);
     q.seconds = launch + (t - launch) * bw_base / bw;
     q.uncertainty = kinship_band(kinship(*ctx.baseline, ctx.target));
     q.detail = "baseline time on " + ctx.baseline->name + " x bandwidth ratio " + format_significant(bw_base / 1e9) +
                " / " + format_significant(bw / 1e9) + " GB/s" +
-               (launch > 0 ? " (its " + format_significant(launch * 1e6) + " us launch floor unscaled)" : "");
+               (launch > 0 ? " (" + format_significant(launch * 1e6) +
+                                 (spec_floor ? " us, its spec's launch floor, unscaled)"
+                                             : " us unscaled: the fastest call the trace measured there, a "
+                                               "kernel's fixed latency)")
+                           : "");
     q.source = ctx.baseline->name;
     return q;
   }

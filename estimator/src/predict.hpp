@@ -21,6 +21,10 @@ struct Context {
   const Platform* baseline = nullptr;  // the workload's recording platform, when known
   std::function<const PlatformTables*(std::string_view)> tables;
   std::string recorded_on;  // its name, "" when the workload does not say (baseline may lack a spec)
+  // The least time one measured call of device work took on the recording GPU (the fastest
+  // op of the trace, per call): a kernel's fixed latency, which no peak or bandwidth moves.
+  // 0 when unknown (no measured op, or not recorded on a GPU). recorded_call_floor() in rollup.
+  double recorded_call_floor_s = 0;
 };
 
 // A time for one call with where it came from.

@@ -19,6 +19,7 @@
 #include "residual.hpp"
 #include "similarity.hpp"
 #include "table_lookup.hpp"
+#include "tables.hpp"
 
 namespace fomcast {
 std::string_view to_string(Method m) {
@@ -62,6 +63,34 @@ void tally_coverage(PassEstimate& pe, const Workload& w) {
       pe.coverage_of_baseline ? baseline_backed / baseline_total : (pe.ops_s > 0 ? predicted_backed / pe.ops_s : 0);
 }
 
+namespace {
+
+// The fastest measured call of device work in a GPU trace that did next to nothing (its
+// roofline on the recording GPU under kLatencyBound of its time, as a table's launch floor
+// is chosen): est::Context's recorded_call_floor_s. Only a latency-bound call says what a
+// kernel's fixed latency is: a trace of five 15.7 ms GEMMs holds none. Kernels only, so
+// copies (their own model), collectives (the network's) and optimizer updates (often fused
+// host loops) do not set it. Nor a call longer than `call_s`, a whole call with its launch
+// as the measured tables hold one: a 1 ms GEMM at 7% of its peak is slow, not latency.
+double recorded_call_floor(const Workload& w, const Platform* baseline, double call_s) {
+  if (!baseline || baseline->device_kind != "gpu" || !(call_s > 0)) return 0;
+  const double bw = bandwidth_of(*baseline);
+  double floor = 0;
+  for (const auto& op : w.ops) {
+    if (!op.self_time_s || !(*op.self_time_s > 0)) continue;
+    if (op.kind == OpKind::memcpy || op.kind == OpKind::collective || op.kind == OpKind::optimizer) continue;
+    const double t = *op.self_time_s, peak = peak_for(*baseline, normalized(op.dtype)).flop_per_s;
+    const double flops = op.flops > 0 ? op.flops : op_flops(op.kind, op.shape);
+    const double bytes = op.bytes > 0 ? op.bytes : op_bytes(op.kind, op.shape, op.dtype);
+    const double roof = std::max(flops > 0 && peak > 0 ? flops / peak : 0.0, bytes > 0 && bw > 0 ? bytes / bw : 0.0);
+    if (!(roof > 0) || roof >= kLatencyBound * t || t > call_s) continue;
+    floor = floor > 0 ? std::min(floor, t) : t;
+  }
+  return floor;
+}
+
+}  // namespace
+
 PassEstimate model_pass(const Workload& w, std::string_view platform, const Catalog& catalog) {
   const Platform* target = catalog.platform(platform);
   if (!target) throw UsageError("unknown platform '" + std::string(platform) + "' (see `fomcast platforms`)");
@@ -74,6 +103,7 @@ PassEstimate model_pass(const Workload& w, std::string_view platform, const Cata
   const Platform* baseline = w.recorded_on.empty() ? nullptr : catalog.platform(w.recorded_on);
   est::Context ctx{catalog, *target, baseline, [&](std::string_view name) { return est::tables_of(catalog, name); },
                    w.recorded_on};
+  ctx.recorded_call_floor_s = recorded_call_floor(w, baseline, est::sources_launch_floor(ctx, OpKind::elementwise));
 
   PassEstimate pe;
   pe.workload = w.name;

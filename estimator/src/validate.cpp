@@ -291,11 +291,14 @@ std::vector<LeavePlatformOut> validate_leave_platform_out(const Catalog& catalog
       it = q && same_chip(*q, *target) ? without.tables.erase(it) : std::next(it);
     }
     if (without.tables.empty()) continue;
-    est::Context ctx{without, *target, nullptr,
+    est::Context ctx{without,
+                     *target,
+                     nullptr,
                      [&](std::string_view name) -> const PlatformTables* {
                        return without.tables.count(std::string(name)) ? est::tables_of(without, name) : nullptr;
                      },
-                     ""};
+                     "",
+                     0};
     std::map<OpKind, std::vector<const KernelEntry*>> by_kind;
     for (const auto& e : table.entries) by_kind[e.kind].push_back(&e);
     for (const auto& [kind_of_rows, entries] : by_kind) {

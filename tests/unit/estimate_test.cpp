@@ -325,6 +325,45 @@ TEST_CASE("scaled-table from the workload's own measurement when its platform is
   CHECK(eb.detail.find("waves") != std::string::npos);
 }
 
+TEST_CASE("a measured op keeps its trace's fixed kernel latency unscaled, the rest carried by the ratio") {
+  // The BERT-small H100 trace's shapes and times (docs/accuracy.md section 3): an add of
+  // [141, 512] bf16 at 1.64 us a call (433 KB: 0.13 us at H100's bandwidth, under a tenth of
+  // its time, so latency-bound: the floor) and a 141 x 512 x 512 GEMM at 5.81 us.
+  Op add;
+  add.name = "aten::add";
+  add.kind = OpKind::elementwise;
+  add.shape = TensorShape{{{1, 141, 512}, {1, 141, 512}}};
+  add.dtype = DType::bf16;
+  fill_costs(add);
+  add.self_time_s = 1.64e-6;
+  REQUIRE(add.bytes / bw("H100") < 0.1 * 1.64e-6);
+  Op mm = gemm(141, 512, 512, DType::bf16, false, true);
+  mm.self_time_s = 5.81e-6;
+  const PassEstimate p = estimate_pass(workload({add, mm}, "H100"), "MI300X", catalog());
+  REQUIRE(p.ops.size() == 2);
+  const OpEstimate& ea = p.ops[0];
+  const OpEstimate& eg = p.ops[1];
+  INFO(ea.detail);
+  INFO(eg.detail);
+  // The add is all latency: unscaled, where the bandwidth ratio had made it 1.04 us.
+  CHECK(ea.method == Method::bandwidth);
+  CHECK(ea.predicted_s == doctest::Approx(1.64e-6));
+  CHECK(ea.detail.find("1.64 us unscaled") != std::string::npos);
+  // The GEMM: 1.64 us kept, the other 4.17 us x the efficiency-transfer ratio (peak
+  // bandwidth on both sides, as in the test above): 4.27 us, not 5.81 x 0.632 = 3.67.
+  const double f = mm.flops, b = mm.bytes;
+  const double ratio = std::max(f / peak("MI300X", DType::bf16), b / bw("MI300X")) /
+                       std::max(f / peak("H100", DType::bf16), b / bw("H100"));
+  CHECK(eg.method == Method::scaled_table);
+  CHECK(eg.predicted_s == doctest::Approx(1.64e-6 + (5.81e-6 - 1.64e-6) * ratio));
+  CHECK(eg.detail.find("1.64 us of it unscaled") != std::string::npos);
+  // On its own the GEMM is latency-bound too (0.2 us of roofline in 5.81 us): its own floor,
+  // kept whole. The 1 ms GEMM of the test above is not (its roofline is 14% of its time):
+  // carried whole by the ratio there.
+  const auto alone = only(workload({mm}, "H100"), "MI300X");
+  CHECK(alone.predicted_s == doctest::Approx(5.81e-6));
+}
+
 TEST_CASE("bandwidth: bytes over bandwidth, or the baseline time by the bandwidth ratio") {
   // A max pool: no platform tabulates pooling, so bandwidth decides.
   Op pool;
