@@ -51,16 +51,17 @@ TEST_CASE("tfprof op view example: accelerator/cpu/occurrence columns, sec/ms/us
   const auto w = ingest_one(shared_path("fixtures/seed-formats/tfprof_op_view_example.txt"));
   CHECK(w.origin == "tfprof-op");
   CHECK(w.ops.size() == 11);
-  // "SoftmaxCrossEntropyWithLogits  36.58MB (...),  1.37sec (...), 0.37sec, 0.37sec, 1": total time, not the parts.
+  // "SoftmaxCrossEntropyWithLogits  36.58MB (...),  1.37sec (...), 0.37sec, 0.37sec, 1": it ran on the
+  // accelerator, so its accelerator time; the total adds the host's cpu time (its launch and its wait).
   const Op& sm = op_named(w, "SoftmaxCrossEntropyWithLogits");
-  CHECK(*sm.self_time_s == doctest::Approx(1.37));
+  CHECK(*sm.self_time_s == doctest::Approx(0.37));
   CHECK(sm.bytes == doctest::Approx(36.58e6));
   CHECK(sm.count == 1);  // occurrence 1
-  // "MatMul   2720.57MB (99.95%, 3.66%),    708.14ms ..."
+  // "MatMul   2720.57MB (99.95%, 3.66%),    708.14ms (...),    280.76ms (...),    280.76ms ..."
   CHECK(op_named(w, "MatMul").kind == OpKind::gemm);
-  CHECK(*op_named(w, "MatMul").self_time_s == doctest::Approx(0.70814));
+  CHECK(*op_named(w, "MatMul").self_time_s == doctest::Approx(0.28076));
   CHECK(op_named(w, "MatMul").bytes == doctest::Approx(2720.57e6));
-  // "ApplyAdam   231.65MB, 92.66ms, 0us, 0us, 1"
+  // "ApplyAdam   231.65MB, 92.66ms, 0us, 0us, 1": neither part timed, so the total stands (never a 0).
   const Op& adam = op_named(w, "ApplyAdam");
   CHECK(adam.kind == OpKind::optimizer);
   CHECK(adam.phase == Phase::optimizer);
@@ -215,8 +216,11 @@ TEST_CASE("an op view with TF's 'op occurrence (run|defined)' column: the run co
   const auto w = ingest_one(p);
   const Op& mm = op_named(w, "MatMul");
   CHECK(mm.count == 2694);
-  CHECK(mm.count * *mm.self_time_s == doctest::Approx(0.70814));
+  // On the accelerator: its 280.76 ms there; the total (708.14 ms) adds its 427.39 ms of host time.
+  CHECK(mm.count * *mm.self_time_s == doctest::Approx(0.28076));
   CHECK(op_named(w, "ApplyAdam").count == 27);
+  // ApplyAdam ran on the host (0us on the accelerator): its cpu time.
+  CHECK(op_named(w, "ApplyAdam").count * *op_named(w, "ApplyAdam").self_time_s == doctest::Approx(0.09266));
   // A cell that is not two counts is an error naming its line.
   const std::string bad = dir.write(
       "bad.txt", header +

@@ -183,13 +183,14 @@ OpKind classify_name(std::string_view raw) {
     if (s == e.name) return e.kind;
   if (has_any(s, kCollective)) return OpKind::collective;
   if (has_any(s, kMemcpy)) return OpKind::memcpy;
+  // Layout transposes (cuDNN's nchwToNhwcKernel, grappler's "conv68/Conv2D-0-TransposeNHWCToNCHW")
+  // move data for the layer they are named after: elementwise traffic, not a conv (nor the
+  // pooling of "pool1-0-TransposeNHWCToNCHW-LayoutOptimizer").
+  if (contains(s, "nhwctonchw") || contains(s, "nchwtonhwc")) return OpKind::elementwise;
   if (optimizer_name(s)) return OpKind::optimizer;
   if (has_any(s, kNorm)) return OpKind::normalization;
   if (has_any(s, kPool)) return OpKind::pooling;
   if (has_any(s, kEmbedding)) return OpKind::embedding;
-  // Layout transposes (cuDNN's nchwToNhwcKernel, grappler's "conv68/Conv2D-0-TransposeNHWCToNCHW")
-  // move data for a conv and are named after it: elementwise traffic, not the conv.
-  if (contains(s, "nhwctonchw") || contains(s, "nchwtonhwc")) return OpKind::elementwise;
   if (has_any(s, kConv)) return OpKind::conv;
   if (contains(s, "bmm") && !contains(s, "addmm")) return OpKind::batched_gemm;
   if (has_any(s, kGemm)) return OpKind::gemm;
@@ -202,8 +203,9 @@ Phase phase_from_name(std::string_view raw) {
   std::string s = lowercase(raw);
   if (const std::size_t at = s.find("layoutoptimizer"); at != std::string::npos) s.erase(at, 15);
   if (optimizer_name(s) || contains(s, "optimizer.step") || contains(s, "zero_grad")) return Phase::optimizer;
-  if (contains(s, "backward") || contains(s, "grad") || contains(s, "bprop") || contains(s, "dgrad") ||
-      contains(s, "wgrad") || contains(s, "autograd::engine"))
+  // TensorFlow's Conv2DBackpropFilter / Conv2DBackpropInput say "backprop".
+  if (contains(s, "backward") || contains(s, "grad") || contains(s, "bprop") || contains(s, "backprop") ||
+      contains(s, "dgrad") || contains(s, "wgrad") || contains(s, "autograd::engine"))
     return Phase::backward;
   return Phase::forward;
 }

@@ -19,6 +19,18 @@ bool binary(std::string_view head) {
 }  // namespace
 
 std::string unsupported_format_message(std::string_view head, std::string_view path) {
+  // A repository's large file checked out without git-lfs: a three-line pointer to it.
+  if (head.starts_with("version https://git-lfs.github.com/spec/")) {
+    const std::size_t at = head.find("\nsize ");
+    std::string size =
+        at == std::string_view::npos ? "" : std::string(head.substr(at + 6, head.find('\n', at + 6) - at - 6));
+    if (size.empty() || size.size() > 20 ||
+        !std::all_of(size.begin(), size.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      size.clear();
+    return "a Git LFS pointer, not the profile: the file it stands for" +
+           (size.empty() ? std::string() : " (" + size + " bytes)") +
+           " was not fetched (`git lfs pull` in its repository fetches it)";
+  }
   if (!binary(head)) return {};
   if (path.ends_with(".xplane.pb"))
     return "named like an XPlane profile (.xplane.pb), but it does not start with a /host: or /device: plane; "

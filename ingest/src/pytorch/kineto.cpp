@@ -97,6 +97,8 @@ struct Slot {
   double wrapper_calls = 0;                           // calls with a GEMM/conv op nested inside
   double work_wrapper_calls = 0;                      // calls whose nested ops that move data took longer than it
   double bytes = 0;                                   // copies: summed bytes
+  uint32_t top_kernel = kNone;                        // the proto of its longest kernel
+  double top_kernel_us = 0;
 };
 
 struct LaunchInfo {
@@ -673,6 +675,7 @@ class KinetoReader {
       Slot& s = slots_[li->slot];
       Proto& gp = protos_[g.proto];
       if (!gp.kernel_direction) gp.kernel_direction = kernel_direction(gp.name);
+      if (kernel && g.dur > s.top_kernel_us) s.top_kernel = g.proto, s.top_kernel_us = g.dur;
       for (int i = 0; i < upto; ++i) {
         s.gpu_us[i] += g.dur;
         s.activities[i] += 1;
@@ -956,6 +959,7 @@ class KinetoReader {
     int64_t no_gpu_calls = 0, wrappers = 0, cpu_wrappers = 0, unrecorded_calls = 0;
     ConvNotes conv_notes;
     std::string gpu_op_without_activity;  // gpu_op_without_activity()'s answer
+    int64_t dtype_from_kernels = 0;       // ops whose element type their kernel's name gave
   };
 
   // An op only a GPU runs (aten::cudnn_convolution, miopen_*) in a trace with no device
@@ -996,7 +1000,7 @@ class KinetoReader {
           // CUPTI writes __missing__ for a range whose kernel name it did not keep.
           if (p.name == "__missing__") op.name = "(unnamed kernel range)";
           op.kind = classify_name(p.name);
-          op.dtype = DType::unknown;
+          op.dtype = dtype_from_kernel_name(p.name);
           if (s.flops[idx] > 0) op.flops = s.flops[idx] / s.calls[idx];
         }
         agg.add(op, s.calls[idx], s.gpu_us[idx] * 1e-6);
@@ -1025,6 +1029,12 @@ class KinetoReader {
         }
       }
       ShapedCall sc = shape_torch_call(call, calls.hints);
+      // No Input type (a trace without record_shapes): the longest kernel's name may say.
+      if (sc.dtype == DType::unknown && s.top_kernel != kNone)
+        if (const DType dt = dtype_from_kernel_name(protos_[s.top_kernel].name); dt != DType::unknown) {
+          sc.dtype = dt;
+          ++tally.dtype_from_kernels;
+        }
       if (calls.linear_transposes.count(s.proto))
         if (auto* g = std::get_if<GemmShape>(&sc.shape)) g->trans_b = true;
       if (s.phase == Phase::backward)
@@ -1109,6 +1119,10 @@ class KinetoReader {
         w.notes.push_back(std::to_string(tally.unrecorded_calls) +
                           " CPU op calls launched device work the trace holds no activity of: host time, left to "
                           "the pass's overhead line");
+      if (tally.dtype_from_kernels > 0)
+        w.notes.push_back(std::to_string(tally.dtype_from_kernels) +
+                          " op(s) without an Input type (recorded without record_shapes) take the element type their "
+                          "longest kernel's name states (ampere_fp16_s16816gemm: fp16)");
       if (unattributed_kernels_ > 0 && cpu_ops_ > 0)
         w.notes.push_back(std::to_string(unattributed_kernels_) +
                           " kernels had no launching CPU op in the trace and are listed by kernel name");
