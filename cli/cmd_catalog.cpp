@@ -74,6 +74,8 @@ CLI::App* add_platforms_add(CLI::App& platforms, Globals& g) {
   cmd->callback([&g, o] {
     PlatformAdded added{parse_user_platform_spec(read_file(o->file), o->file), ""};
     const std::string& name = added.platform.name;
+    for (const auto& w : implausible_spec_figures(added.platform))
+      std::cerr << "warning: " << o->file << ": " << w << "\n";
     Store store = open_store(g);
     store.transaction([&] {
       if (auto near = near_platform_name(name, store.platforms()))

@@ -1,4 +1,5 @@
 // scaling: one workload's step on a platform as one layout key grows (strong or weak).
+#include <algorithm>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -54,6 +55,11 @@ void add_scaling_command(CLI::App& app, Globals& g) {
       print_json(scaling_to_json(c));
     else
       std::cout << scaling_to_text(c);
+    // The table is printed (each point says why), but a sweep with no estimate at all is a
+    // failure to a script: exit 0 had read as a curve.
+    const bool none = std::none_of(c.points.begin(), c.points.end(), [](const auto& p) { return p.error.empty(); });
+    if (none && !c.points.empty())
+      throw UsageError("no point of the sweep has an estimate (the first: " + c.points.front().error + ")");
   });
 }
 

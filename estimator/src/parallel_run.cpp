@@ -8,6 +8,7 @@
 #include "fomcast/parallel.hpp"
 #include "fomcast/precision.hpp"
 #include "parallel_layers.hpp"
+#include "similarity.hpp"
 
 namespace fomcast {
 namespace {
@@ -18,7 +19,7 @@ namespace {
 // grow with it), recomputation, and half precision where activations are kept in 4 bytes. A
 // study's problem gets its own field names, a command line the flags.
 [[noreturn]] void refuse_unfit(const std::string& head, const DeviceMemory& m, int64_t batch, const Workload& run,
-                               const ParallelLayout& l, bool layout_given, std::string_view flag) {
+                               const ParallelLayout& l, bool layout_given, std::string_view flag, const Platform& p) {
   const bool cli = flag.starts_with("--");
   auto name = [&](const char* option, const char* field) { return std::string(cli ? option : field); };
   const double fixed = m.weights_bytes + m.gradients_bytes + m.optimizer_bytes;
@@ -47,9 +48,13 @@ namespace {
                          (layout_given ? name("--recompute", "recompute")
                                        : name("--parallel dp=1 --recompute", "parallel dp=1 with recompute")) +
                          ")");
+    // The half type the part has units for: bf16 on a V100 runs at its fp32 rate.
+    const bool bf16 = est::peak_for(p, DType::bf16).dtype == DType::bf16;
+    const bool fp16 = est::peak_for(p, DType::fp16).dtype == DType::fp16;
     if (activation_bytes_per_elem(run) >= 4)
       remedies.push_back("half precision (" + name("--precision", "precision") +
-                         " bf16 or amp-bf16: activations kept in 2 bytes)");
+                         (bf16 || !fp16 ? " bf16 or amp-bf16" : " fp16 or amp-fp16") +
+                         ": activations kept in 2 bytes)");
   }
   std::string list;
   for (std::size_t i = 0; i < remedies.size(); ++i)
@@ -127,7 +132,14 @@ ParallelRun run_parallel(const Workload& stored, std::string_view platform, cons
     refuse_unfit(f + ": workload '" + stored.name + "' does not fit on " + p->name +
                      " with dp=" + std::to_string(l.dp) + ",tp=" + std::to_string(l.tp) +
                      ",pp=" + std::to_string(l.pp) + " at a micro-batch of " + std::to_string(b),
-                 m, b, out.micro, l, true, flag);
+                 m, b, out.micro, l, true, flag, *p);
+  // The count is of the model's tensors only: the CUDA context, library workspaces (cuBLAS,
+  // cuDNN) and the allocator's fragmentation come on top, commonly 1-2 GiB a device.
+  if (m.capacity_bytes > 0 && m.total_bytes > 0.9 * m.capacity_bytes)
+    out.parallel.notes.push_back("memory: " + format_gib(m.total_bytes) + " of " + format_gib(m.capacity_bytes) +
+                                 " per device (" + format_significant(100 * m.total_bytes / m.capacity_bytes, 3) +
+                                 "%) counts the model's tensors only; the CUDA context, library workspaces and the "
+                                 "allocator's fragmentation, commonly 1-2 GiB, may not fit beside them");
   Workload global = out.micro;
   global.batch_size = out.parallel.global_batch;
   PassEstimate step = pass;
@@ -182,7 +194,7 @@ void require_fits_one_device(const Workload& w, const Platform& p, const LayerRe
   if (m.fits) return;
   refuse_unfit(std::string(flag) + ": workload '" + w.name + "' does not fit on one " + p.name + " at a batch of " +
                    std::to_string(w.batch_size),
-               m, w.batch_size, run, ParallelLayout{}, false, flag);
+               m, w.batch_size, run, ParallelLayout{}, false, flag, p);
 }
 
 }  // namespace fomcast

@@ -208,11 +208,17 @@ WhatIf what_if(const Workload& recorded, std::string_view platform, const Catalo
     r.notes.push_back("kind:gemm also scales the " + std::to_string(blas_convs) +
                       " im2col+blas convolution op(s): their work is the BLAS GEMM (oneDNN, cuDNN and MIOpen "
                       "convolutions are not moved by it)");
-  if (held_gap > 0)
-    r.notes.push_back(format_duration(held_gap) +
-                      " per pass is the per-call launch gap of the ops peak_flops and mem_bw speed up (the host's "
-                      "and driver's part of each call's time in the tables): it does not move with the device; "
-                      "host and overhead scale it");
+  if (held_gap > 0) {
+    // Name the keys given: "the ops peak_flops and mem_bw speed up" read as if both were.
+    const std::string keys = scale.peak_flops != 1 && scale.mem_bw != 1 ? "peak_flops and mem_bw"
+                             : scale.peak_flops != 1                    ? "peak_flops"
+                             : scale.mem_bw != 1                        ? "mem_bw"
+                                                                        : "the scale";
+    r.notes.push_back(format_duration(held_gap) + " per pass is the per-call launch gap of the ops " + keys +
+                      (keys.find(" and ") == std::string::npos ? " speeds" : " speed") +
+                      " up (the host's and driver's part of each call's time in the tables): it does not move with "
+                      "the device; host and overhead scale it");
+  }
   if (costless)
     r.notes.push_back(std::to_string(costless) +
                       " op(s) of kind other have no flops or bytes: peak_flops and mem_bw leave them unchanged");

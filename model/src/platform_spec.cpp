@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fomcast/error.hpp"
+#include "fomcast/format.hpp"
 #include "fomcast/input_checks.hpp"
 #include "fomcast/json_input.hpp"
 #include "fomcast/platform_spec.hpp"
@@ -146,6 +147,26 @@ Platform parse_user_platform_spec(std::string_view text, std::string_view file_n
   Platform p = platform_from_json(j, r.file);  // the shared conversion, now on a checked spec
   p.origin = PlatformOrigin::user;
   return p;
+}
+
+std::vector<std::string> implausible_spec_figures(const Platform& p) {
+  std::vector<std::string> out;
+  auto peak = [&](DType d) {
+    const auto it = p.peak_flop_per_s.find(d);
+    return it == p.peak_flop_per_s.end() ? 0.0 : it->second.value;
+  };
+  auto below = [&](DType low, DType high) {
+    if (!(peak(low) > 0) || !(peak(high) > 0) || peak(low) >= peak(high)) return;
+    out.push_back("peak_tflop_per_s." + std::string(to_string(low)) + " (" + format_significant(peak(low) / 1e12) +
+                  ") is below peak_tflop_per_s." + std::string(to_string(high)) + " (" +
+                  format_significant(peak(high) / 1e12) + "): no part computes the narrower type slower" +
+                  (high == DType::fp32 ? " (one without units for it: leave it out, and its fp32 rate stands in)"
+                                       : std::string()));
+  };
+  for (DType half : {DType::fp16, DType::bf16}) below(half, DType::fp32);
+  for (DType eight : {DType::fp8, DType::int8})
+    for (DType half : {DType::fp16, DType::bf16}) below(eight, half);
+  return out;
 }
 
 }  // namespace fomcast

@@ -1,6 +1,7 @@
 // The FOM table: one row per problem, both sides' time per unit and units/day, the ratio,
 // and how each side's time was obtained.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -9,6 +10,7 @@
 
 #include "fomcast/report/fom.hpp"
 #include "fomcast/report/text_table.hpp"
+#include "fomcast/text.hpp"
 
 namespace fomcast {
 
@@ -194,7 +196,11 @@ std::string fom_to_text(const FomResult& r, const Study& study, bool verbose) {
   const auto side = [&](const StudySide& s) {
     std::string text = s.platform + " x " + format_count(s.nodes) + (s.nodes == 1 ? " node" : " nodes");
     if (!s.unit.empty() || s.devices_per_unit != 1) {
-      text += " (a node here: " + (s.unit.empty() ? std::string("one node") : "one " + s.unit);
+      // A unit that says its own article ("one H100 SXM5 GPU", "a DGX node") is not given another.
+      const std::string lead = lowercase(s.unit.substr(0, s.unit.find(' ')));
+      const bool counted =
+          lead == "one" || lead == "a" || lead == "an" || std::isdigit(static_cast<unsigned char>(lead[0]));
+      text += " (a node here: " + (s.unit.empty() ? std::string("one node") : counted ? s.unit : "one " + s.unit);
       if (s.devices_per_unit != 1)
         text += ", " + format_count(s.devices_per_unit) + " devices" + (one_per_device ? ", one run per device" : "");
       text += ")";

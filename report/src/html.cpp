@@ -338,8 +338,8 @@ std::string problems_section(const HtmlReportInput& in) {
     if (sp && sp->workload && *sp->workload != p.name)
       name += "<div class=\"src\">workload " + esc(*sp->workload) + "</div>";
     t.rows.push_back(
-        {name, hours(p.baseline.seconds_per_unit), format_number(p.baseline.units_per_day, 1), how(p.baseline),
-         hours(p.target.seconds_per_unit), format_number(p.target.units_per_day, 1), how(p.target),
+        {name, hours(p.baseline.seconds_per_unit), three_digits(p.baseline.units_per_day), how(p.baseline),
+         hours(p.target.seconds_per_unit), three_digits(p.target.units_per_day), how(p.target),
          "<strong>" + format_ratio(p.ratio, 2) + "</strong>" +
              (bounds_differ(p.ratio_low, p.ratio_high) ? "<div class=\"src\">bounds " + format_ratio(p.ratio_low, 2) +
                                                              " to " + format_ratio(p.ratio_high, 2) + "</div>"
@@ -453,8 +453,8 @@ std::string summary_table(const std::vector<SideView>& sides) {
                          {format_number(static_cast<double>(r.passes_per_epoch), 0), format_duration(r.epoch_s),
                           std::to_string(r.epochs), format_duration(r.run_s),
                           // The run's count is of the platform's devices (a study's nodes x devices_per_unit).
-                          format_number(r.units_per_day, 1) + "<div class=\"src\">on " + format_count(r.nodes) +
-                              " device" + (r.nodes == 1 ? "" : "s") + "</div>",
+                          three_digits(r.units_per_day) + "<div class=\"src\">on " + format_count(r.nodes) + " device" +
+                              (r.nodes == 1 ? "" : "s") + "</div>",
                           format_share(r.pass.table_coverage) + "<div class=\"src\">of the " +
                               (r.pass.coverage_of_baseline ? "measured" : "predicted") + " time</div>"});
   }
@@ -634,7 +634,11 @@ std::string top_ops(const std::vector<SideView>& sides, const Workload& w, std::
   if (order.size() > shown)
     out += " " + std::to_string(order.size() - shown) + " more operation" + (order.size() - shown == 1 ? "" : "s") +
            ": <code>fomcast estimate --workload " + esc(shell_word(w.name)) + " --platform " +
-           esc(shell_word(base.pass.platform)) + " --all</code> lists every one.";
+           esc(shell_word(base.pass.platform)) +
+           (base.pass.precision == PrecisionMode::recorded
+                ? std::string()
+                : " --precision " + esc(std::string(to_string(base.pass.precision)))) +
+           " --all</code> lists every one.";
   return out + "</p>\n" + t.render();
 }
 
@@ -775,12 +779,14 @@ problems differently and give different numbers.</p>
 <li><strong>interpolated</strong>: from the platform's nearby measured shapes (rates in log-shape space).</li>
 <li><strong>implicit-gemm</strong>, <strong>rnn-as-gemm</strong>: a convolution or recurrent layer through the
 platform's GEMM table.</li>
-<li><strong>scaled-table</strong>: the most similar platform's table (or the recording platform's measurement)
-scaled by the roofline ratio of the two platforms.</li>
+<li><strong>scaled-table</strong>: the most similar platforms' tables (or the recording platform's measurement)
+carried by efficiency transfer: the op keeps the fraction of its roofline it reached there, with wave
+quantization, achievable bandwidth and the per-call launch floor (docs/estimation.md).</li>
 <li><strong>bandwidth</strong> (memory-bound operations) and <strong>network</strong> (collectives): bytes over
 bandwidth, or an alpha-beta model.</li>
 <li><strong>roofline</strong>: the larger of flops over peak and bytes over bandwidth, with efficiencies.</li>
-<li><strong>scaled</strong>: a measured time times the workload's overall predicted-to-measured ratio.</li>
+<li><strong>scaled</strong>: only a measured time is known: it times the ratio of the two platforms' capability
+for the op's own kind, never a ratio another op happened to get.</li>
 </ol>
 <p>The first four use the platform's own measurements and count towards its coverage; the rest are fallbacks. The
 framework overhead a trace measured (pass time minus the summed operation times) is its own line, scaled by the

@@ -131,6 +131,10 @@ std::string parallel_to_text(const ParallelEstimate& p, bool verbose) {
   s += "memory per device: " + format_gib(p.memory.total_bytes) +
        (p.memory.capacity_bytes > 0 ? " of " + format_gib(p.memory.capacity_bytes) : "") + " (" + p.memory.detail +
        ")\n";
+  // Said without --verbose: a fit this close may not be one (estimate's note says why).
+  if (p.memory.capacity_bytes > 0 && p.memory.total_bytes > 0.9 * p.memory.capacity_bytes)
+    s += "  " + format_significant(100 * p.memory.total_bytes / p.memory.capacity_bytes, 3) +
+         "% full: the CUDA context, library workspaces and fragmentation (commonly 1-2 GiB) come on top\n";
   if (verbose) {
     TextTable c;
     c.header = {"collective", "bytes", "ranks", "calls", "one call", "how"};

@@ -28,4 +28,9 @@ std::string nearest_platform_spec_key(std::string_view key);
 // Returns the platform with origin user.
 Platform parse_user_platform_spec(std::string_view text, std::string_view file);
 
+// Figures that are each valid but unlikely together, most likely a typo ("bf16": 10 for
+// 1000): a 16-bit peak below the fp32 one, an 8-bit peak below the 16-bit ones. One line each,
+// naming the field; the spec is still taken (a co-design point may be unusual on purpose).
+std::vector<std::string> implausible_spec_figures(const Platform&);
+
 }  // namespace fomcast
