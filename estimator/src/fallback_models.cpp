@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <Eigen/Dense>
+
 #include "catalog.hpp"
 #include "fomcast/collectives.hpp"
 #include "fomcast/format.hpp"
@@ -378,19 +380,100 @@ double target_bandwidth_fraction(const Catalog& catalog, const Platform& target,
 
 namespace {
 
-// The median y of a curve's `kCurveNeighbours` points nearest to (x, log_cols).
+constexpr double kCurveLopsided = 0.5;
+
+// y at (x, log_cols) from a curve's `kCurveNeighbours` points nearest to it: their median
+// where they sit around x, else a least-squares line through them, y = a + b (x_i - x), read
+// at x. The neighbours of a size at the sparse launch-bound end of a curve lie mostly above
+// it in x, where y falls as x rises (x + y, the time against the gap, is flat there): their
+// median read a 7.2 KB op on H100 at 2.8 us where the points at its own x say 30, and a
+// faster memory made the op slower.
 double read_curve(const std::vector<TableGroup::CurvePoint>& curve, double x, double log_cols) {
-  std::vector<std::pair<double, double>> by_distance;  // (squared distance, y)
-  by_distance.reserve(curve.size());
-  for (const auto& p : curve) {
+  struct Near {
+    double d2;
+    const TableGroup::CurvePoint* p;
+  };
+  const auto closer = [](const Near& a, const Near& b) { return a.d2 < b.d2; };
+  // The curve is sorted by x (tables.cpp): walk out from x on both sides, keeping the k
+  // nearest in a max-heap, until no point further out in x alone can be nearer.
+  const std::size_t k = std::min(kCurveNeighbours, curve.size());
+  std::vector<Near> by_distance;
+  by_distance.reserve(k + 1);
+  auto right = std::lower_bound(curve.begin(), curve.end(), x, [](const auto& p, double v) { return p.x < v; });
+  auto left = right;
+  while (left != curve.begin() || right != curve.end()) {
+    const double dl = left != curve.begin() ? x - std::prev(left)->x : INFINITY;
+    const double dr = right != curve.end() ? right->x - x : INFINITY;
+    const double dx = std::min(dl, dr);
+    if (by_distance.size() == k && dx * dx >= by_distance.front().d2) break;
+    const auto& p = dl <= dr ? *--left : *right++;
     const double dc = kCurveColsWeight * (p.log_cols - log_cols);
-    by_distance.push_back({(p.x - x) * (p.x - x) + dc * dc, p.y});
+    by_distance.push_back({(p.x - x) * (p.x - x) + dc * dc, &p});
+    std::push_heap(by_distance.begin(), by_distance.end(), closer);
+    if (by_distance.size() > k) {
+      std::pop_heap(by_distance.begin(), by_distance.end(), closer);
+      by_distance.pop_back();
+    }
   }
-  const std::size_t k = std::min(kCurveNeighbours, by_distance.size());
-  std::partial_sort(by_distance.begin(), by_distance.begin() + static_cast<std::ptrdiff_t>(k), by_distance.end());
-  std::vector<double> ys;
-  for (std::size_t i = 0; i < k; ++i) ys.push_back(by_distance[i].second);
-  return percentile(ys, 0.5);
+  std::vector<double> ys, xs;
+  Eigen::MatrixXd a(static_cast<Eigen::Index>(k), 2);
+  Eigen::VectorXd rhs(static_cast<Eigen::Index>(k));
+  for (std::size_t i = 0; i < k; ++i) {
+    const auto& p = *by_distance[i].p;
+    ys.push_back(p.y);
+    xs.push_back(p.x);
+    const auto r = static_cast<Eigen::Index>(i);
+    a(r, 0) = 1, a(r, 1) = p.x - x;
+    rhs(r) = p.y;
+  }
+  const double median = percentile(ys, 0.5);
+  if (std::fabs(percentile(xs, 0.5) - x) <= kCurveLopsided) return median;
+  const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(a);
+  if (k < 6 || qr.rank() < 2) return median;
+  const double fitted = qr.solve(rhs)(0);
+  return std::isfinite(fitted) ? fitted : median;
+}
+
+constexpr double kCurveGridStep = 0.05;  // in x, and in log row length for the cache's key
+
+// z = x + y = log(time / gap) of a curve read at x, made non-decreasing in x: on a GPU a
+// larger op of a kind does not take less time than a smaller one, but the curve's points
+// mix kernels (relu and gelu, add and mul: P100's [10x1200] relu gradient read 22.6 us at
+// H100's bandwidth and 32.6 us at 1.5x it) and a read at a smaller x could land on slower
+// ones, so a faster memory made an op slower. The reads on a grid from the curve's low to
+// its high end are fitted by isotonic regression (pool adjacent violators: means of the
+// reads that break the order, not their least, so no kernel's noise sets the floor) and
+// interpolated; below the low end the time is held (launch-bound). Filled per row length
+// (rounded to kCurveGridStep in its log) on first use.
+double monotone_z(const TableGroup& g, double x, double log_cols) {
+  const auto [lo, hi] = std::minmax_element(g.gap_curve.begin(), g.gap_curve.end(),
+                                            [](const auto& a, const auto& b) { return a.x < b.x; });
+  const long key = std::lround(log_cols / kCurveGridStep);
+  auto& grid = g.monotone_z[key];
+  const auto n = static_cast<std::size_t>(std::ceil((hi->x - lo->x) / kCurveGridStep)) + 1;
+  if (grid.empty()) {
+    struct Block {
+      double sum;
+      std::size_t count;
+    };
+    std::vector<Block> blocks;
+    for (std::size_t j = 0; j < n; ++j) {
+      const double xg = std::min(lo->x + static_cast<double>(j) * kCurveGridStep, hi->x);
+      blocks.push_back({read_curve(g.gap_curve, xg, static_cast<double>(key) * kCurveGridStep) + xg, 1});
+      while (blocks.size() > 1) {
+        const auto& b = blocks.back();
+        auto& a = blocks[blocks.size() - 2];
+        if (a.sum / static_cast<double>(a.count) <= b.sum / static_cast<double>(b.count)) break;
+        a.sum += b.sum, a.count += b.count;
+        blocks.pop_back();
+      }
+    }
+    for (const auto& b : blocks) grid.insert(grid.end(), b.count, b.sum / static_cast<double>(b.count));
+  }
+  const double u = (std::clamp(x, lo->x, hi->x) - lo->x) / kCurveGridStep;
+  const auto j = std::min(static_cast<std::size_t>(u), n - 1);
+  const double t = j + 1 < n ? u - static_cast<double>(j) : 0.0;
+  return j + 1 < n ? grid[j] + t * (grid[j + 1] - grid[j]) : grid[j];
 }
 
 // Whether a tensor op's rows and row length both lie within those a memory table measured
@@ -433,15 +516,18 @@ std::optional<Quote> memory_from_curves(const Context& ctx, const Op& op, DType 
     for (const KernelMode m : {KernelMode::train, KernelMode::inference})
       if (!g) g = t->find(op.kind, KernelPrecision::fp32, m, std::monostate{});
     if (!g || g->gap_curve.size() < kCurveNeighbours) continue;
-    // Only where the source measured ops that large against its gap: beyond its curve's
-    // ends it says nothing of this x.
-    const auto [lo, hi] = std::minmax_element(g->gap_curve.begin(), g->gap_curve.end(),
-                                              [](const auto& a, const auto& b) { return a.x < b.x; });
-    if (x < lo->x || x > hi->x) continue;
+    // Only up to the largest ops the source measured against its gap: beyond, it says nothing
+    // of how streaming goes on. Below its smallest, a call is launch-bound: it takes what the
+    // smallest took against the gap (x + y held). Left out instead, H100 with 1.5x the
+    // bandwidth timed P1B2's [60x10] sigmoid gradient from another rule, 35.2 us, where H100
+    // itself read 31.2 us off the curves: a faster memory made the op slower.
+    const auto hi = std::max_element(g->gap_curve.begin(), g->gap_curve.end(),
+                                     [](const auto& a, const auto& b) { return a.x < b.x; });
+    if (x > hi->x) continue;
     // Nor beyond the rows and row lengths it measured: the curve holds the size against the
     // gap, not how a kernel treats a row length (or a row count) no entry had.
     if (!within_measured_rows(*g, *shape)) continue;
-    const double y = read_curve(g->gap_curve, x, log_cols);
+    const double y = monotone_z(*g, x, log_cols) - x;
     ys.push_back(y);
     bands.push_back(quad(g->band, kinship_band(kinship(*q, ctx.target))));
     names += (names.empty() ? "" : ", ") + name + " (" + format_significant(std::exp(-y)) + ")";
@@ -453,8 +539,10 @@ std::optional<Quote> memory_from_curves(const Context& ctx, const Op& op, DType 
   Quote q;
   q.seconds = roof * std::exp(y);
   // The curve is time against the gap, so no call comes out far below the gap it was read
-  // against: a 7.2 KB op read 2.8 us on H100 (the curve's median at that size), and 34 us
-  // on the same chip with twice the bandwidth, where the transfer timed it. Half the gap,
+  // against: a 7.2 KB op had read 2.8 us on H100 (the median of neighbours most of them
+  // larger, before reads were monotone), and 34 us on the same chip with twice the
+  // bandwidth, where the transfer timed it. A guard since: a monotone read holds the
+  // smallest measured call's time, which is about the gap. Half the gap,
   // not all of it: a faster host's calls take less (the lent H200's smallest, 15-21 us,
   // against the sources' 25-47 us; floored at the whole gap, its memory kinds' error grew
   // from 31% to 34%).

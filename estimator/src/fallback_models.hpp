@@ -54,15 +54,16 @@ std::optional<Quote> memory_from_tables(const Context&, const Op&, DType);
 // alone as JSON `curve_rule_error`; docs/accuracy.md section 5): the sources' normalised
 // curves (tables.hpp's TableGroup::gap_curve). The
 // target's gap g is the sources' median (sources_launch_floor), its x = log(bytes / (peak
-// bandwidth x g)); each source whose curve spans x gives the median y of its
+// bandwidth x g)); each source whose curve reaches x gives its y there, read off the
 // kCurveNeighbours points nearest to (x, log row length) (the row length weighted
-// kCurveColsWeight); the target's y is the median over those sources and its time bytes /
+// kCurveColsWeight) and made non-decreasing in time with x (fallback_models.cpp's
+// monotone_z); the target's y is the median over those sources and its time bytes /
 // bandwidth x exp(y). A source is read where it is as large against its own gap as the op
 // is against the target's, not at the same shape: the same shape sits on the launch-bound
 // flat of a fast card's curve and on the streaming slope of a slow one's. All sources of
 // the kind, not the most alike. A source takes part only where the op's rows and row length
 // lie within its table's (beyond them, millions of rows of an activation, the curve says
-// nothing of how a kernel treats them). nullopt when no source spans the op.
+// nothing of how a kernel treats them). nullopt when no source reaches the op.
 constexpr std::size_t kCurveNeighbours = 16;
 constexpr double kCurveColsWeight = 0.5;
 std::optional<Quote> memory_from_curves(const Context&, const Op&, DType);

@@ -127,6 +127,8 @@ void index_group(TableGroup& g, const std::function<double(KernelPrecision)>& pe
         g.gap_curve.push_back({std::log(bytes / (bandwidth * g.launch_floor_s)), std::log(rows_and_cols(*t).second),
                                std::log(e->time_us * 1e-6 * bandwidth / bytes)});
       }
+    // Sorted by x, so a read looks only near its x (fallback_models.cpp's read_curve).
+    std::stable_sort(g.gap_curve.begin(), g.gap_curve.end(), [](const auto& a, const auto& b) { return a.x < b.x; });
     if (bandwidth > 0) {
       std::vector<double> frac;
       for (double r : g.log_rate) frac.push_back(std::exp(r) / bandwidth);

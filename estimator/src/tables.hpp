@@ -78,6 +78,9 @@ struct TableGroup {
     double x = 0, log_cols = 0, y = 0;
   };
   std::vector<CurvePoint> gap_curve;
+  // log(time / launch_floor_s) read off gap_curve on a grid of x per row length, made
+  // non-decreasing in x (fallback_models.cpp's monotone_curve); filled on first use.
+  mutable std::map<long, std::vector<double>> monotone_z;
 };
 constexpr double kLatencyBound = 0.1;
 

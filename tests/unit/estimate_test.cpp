@@ -400,9 +400,11 @@ TEST_CASE("bandwidth: bytes over bandwidth, or the baseline time by the bandwidt
 }
 
 TEST_CASE("a tiny elementwise op on a GPU without a table takes at least one call's gap") {
-  // sigmoid's gradient over [60x10] (7.2 KB): the curves' median at that size read 2.8 us on
-  // H100, while the same chip with twice the bandwidth (through the transfer) read 34 us.
-  // Raised to half the sources' gap (25-41 us): the fastest host measured takes 15-21 us.
+  // sigmoid's gradient over [60x10] (7.2 KB): the curves' median of the 16 nearest points,
+  // most of them larger ops, had read 2.8 us on H100 (then raised to half the sources' gap),
+  // while the same chip with twice the bandwidth, below the curves' smallest op, had read 34
+  // us by the transfer. Read as the launch-bound call it is, it takes about the sources'
+  // median gap (25-41 us over the NeuSight GPUs' hosts) on both, the faster memory no slower.
   Op grad;
   grad.name = "sigmoid.grad";
   grad.kind = OpKind::elementwise;
@@ -410,10 +412,20 @@ TEST_CASE("a tiny elementwise op on a GPU without a table takes at least one cal
   fill_costs(grad);
   const auto e = only(workload({grad}), "H100");
   CHECK(e.method == Method::scaled_table);
-  CHECK(e.predicted_s > 12e-6);
-  CHECK(e.predicted_s < 21e-6);
-  CHECK(e.launch_gap_s == e.predicted_s);
-  CHECK(e.detail.find("raised to half that gap") != std::string::npos);
+  CHECK(e.predicted_s > 20e-6);
+  CHECK(e.predicted_s < 41e-6);
+  CHECK_MESSAGE(e.detail.find("against the sources' median gap") != std::string::npos, e.detail);
+  Catalog c = catalog();
+  Platform fast = *c.platform("H100");
+  fast.name = "H100_2x_bandwidth";
+  fast.device_names.clear();
+  fast.mem_bw_bytes_per_s->value *= 2;
+  c.platforms[fast.name] = fast;
+  const PassEstimate f = estimate_pass(workload({grad}), fast.name, c);
+  REQUIRE(f.ops.size() == 1);
+  CHECK(f.ops[0].method == Method::scaled_table);
+  CHECK(f.ops[0].predicted_s <= e.predicted_s * (1 + 1e-9));
+  CHECK(f.ops[0].predicted_s == doctest::Approx(e.predicted_s).epsilon(0.05));  // launch-bound: the same call
 }
 
 TEST_CASE("bandwidth on a device with no published bandwidth: the most its own GEMMs moved") {

@@ -114,34 +114,34 @@ TEST_CASE("leave-platform-out: each NeuSight GPU predicted from the others and i
   const std::map<std::pair<std::string, std::string>, double> bound{
       {{"A100_PCIe_40GB", "gemm"}, 0.10},           // 8.3%
       {{"A100_PCIe_40GB", "batched_gemm"}, 0.23},   // 21.3%
-      {{"A100_PCIe_40GB", "elementwise"}, 0.15},    // 13.8%
-      {{"A100_PCIe_40GB", "reduction"}, 0.12},      // 10.0%
-      {{"A100_PCIe_40GB", "normalization"}, 0.10},  // 8.1%
+      {{"A100_PCIe_40GB", "elementwise"}, 0.15},    // 13.0%
+      {{"A100_PCIe_40GB", "reduction"}, 0.10},      // 9.9%
+      {{"A100_PCIe_40GB", "normalization"}, 0.08},  // 6.3%
       {{"A100_PCIe_80GB", "conv"}, 0.15},           // 14.0%
       {{"NV_T4", "gemm"}, 0.18},                    // 16.9%
       {{"NV_T4", "batched_gemm"}, 0.28},            // 26.8%
       {{"NV_T4", "conv"}, 0.19},                    // 17.0%
       {{"NV_T4", "elementwise"}, 0.07},             // 5.0%
       {{"NV_T4", "reduction"}, 0.09},               // 7.5%
-      {{"NV_T4", "normalization"}, 0.08},           // 6.2%
+      {{"NV_T4", "normalization"}, 0.08},           // 6.3%
       {{"P100_PCIe_16GB", "gemm"}, 0.23},           // 21.9%
       {{"P100_PCIe_16GB", "batched_gemm"}, 0.25},   // 23.9%
       {{"P100_PCIe_16GB", "conv"}, 0.11},           // 9.2%
-      {{"P100_PCIe_16GB", "elementwise"}, 0.29},    // 27.2%
-      {{"P100_PCIe_16GB", "reduction"}, 0.43},      // 41.1%
-      {{"P100_PCIe_16GB", "normalization"}, 0.13},  // 11.4%
+      {{"P100_PCIe_16GB", "elementwise"}, 0.29},    // 27.8%
+      {{"P100_PCIe_16GB", "reduction"}, 0.42},      // 40.9%
+      {{"P100_PCIe_16GB", "normalization"}, 0.12},  // 10.2%
       {{"P4", "gemm"}, 0.35},                       // 33.0%
       {{"P4", "batched_gemm"}, 0.22},               // 20.5%
       {{"P4", "conv"}, 0.15},                       // 13.9%
       {{"P4", "elementwise"}, 0.05},                // 3.5%
-      {{"P4", "reduction"}, 0.08},                  // 6.8%
-      {{"P4", "normalization"}, 0.10},              // 9.1%
+      {{"P4", "reduction"}, 0.08},                  // 6.7%
+      {{"P4", "normalization"}, 0.10},              // 9.5%
       {{"V100_PCIe_32GB", "gemm"}, 0.23},           // 21.5%
       {{"V100_PCIe_32GB", "batched_gemm"}, 0.23},   // 21.8%
       {{"V100_PCIe_32GB", "conv"}, 0.13},           // 12.0%
       {{"V100_PCIe_32GB", "elementwise"}, 0.17},    // 16.0%
-      {{"V100_PCIe_32GB", "reduction"}, 0.15},      // 13.7%
-      {{"V100_PCIe_32GB", "normalization"}, 0.22},  // 20.4%
+      {{"V100_PCIe_32GB", "reduction"}, 0.15},      // 14.4%
+      {{"V100_PCIe_32GB", "normalization"}, 0.21},  // 19.8%
   };
   ScratchDir dir;
   const Catalog catalog = load_catalog(test::open_seeded(dir.file("lpo.db")));
@@ -161,14 +161,14 @@ TEST_CASE("leave-platform-out: each NeuSight GPU predicted from the others and i
   CHECK(held ==
         std::set<std::string>{"A100_PCIe_40GB", "A100_PCIe_80GB", "NV_T4", "P100_PCIe_16GB", "P4", "V100_PCIe_32GB"});
   CHECK(rows.size() == bound.size());
-  // Each row carries issue 13's goal for its kind; 12 of the 30 meet it now (docs/accuracy.md
+  // Each row carries issue 13's goal for its kind; 13 of the 30 meet it now (docs/accuracy.md
   // section 5), held as a floor.
   std::size_t met = 0;
   for (const auto& r : rows) {
     CHECK(r.target_abs_error == doctest::Approx(r.kind == "conv" ? 0.15 : 0.10));
     met += r.median_abs_error <= r.target_abs_error ? 1 : 0;
   }
-  CHECK(met >= 12);
+  CHECK(met >= 13);
   const LeavePlatformOutSummary summary = summarize(rows);
   CHECK(summary.rows == rows.size());
   CHECK(summary.met == met);
@@ -190,7 +190,7 @@ TEST_CASE("leave-platform-out: each NeuSight GPU predicted from the others and i
   // The normalised curves for memory-bound ops alone (curve_rule_error; the estimator tries
   // them first), measured on the same rows: section 5's third-pass table prints "| held out |
   // kind | fomcast | curve rule alone |" as validate gives them, and the 15 rows' median is
-  // held at what it is now (10.0%), rounded up plus one point.
+  // held at what it is now (9.9%), rounded up plus one point.
   std::vector<double> curve;
   for (const auto& r : rows) {
     if (r.kind != "elementwise" && r.kind != "reduction" && r.kind != "normalization") {
