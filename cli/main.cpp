@@ -80,6 +80,10 @@ int main(int argc, char** argv) {
     cli::clear_progress_line();
     std::cerr << "fomcast: error: " << visible(e.what()) << "\n";
     return 2;
+  } catch (const Refusal& e) {
+    cli::clear_progress_line();
+    std::cerr << "fomcast: cannot estimate: " << visible(e.what()) << "\n";
+    return 2;
   } catch (const UsageError& e) {
     cli::clear_progress_line();
     std::cerr << "fomcast: usage error: " << visible(e.what()) << "\n";

@@ -59,8 +59,8 @@ namespace {
   std::string list;
   for (std::size_t i = 0; i < remedies.size(); ++i)
     list += (i == 0 ? "" : i + 1 == remedies.size() ? " or " : ", ") + remedies[i];
-  throw UsageError(head + ": " + format_gib(m.total_bytes) + (layout_given ? " per device" : "") + " (" + m.detail +
-                   ") > " + format_gib(m.capacity_bytes) + why + "use " + list);
+  throw Refusal(head + ": " + format_gib(m.total_bytes) + (layout_given ? " per device" : "") + " (" + m.detail +
+                ") > " + format_gib(m.capacity_bytes) + why + "use " + list);
 }
 
 }  // namespace

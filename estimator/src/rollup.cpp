@@ -97,9 +97,9 @@ PassEstimate model_pass(const Workload& w, std::string_view platform, const Cata
   if (target->peak_flop_per_s.empty() && !target->mem_bw_bytes_per_s && !catalog.tables.count(target->name) &&
       w.recorded_on != target->name)
     // Not an InputError: no file is at fault ("platform: platform: platform 'A' ..." read as one).
-    throw UsageError("platform '" + target->name +
-                     "' has no figures to estimate with (no peak rates, bandwidth or kernel table): give measured "
-                     "hours for it, a spec, or a table (`fomcast import-bench`, `fomcast bench`)");
+    throw Refusal("platform '" + target->name +
+                  "' has no figures to estimate with (no peak rates, bandwidth or kernel table): give measured "
+                  "hours for it, a spec, or a table (`fomcast import-bench`, `fomcast bench`)");
   const Platform* baseline = w.recorded_on.empty() ? nullptr : catalog.platform(w.recorded_on);
   est::Context ctx{catalog, *target, baseline, [&](std::string_view name) { return est::tables_of(catalog, name); },
                    w.recorded_on};
@@ -148,7 +148,7 @@ PassEstimate model_pass(const Workload& w, std::string_view platform, const Cata
       std::string stated;
       for (const auto& [dtype, figure] : target->peak_flop_per_s)
         if (figure.value > 0) stated += (stated.empty() ? "" : ", ") + std::string(to_string(dtype));
-      throw UsageError(
+      throw Refusal(
           "platform '" + target->name + "' states no rate for " + std::string(to_string(normalized(first->dtype))) +
           " math" +
           (stated.empty() ? std::string(" (its spec gives no peak rate)") : " (its spec gives " + stated + ")") +
@@ -282,6 +282,8 @@ PassEstimate estimate_pass(const Workload& w, std::string_view platform, const C
   PassEstimate pe = est::mode_pass(w, applied, platform, catalog);
   pe.precision = precision;
   pe.recorded_precision = recorded_precision(w);
+  pe.retyped_ops = static_cast<std::size_t>(
+      std::count(applied.retyped.begin(), applied.retyped.begin() + static_cast<std::ptrdiff_t>(w.ops.size()), true));
   if (precision != PrecisionMode::recorded) pe.notes.insert(pe.notes.end(), applied.notes.begin(), applied.notes.end());
   // Calibration models every other platform at the precision the measurement was taken in:
   // as recorded, or the mode's where a study problem's measured time ran in it.

@@ -88,6 +88,7 @@ json estimate_to_json(const RunEstimate& r, const Workload& w) {
               // The mode given (--precision), else the workload's own types as recorded.
               {"precision", precision_name(p)},
               {"recorded_precision", p.recorded_precision},
+              {"retyped_ops", p.retyped_ops},
               {"pass_s", p.pass_s},
               {"epoch_s", r.epoch_s},
               {"run_s", r.run_s},
@@ -140,6 +141,33 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
   if (p.precision != PrecisionMode::recorded)
     out += "precision " + precision_name(p) + " (recorded: " + p.recorded_precision +
            "; docs/estimation.md says which ops run in which type)\n";
+  // A mode that moves nothing would otherwise read as a projection of the precision; in the
+  // workload's own types it is said in passing.
+  if (p.precision != PrecisionMode::recorded && p.retyped_ops == 0 && !w.ops.empty() &&
+      precision_name(p) == p.recorded_precision)
+    out += "(the workload's own types: no op changes)\n";
+  else if (p.precision != PrecisionMode::recorded && p.retyped_ops == 0 && !w.ops.empty())
+    out += "WARNING precision " + precision_name(p) + " changes no op of this workload: none of its " +
+           std::to_string(w.ops.size()) +
+           " op(s) is a kind the mode re-types with a shape, FLOPs or bytes to re-cost it by (function times "
+           "without shapes, copies and `other` ops keep their recorded type and time), or they are in its types "
+           "already; the estimate is the recorded precision's\n";
+  // A type the target's spec has no rate for (bf16 on a V100): another type's rate stood in
+  // for the ops computing in it; the ops' notes say it one by one, this once for the estimate.
+  std::size_t stood_in = 0;
+  double stood_in_s = 0;
+  DType asked = DType::unknown, with = DType::unknown;
+  for (const auto& e : p.ops)
+    if (e.rate_stood_in != DType::unknown && e.op_index < w.ops.size()) {
+      ++stood_in;
+      stood_in_s += w.ops[e.op_index].count * e.predicted_s;
+      asked = w.ops[e.op_index].dtype, with = e.rate_stood_in;
+    }
+  if (stood_in > 0)
+    out += "WARNING " + p.platform + "'s spec states no " + std::string(to_string(asked)) +
+           " rate (no units for it): " + std::to_string(stood_in) + " op(s) computing in it, " +
+           format_duration(stood_in_s) + " of the pass, are timed at its " + std::string(to_string(with)) +
+           " rate: on this part " + std::string(to_string(asked)) + " saves memory traffic, not compute time\n";
   // A band of 100% or more read as "+/- 686%" implies negative times: said as the range it
   // spans, the calibration rule's bounds where they make it (one side of the pass), else a
   // factor either way.

@@ -61,9 +61,13 @@ TEST_CASE("estimate --parallel refuses a layout that does not fit, and bad flags
   CHECK(big.status == 2);
   CHECK(big.err.find("does not fit on A100") != std::string::npos);
   CHECK(big.err.find("--parallel") != std::string::npos);
+  // A request the model cannot answer is not a mistyped command: said as what it is.
+  CHECK_MESSAGE(big.err.rfind("fomcast: cannot estimate: --parallel: workload 'gpt2-small' does not fit", 0) == 0,
+                big.err);
   const auto bad = run_fomcast("estimate --workload gpt2-small --platform A100 --parallel dp=2,qq=3", db);
   CHECK(bad.status == 2);
   CHECK(bad.err.find("qq") != std::string::npos);
+  CHECK(bad.err.rfind("fomcast: usage error: ", 0) == 0);
   // Megatron splits attention by heads: gpt2-small's 12 do not split 8 ways.
   const auto heads = run_fomcast("estimate --workload gpt2-small --platform A100 --parallel tp=8", db);
   CHECK(heads.status == 2);

@@ -335,6 +335,61 @@ TEST_CASE("precision: names, the flag and the study field") {
                        InputError);
 }
 
+TEST_CASE("precision: a mode that re-types no op of the workload says so, and JSON counts the ops it re-typed") {
+  ScratchDir dir;
+  const std::string db = dir.file("p.db");
+  // A cProfile profile's function times: no shapes, nothing a precision re-costs.
+  const auto in = run_fomcast(
+      "ingest '" + test::shared_path("traces/cprofile/hatchet_cprofile-cycle.pstats") + "' --workload cp", db);
+  REQUIRE_MESSAGE(in.status == 0, in.err);
+  const auto r = run_fomcast("estimate --workload cp --platform H100 --precision bf16", db);
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  CHECK_MESSAGE(
+      r.out.find("WARNING precision bf16 changes no op of this workload: none of its 9 op(s)") != std::string::npos,
+      r.out);
+  const auto j =
+      nlohmann::json::parse(run_fomcast("estimate --workload cp --platform H100 --precision bf16 --json", db).out);
+  CHECK(j["retyped_ops"] == 0);
+  CHECK(j["ops"].size() == 9);
+  // A model's layers are re-typed, every floating op; nothing is said.
+  const auto p = run_fomcast("estimate --workload P1B1 --platform H100 --precision bf16", db);
+  REQUIRE_MESSAGE(p.status == 0, p.err);
+  CHECK(p.out.find("changes no op") == std::string::npos);
+  const auto pj =
+      nlohmann::json::parse(run_fomcast("estimate --workload P1B1 --platform H100 --precision bf16 --json", db).out);
+  CHECK(pj["retyped_ops"].get<std::size_t>() > 0);
+  CHECK(pj["retyped_ops"].get<std::size_t>() <= pj["ops"].size());
+  // In the recorded precision's own types (P1B1 is fp32) nothing changes either: said in passing.
+  const auto same = run_fomcast("estimate --workload P1B1 --platform H100 --precision fp32", db);
+  CHECK(same.out.find("(the workload's own types: no op changes)") != std::string::npos);
+  CHECK(same.out.find("WARNING") == std::string::npos);
+}
+
+TEST_CASE("precision: a type the target has no units for says once which rate stood in and for how much") {
+  ScratchDir dir;
+  const std::string db = dir.file("p.db");
+  // V100 has no bf16 units: its matrix ops time at its fp32 rate (the ops' notes say so).
+  const auto r = run_fomcast("estimate --workload P1B1 --platform NV_V100 --precision bf16 --json", db);
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  const auto j = nlohmann::json::parse(r.out);
+  std::size_t stood_in = 0;
+  for (const auto& op : j["ops"])
+    for (const auto& n : op["notes"])
+      if (n.get<std::string>().find("no bf16 rate in NV_V100's spec") != std::string::npos) {
+        ++stood_in;
+        break;
+      }
+  REQUIRE(stood_in > 0);
+  const auto t = run_fomcast("estimate --workload P1B1 --platform NV_V100 --precision bf16", db);
+  CHECK_MESSAGE(t.out.find("WARNING NV_V100's spec states no bf16 rate (no units for it): " + std::to_string(stood_in) +
+                           " op(s) computing in it, ") != std::string::npos,
+                t.out);
+  CHECK(t.out.find("are timed at its fp32 rate") != std::string::npos);
+  // A100 has bf16 units: nothing to say.
+  const auto a = run_fomcast("estimate --workload P1B1 --platform A100 --precision bf16", db);
+  CHECK(a.out.find("states no bf16 rate") == std::string::npos);
+}
+
 TEST_CASE("apply_precision: under amp a batch norm reads and writes half (autocast leaves it to its input's type)") {
   // A batch norm over [256, 64, 56, 56] as the model expansion costs it: 3 passes forward.
   Op bn;

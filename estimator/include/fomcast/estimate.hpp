@@ -168,6 +168,9 @@ struct PassEstimate {
   PrecisionMode precision = PrecisionMode::recorded;
   std::string recorded_precision;
   std::optional<double> ops_as_recorded_s;
+  // Of the workload's own ops, how many the mode re-typed (autocast's added casts apart): 0
+  // under a mode that changes nothing here (ops without shapes, or already in its types).
+  std::size_t retyped_ops = 0;
 };
 
 // A residual share above this makes a projection host-bound.

@@ -23,4 +23,11 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A well-formed request the model cannot answer (the model does not fit the device's
+// memory, a platform with no figures, a layout the workload has no batch size for): exit
+// status 2 as a usage error, but said as what it is, not as a mistyped command.
+struct Refusal : UsageError {
+  using UsageError::UsageError;
+};
+
 }  // namespace fomcast
