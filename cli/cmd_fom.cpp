@@ -103,6 +103,7 @@ void add_fom_commands(CLI::App& app, Globals& g) {
         r.fom = result.fom;
         r.problems_json =
             fom_to_json(result).at("problems").dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        r.inputs_json = fom_inputs_json(study, store);
         const int64_t id = store.add_fom_record(r);
         record_id = id;
         // Said on stderr, so --json's stdout stays one document (which carries it as `record`).
@@ -181,6 +182,10 @@ void add_fom_commands(CLI::App& app, Globals& g) {
         if (const std::string moved = problems_changed(*rs[rs.size() - 2], *rs.back()); !moved.empty())
           warnings.push_back("the problems changed between the two records (" + moved +
                              "): the FOMs are harmonic means over different problems");
+        if (const std::string moved = fom_inputs_changed(rs[rs.size() - 2]->inputs_json, rs.back()->inputs_json);
+            !moved.empty())
+          warnings.push_back("the inputs changed between the two records (" + moved +
+                             "): the FOMs differ by their inputs, not only by the tool");
         for (const auto& w : warnings) std::cerr << "warning: " << study << ": " << w << "\n";
         // "More than" the tolerance, past rounding: a FOM exactly halved is a 50% drop whether
         // the division lands a last bit above or below 50.

@@ -77,6 +77,12 @@ CREATE TABLE fom_records(
     R"sql(
 ALTER TABLE ops ADD COLUMN implementation TEXT NOT NULL DEFAULT 'unknown';
 )sql",
+    // 2 -> 3: fingerprints of what a recorded FOM was computed from (platform specs, kernel
+    // tables, workloads, calibrations), so `check` can tell a changed input from a changed
+    // tool; records made before hold none ('{}').
+    R"sql(
+ALTER TABLE fom_records ADD COLUMN inputs_json TEXT NOT NULL DEFAULT '{}';
+)sql",
 };
 
 }  // namespace

@@ -56,11 +56,12 @@ int64_t Store::add_fom_record(const FomRecord& r) {
   int64_t id = 0;
   transaction([&] {
     Statement s(db_,
-                "INSERT INTO fom_records(recorded_at, label, git_commit, study_name, study_json, fom, problems_json) "
-                "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                "INSERT INTO fom_records(recorded_at, label, git_commit, study_name, study_json, fom, problems_json, "
+                "inputs_json) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                 path_);
     s.bind(1, r.recorded_at.empty() ? utc_now() : r.recorded_at).bind(2, r.label).bind(3, r.git_commit);
-    s.bind(4, r.study_name).bind(5, r.study_json).bind(6, r.fom).bind(7, r.problems_json).run();
+    s.bind(4, r.study_name).bind(5, r.study_json).bind(6, r.fom).bind(7, r.problems_json);
+    s.bind(8, r.inputs_json.empty() ? std::string("{}") : r.inputs_json).run();
     id = sqlite3_last_insert_rowid(db_);
   });
   return id;
@@ -68,8 +69,8 @@ int64_t Store::add_fom_record(const FomRecord& r) {
 
 std::vector<FomRecord> Store::fom_records() const {
   Statement s(db_,
-              "SELECT id, recorded_at, label, git_commit, study_name, study_json, fom, problems_json FROM fom_records "
-              "ORDER BY id",
+              "SELECT id, recorded_at, label, git_commit, study_name, study_json, fom, problems_json, inputs_json "
+              "FROM fom_records ORDER BY id",
               path_);
   std::vector<FomRecord> out;
   while (s.step()) {
@@ -82,6 +83,7 @@ std::vector<FomRecord> Store::fom_records() const {
     r.study_json = s.text_at(5);
     r.fom = s.double_at(6);
     r.problems_json = s.text_at(7);
+    r.inputs_json = s.text_at(8);
     out.push_back(std::move(r));
   }
   return out;

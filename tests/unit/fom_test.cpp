@@ -162,6 +162,47 @@ TEST_CASE("fom --record, history and check track the FOM over time") {
   CHECK(hist.out.find('+') != std::string::npos);
 }
 
+TEST_CASE("check says when a recorded FOM's inputs changed between records: a spec, a table, a workload") {
+  ScratchDir dir;
+  const std::string db = dir.file("i.db");
+  // A co-design point of the user's own, H100 with its name changed.
+  auto spec = nlohmann::json::parse(test::slurp(source_path("data/platforms/H100.json")));
+  spec["name"] = "H100_next";
+  spec.erase("device_names");
+  REQUIRE(run_fomcast("platforms add '" + dir.write("next.json", spec.dump()) + "'", db).status == 0);
+  const std::string study = dir.write("s.json", R"({"name": "inputs", "baseline": {"platform": "NV_V100", "nodes": 1},
+    "target": {"platform": "H100_next", "nodes": 1}, "problems": [{"name": "p", "workload": "P1B1"}]})");
+  REQUIRE(run_fomcast("fom --record '" + study + "'", db).status == 0);
+  REQUIRE(run_fomcast("fom --record '" + study + "'", db).status == 0);
+  const auto same = run_fomcast("check", db);
+  CHECK(same.status == 0);
+  CHECK_MESSAGE(same.err.find("inputs changed") == std::string::npos, same.err);  // nothing changed
+  const auto h = nlohmann::json::parse(run_fomcast("history --json", db).out);
+  REQUIRE(h.size() == 2);
+  CHECK(h[0]["fom"] == h[1]["fom"]);
+
+  // The spec edited (twice the bandwidth): the FOM moves, and check says it was the input.
+  spec["mem_bw_gb_per_s"]["value"] = spec["mem_bw_gb_per_s"]["value"].get<double>() * 2;
+  const auto replaced = run_fomcast("platforms add --replace '" + dir.write("next2.json", spec.dump()) + "'", db);
+  REQUIRE_MESSAGE(replaced.status == 0, replaced.err);
+  REQUIRE(run_fomcast("fom --record '" + study + "'", db).status == 0);
+  const auto moved = run_fomcast("check --max-drop 100 --json", db);
+  CHECK(moved.status == 0);
+  CHECK_MESSAGE(moved.err.find("the inputs changed between the two records (platform specs changed: H100_next): the "
+                               "FOMs differ by their inputs, not only by the tool") != std::string::npos,
+                moved.err);
+  const auto rows = nlohmann::json::parse(moved.out);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0]["fom"].get<double>() > rows[0]["fom_before"].get<double>());
+  CHECK(rows[0]["warnings"].size() == 1);
+
+  // A workload's measured time stored between records: its calibrations changed.
+  REQUIRE(run_fomcast("calibrate --workload P1B1 --platform NV_V100 --pass-s 0.05", db).status == 0);
+  REQUIRE(run_fomcast("fom --record '" + study + "'", db).status == 0);
+  const auto calibrated = run_fomcast("check --max-drop 100", db);
+  CHECK_MESSAGE(calibrated.err.find("(calibrations of changed: P1B1)") != std::string::npos, calibrated.err);
+}
+
 TEST_CASE("a problem whose unit of work occupies several counted nodes says so, in text and JSON") {
   // Issue 14, units of work: P1 of the worked example on 4 nodes per unit runs a quarter as
   // many units at once on both sides: 18,688 / 4 x 24 / 60 = 1,868.8 units/day on Titan.

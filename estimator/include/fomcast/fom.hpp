@@ -144,6 +144,16 @@ FomResult evaluate_study(const Study&, const StudyInputs&);
 FomResult evaluate_study(const Study&, const Store&, const ModelExpander& expand_model = {},
                          const LayerReader& layers = {});
 
+// Fingerprints of what evaluate_study(study, store) computes from, as JSON text: every
+// platform's spec and kernel table (a platform without a table is estimated from the
+// others'), each problem's workload and its stored calibrations; "{}" for a study of
+// measured hours alone. `fom --record` keeps it with the FOM.
+std::string fom_inputs_json(const Study&, const Store&);
+// "platform specs changed: H100; workloads changed: P1B1" where two records' fingerprints
+// differ; "" where they agree, or where either holds none (a record made before they were
+// kept).
+std::string fom_inputs_changed(std::string_view before_json, std::string_view now_json);
+
 // A problem's parallel layout as the study gives it (`parallel` and its companions); a bad
 // layout is an InputError naming `path`.parallel. The one reading `fom` and `report` share.
 ParallelRequest study_parallel_request(const Study&, const StudyProblem&, const std::string& path);

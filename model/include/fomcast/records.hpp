@@ -42,6 +42,9 @@ struct FomRecord {
   std::string study_json;
   double fom = 0;
   std::string problems_json;
+  // Fingerprints of what it was computed from (estimator's fom_inputs_json): "{}" for
+  // records made before they were kept.
+  std::string inputs_json;
 };
 
 }  // namespace fomcast
