@@ -78,6 +78,36 @@ TEST_CASE("the collective a call is") {
   CHECK(collective_kind_from_name("gather") == CollectiveKind::other);
 }
 
+TEST_CASE("a broadcast of shapes is local work, a broadcast between devices a collective") {
+  // TF's BroadcastGradientArgs and torch's broadcast_tensors / broadcast_all (cProfile) in
+  // single-device jobs had been collectives, timed by the network model.
+  for (const char* n :
+       {"BroadcastGradientArgs", "{built-in method broadcast_tensors}", "functional.py:45(broadcast_tensors)",
+        "utils.py:8(broadcast_all)", "BroadcastTo", "aten::broadcast_tensors"})
+    CHECK_MESSAGE(classify_name(n) != OpKind::collective, n);
+  // Shapes and views, no data moved; BroadcastTo writes its output.
+  CHECK(classify_name("BroadcastGradientArgs") == OpKind::other);
+  CHECK(classify_name("{built-in method broadcast_tensors}") == OpKind::other);
+  CHECK(classify_name("BroadcastTo") == OpKind::elementwise);
+  for (const char* n : {"nccl:broadcast", "c10d::broadcast_", "ncclKernel_Broadcast_RING_LL_Sum_int8_t",
+                        "{built-in method torch._C._broadcast_coalesced}", "HorovodBroadcast", "CollectiveBcastSend",
+                        "MPI_Bcast", "distributed_c10d.py:1390(broadcast)"})
+    CHECK_MESSAGE(classify_name(n) == OpKind::collective, n);
+}
+
+TEST_CASE("rocBLAS / hipBLASLt Tensile kernels are GEMMs; LRN only as a word") {
+  // An MI300 bf16 GEMM kernel whose tuning tags spell "ELFLRn" had read as a local response norm.
+  CHECK(classify_name("Cijk_Alik_Bljk_BBS_BH_MT128x128x64_MI16x16x16x1_SN_1LDSB1_AFC1_ELFLR0_EMLLn1_GRVW8_ISA942_"
+                      "LBSPPA128_LPA4_LPB4_MIAV1_MMFGLC_NLCA1_PGR2_PLR1_SIA3_SS1_SU0_SUM0_SUS0_TLDS1_USFGROn1_VWA4_"
+                      "VWB4_WSGRA0_WSGRB0_WG32_4_1") == OpKind::gemm);
+  CHECK(classify_name("Cijk_B_PostGSU2_BBS_BH") == OpKind::gemm);
+  CHECK(classify_name("some_kernel_ELFLRn20_x") != OpKind::normalization);
+  for (const char* n : {"LRN", "LRNGrad", "cudnn::lrnForward", "norm1/LRN"})
+    CHECK_MESSAGE(classify_name(n) == OpKind::normalization, n);
+  // TF's fused chain of unary ops (Log1p and friends) is pointwise work.
+  CHECK(classify_name("_UnaryOpsComposition") == OpKind::elementwise);
+}
+
 TEST_CASE("step names") {
   for (const char* n : {"ProfilerStep#5", "train_step", "Trainer.training_step", "step", "Step 12", "iteration 3",
                         "iter_7", "step42", "train_on_batch"})

@@ -37,6 +37,9 @@ TEST_CASE("cprofile: the optimizer's step counts the passes, not an environment'
   REQUIRE(w.pass_s);
   CHECK(*w.pass_s == doctest::Approx(86113.0 / 2684120));  // 32.08 ms, not 1.60
   CHECK(has_note(w, "passes = calls of 'adam.py:51(step)'"));
+  // The listing holds 4 of 2345 functions: the rest is in the pass, in no op, and said.
+  CHECK(has_note(w, "'List reduced from 2345 to 4 due to restriction <4>': the listed functions' self time is"));
+  CHECK(has_note(w, "of the 23.9 h the header gives; the other 94% is in the pass time, not in any op"));
   // Without the optimizer, the backward entry point; a bare step name only when nothing else.
   const Workload b = ingest_one(dir.write(
       "b.txt",
@@ -123,4 +126,28 @@ TEST_CASE("a Git LFS pointer is said to be one, with the size of the file it sta
     CHECK_MESSAGE(what.find("a Git LFS pointer, not the profile") != std::string::npos, what);
     CHECK_MESSAGE(what.find("564133236 bytes") != std::string::npos, what);
   }
+}
+
+TEST_CASE("Kineto without correlation ids joins kernels to their op by the op's External id") {
+  // TraceLens's MI300 trace: ten aten::mm of [256 x 131072] x [131072 x 512] in bf16, each
+  // launching a Tensile GEMM and its split-K reduction (20 kernels, 10,890 us); neither the
+  // launches nor the kernels carry "correlation". Joined by correlation only, the GEMM had
+  // dropped out and its kernels were listed by name, the GEMM's as a normalization ("ELFLRn").
+  IngestOptions o;
+  o.workload = "tracelens-mm";
+  const Workload w =
+      ingest_files({test::source_path("tests/data/profiles/tracelens_mi300_bf16_mm_external_id.json")}, o);
+  REQUIRE(w.ops.size() == 1);
+  const Op& mm = w.ops[0];
+  CHECK(mm.name == "aten::mm");
+  CHECK(mm.kind == OpKind::gemm);
+  CHECK(mm.dtype == DType::bf16);
+  CHECK(mm.flops == doctest::Approx(2.0 * 256 * 512 * 131072));
+  CHECK(w.passes == 10);
+  CHECK(mm.count == doctest::Approx(1));
+  // The kernels' time, 10,890 us over 10 calls.
+  REQUIRE(mm.self_time_s);
+  CHECK(*mm.self_time_s == doctest::Approx(1.089e-3).epsilon(0.01));
+  CHECK(has_note(w, "joined to the launching runtime call by the External id of the op around it"));
+  CHECK_FALSE(has_note(w, "launched no device work"));
 }

@@ -29,7 +29,11 @@ bool has_any(const std::string& s, const std::string_view (&needles)[N]) {
 
 constexpr std::string_view kCollective[] = {
     "nccl", "rccl", "allreduce", "all_reduce", "allgather", "all_gather", "reduce_scatter", "reducescatter", "alltoall",
-    "all_to_all", "broadcast", "c10d::", "multimem", "gloo:", "mpi_allreduce", "mpi_bcast",
+    "all_to_all", "c10d::", "multimem", "gloo:", "mpi_allreduce", "mpi_bcast",
+    // A broadcast between devices, not one of shapes: DataParallel's and DDP's
+    // broadcast_coalesced, Horovod's and TensorFlow's collective ops. A bare "broadcast" is
+    // also TF's BroadcastGradientArgs and torch's broadcast_tensors, local shape work.
+    "broadcast_coalesced", "horovodbroadcast", "collectivebcast",
     // MPI as TAU and nsys name it: point-to-point and waits count as
     // communication time too.
     "mpi_send", "mpi_recv", "mpi_isend", "mpi_irecv", "mpi_sendrecv", "mpi_wait", "mpi_barrier", "mpi_reduce",
@@ -43,9 +47,9 @@ constexpr std::string_view kMemcpy[] = {"memcpy", "memset", "copy device to", "c
 constexpr std::string_view kOptimizer[] = {"adam",          "sgd",     "optimizer", "multi_tensor_apply",
                                            "momentum",      "rmsprop", "adagrad",   "applygradientdescent",
                                            "apply_gradient"};
-constexpr std::string_view kNorm[] = {"batch_norm", "batchnorm",      "layer_norm", "layernorm",     "group_norm",
-                                      "groupnorm",  "instance_norm",  "bn_fw",      "bn_bw",         "rms_norm",
-                                      "rmsnorm",    "fusedbatchnorm", "lrn",        "local_response"};
+constexpr std::string_view kNorm[] = {"batch_norm", "batchnorm",      "layer_norm",    "layernorm", "group_norm",
+                                      "groupnorm",  "instance_norm",  "bn_fw",         "bn_bw",     "rms_norm",
+                                      "rmsnorm",    "fusedbatchnorm", "local_response"};
 constexpr std::string_view kPool[] = {"pool"};
 constexpr std::string_view kEmbedding[] = {"embedding", "index_select", "indexselect", "gather_", "lookup"};
 constexpr std::string_view kConv[] = {"conv",
@@ -77,27 +81,16 @@ constexpr std::string_view kReduction[] = {"reduce",        "reduction",    "sof
                                            "argmax",        "argmin",       "triton_red", "triton_per", "_sum",
                                            "cross_entropy", "crossentropy", "nll_loss",   "_loss",      "aten::max",
                                            "aten::min",     "topk",         "norm",       "cumsum"};
-constexpr std::string_view kElementwise[] = {"elementwise",   "vectorized",  "unrolled",
-                                             "triton_poi",    "aten::add",   "aten::mul",
-                                             "aten::sub",     "aten::div",   "relu",
-                                             "gelu",          "silu",        "sigmoid",
-                                             "tanh",          "dropout",     "aten::copy",
-                                             "aten::fill",    "aten::zero",  "aten::clone",
-                                             "aten::cat",     "aten::where", "aten::exp",
-                                             "aten::pow",     "aten::sqrt",  "aten::rsqrt",
-                                             "aten::neg",     "aten::abs",   "aten::threshold",
-                                             "aten::masked",  "aten::to",    "kernel_",
-                                             "_kernel<",      "transpose",   "nchwtonhwc",
-                                             "nhwctonchw",    "biasadd",     "addn",
-                                             "concat",        "select",      "cast",
-                                             "aten::clamp",   "hardtanh",    "hardswish",
-                                             "softplus",      "mish",        "aten::elu",
-                                             "aten::erf",     "aten::log",   "aten::reciprocal",
-                                             "aten::sin",     "aten::cos",   "aten::floor",
-                                             "aten::round",   "aten::sign",  "aten::lerp",
-                                             "aten::ones",    "aten::zeros", "aten::_foreach_",
-                                             "aten::uniform", "aten::rand",  "aten::bernoulli",
-                                             "axpy"};
+constexpr std::string_view kElementwise[] = {
+    "elementwise", "vectorized", "unrolled", "triton_poi", "aten::add", "aten::mul", "aten::sub", "aten::div", "relu",
+    "gelu", "silu", "sigmoid", "tanh", "dropout", "aten::copy", "aten::fill", "aten::zero", "aten::clone", "aten::cat",
+    "aten::where", "aten::exp", "aten::pow", "aten::sqrt", "aten::rsqrt", "aten::neg", "aten::abs", "aten::threshold",
+    "aten::masked", "aten::to", "kernel_", "_kernel<", "transpose", "nchwtonhwc", "nhwctonchw", "biasadd", "addn",
+    "concat", "select", "cast", "aten::clamp", "hardtanh", "hardswish", "softplus", "mish", "aten::elu", "aten::erf",
+    "aten::log", "aten::reciprocal", "aten::sin", "aten::cos", "aten::floor", "aten::round", "aten::sign", "aten::lerp",
+    "aten::ones", "aten::zeros", "aten::_foreach_", "aten::uniform", "aten::rand", "aten::bernoulli", "axpy",
+    // TF's fused chain of unary ops (Log1p, Exp, ...)
+    "unaryopscomposition"};
 
 // TF op types are short CamelCase words; match those exactly so "Add" does not catch
 // "AddN" rules twice and "Mul" is not mistaken for MatMul.
@@ -164,6 +157,13 @@ constexpr Exact kExact[] = {
     {"stopgradient", OpKind::other},
 };
 
+// TF's LRN and LRNGrad, cuDNN's lrnForward: "lrn" at the start of a word, not inside one.
+bool lrn_name(const std::string& s) {
+  for (std::size_t at = s.find("lrn"); at != std::string::npos; at = s.find("lrn", at + 1))
+    if (at == 0 || !std::isalpha(static_cast<unsigned char>(s[at - 1]))) return true;
+  return false;
+}
+
 // LAMB the optimizer, not a Python <lambda> (cProfile lists many).
 bool optimizer_name(const std::string& s) {
   return has_any(s, kOptimizer) || (contains(s, "lamb") && !contains(s, "lambda"));
@@ -181,14 +181,23 @@ OpKind classify_name(std::string_view raw) {
     for (std::size_t at; (at = s.find(lib)) != std::string::npos;) s.erase(at, lib.size());
   for (const auto& e : kExact)
     if (s == e.name) return e.kind;
+  // rocBLAS / hipBLASLt's Tensile kernels (Cijk_Alik_Bljk_..._ELFLR0_...) are GEMMs whatever
+  // their tuning tags spell: "ELFLRn" had read as a local response norm.
+  if (s.starts_with("cijk_")) return OpKind::gemm;
   if (has_any(s, kCollective)) return OpKind::collective;
+  // torch.distributed's broadcast as cProfile names it: "distributed_c10d.py:1390(broadcast)".
+  if (contains(s, "c10d") && contains(s, "broadcast")) return OpKind::collective;
+  // Shape arithmetic and views that move no data (not a "cast"): TF's BroadcastGradientArgs,
+  // torch's broadcast_tensors (views), broadcast_all and broadcast_shapes.
+  for (std::string_view views : {"broadcastgradientargs", "broadcast_tensors", "broadcast_all", "broadcast_shapes"})
+    if (contains(s, views)) return OpKind::other;
   if (has_any(s, kMemcpy)) return OpKind::memcpy;
   // Layout transposes (cuDNN's nchwToNhwcKernel, grappler's "conv68/Conv2D-0-TransposeNHWCToNCHW")
   // move data for the layer they are named after: elementwise traffic, not a conv (nor the
   // pooling of "pool1-0-TransposeNHWCToNCHW-LayoutOptimizer").
   if (contains(s, "nhwctonchw") || contains(s, "nchwtonhwc")) return OpKind::elementwise;
   if (optimizer_name(s)) return OpKind::optimizer;
-  if (has_any(s, kNorm)) return OpKind::normalization;
+  if (has_any(s, kNorm) || lrn_name(s)) return OpKind::normalization;
   if (has_any(s, kPool)) return OpKind::pooling;
   if (has_any(s, kEmbedding)) return OpKind::embedding;
   if (has_any(s, kConv)) return OpKind::conv;

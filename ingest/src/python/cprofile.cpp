@@ -96,6 +96,7 @@ Listing read_text(const InputFile& file) {
   std::string current;  // callers/callees: the function the block is about
   int64_t tables = 0;
   bool more_tables = false, reduced = false;
+  std::string reduced_line;   // "List reduced from 438 to 100 due to restriction <100>"
   double listed_s = 0;        // the stats rows' tottime, summed
   int64_t last_row_line = 0;  // the line of the last row read, for an error about the rows
   // A listing printed into a program's log: its output before the listing, and after the
@@ -151,7 +152,7 @@ Listing read_text(const InputFile& file) {
       if (!total_s) total_s = *secs;
       continue;
     }
-    if (t.starts_with("List reduced from")) reduced = true;
+    if (t.starts_with("List reduced from")) reduced = true, reduced_line = std::string(t);
     // "##    Ordered by: cumulative time": a listing pasted into Markdown keeps its words.
     if (contains(t, "Ordered by:") || t.starts_with("List reduced from") || t.starts_with("Random listing order"))
       continue;
@@ -243,6 +244,12 @@ Listing read_text(const InputFile& file) {
                                    : "print_callees listing: totals summed over callers") +
       (layout == Layout::callers ? "; functions never called from a listed caller are left out" : ""));
   if (more_tables) listing.notes.push_back("only the first pstats table was read");
+  // A restricted listing holds the top rows only: what the rest took is in the header's
+  // total, so in the pass, and in no op: said, or the missing share reads as residual.
+  if (reduced && layout == Layout::stats && total_s && *total_s > 0)
+    listing.notes.push_back("'" + reduced_line + "': the listed functions' self time is " + format_duration(listed_s) +
+                            " of the " + format_duration(*total_s) + " the header gives; the other " +
+                            format_share(1 - listed_s / *total_s) + " is in the pass time, not in any op");
   if (before > 3)  // pstats itself prints a date and a file name first
     listing.notes.push_back(std::to_string(before) +
                             " lines before the pstats listing (the program's own output) skipped");

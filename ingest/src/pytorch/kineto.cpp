@@ -258,6 +258,7 @@ class KinetoReader {
 
   // Statistics for the notes.
   int64_t gpu_events_ = 0, unattributed_kernels_ = 0, kernels_ = 0, cpu_ops_ = 0;
+  int64_t launches_by_external_id_ = 0;  // launches joined by External id: no correlation ids
   double first_us_ = std::numeric_limits<double>::infinity(), last_us_ = -std::numeric_limits<double>::infinity();
   double device_end_us_ = -std::numeric_limits<double>::infinity();  // the last device activity's end
   int64_t et_name_matches_ = 0, et_name_mismatches_ = 0;
@@ -266,6 +267,15 @@ class KinetoReader {
 
   // -------------------------------------------------------------------------------------
   // Streaming
+
+  // The key a launch and its device activity are joined by: the correlation id, else, where
+  // the trace gives none (ROCm traces of some PyTorch builds, TraceLens's MI300 GEMMs), the
+  // External id of the op around the launch, which its kernels carry too: kept apart from
+  // correlation ids as -(id + 2). -1: neither.
+  static int64_t join_key(const TraceEvent& e) {
+    if (e.correlation >= 0) return e.correlation;
+    return e.external_id >= 0 ? -(e.external_id + 2) : -1;
+  }
 
   EventKind kind_of(const TraceEvent& e) const {
     if (e.ph != 'X') return EventKind::ignore;
@@ -281,7 +291,7 @@ class KinetoReader {
     if (cat == "gpu_memset" || cat == "Memset") return EventKind::memset;
     if (cat == "cuda_profiler_range") return EventKind::range;
     if (is_runtime_category(cat))
-      return is_launch_name(e.name) && e.correlation >= 0 ? EventKind::launch : EventKind::ignore;
+      return is_launch_name(e.name) && join_key(e) != -1 ? EventKind::launch : EventKind::ignore;
     if (cat.empty()) {
       // The legacy autograd profiler: no categories, the device in the pid.
       if (e.pid == "CPU functions" || e.pid == "CPU Functions") return EventKind::op;
@@ -436,7 +446,8 @@ class KinetoReader {
         if (keep_kernel_launches_ && is_kernel_launch_name(e.name)) kernel_launches_.emplace_back(ts, e.correlation);
         // proto 1 marks a graph launch: all the graph's kernels share its correlation id.
         builder_.add(thread_of(e),
-                     CpuEvent{ts, end, contains(e.name, "Graph") ? 1u : 0u, CpuEventType::launch, e.correlation});
+                     CpuEvent{ts, end, contains(e.name, "Graph") ? 1u : 0u, CpuEventType::launch, join_key(e)});
+        if (e.correlation < 0) ++launches_by_external_id_;
         return;
       default: {
         ++gpu_events_;
@@ -444,7 +455,7 @@ class KinetoReader {
         GpuRecord g;
         g.start = ts;
         g.dur = e.dur;
-        g.correlation = e.correlation;
+        g.correlation = join_key(e);
         g.bytes = e.bytes;
         g.kind = kind;
         g.proto = intern_gpu(e.name, kind);
@@ -652,14 +663,15 @@ class KinetoReader {
     std::size_t kept = 0;
     for (std::size_t i = 0; i < gpu_.size(); ++i) {
       const GpuRecord& g = gpu_[i];
-      auto it = g.correlation >= 0 ? launches_.find(g.correlation) : launches_.end();
+      auto it = g.correlation != -1 ? launches_.find(g.correlation) : launches_.end();
       if (it == launches_.end() && !final && builder_.buffered() > 0) {
         gpu_[kept++] = g;  // its launch may still be buffered
         continue;
       }
       const LaunchInfo* li = it == launches_.end() ? nullptr : &it->second;
       attribute(g, li);
-      if (li && !li->graph && g.kind != EventKind::legacy_gpu) launches_.erase(it);
+      // A graph's kernels share its launch's id, and an op's kernels its External id.
+      if (li && !li->graph && g.kind != EventKind::legacy_gpu && g.correlation >= 0) launches_.erase(it);
     }
     gpu_.resize(kept);
   }
@@ -1084,8 +1096,10 @@ class KinetoReader {
           "the device's; phases from the kernel names (backward, bwd, wrw, dgrad, wgrad, ...)");
     } else if (gpu_events_ > 0 && kernels_ > 0) {
       w.notes.push_back("GPU trace: an op's time is the summed duration of the GPU kernels it launched (" +
-                        std::to_string(kernels_) +
-                        " kernels, joined to the launching runtime call by correlation id "
+                        std::to_string(kernels_) + " kernels, joined to the launching runtime call by " +
+                        (launches_by_external_id_ > 0
+                             ? std::string("the External id of the op around it (the trace gives no correlation ids) ")
+                             : std::string("correlation id ")) +
                         "and to the innermost CPU op around that call); copies and memsets are listed by name");
     } else if (gpu_events_ > 0) {
       w.notes.push_back("device trace: an op's time is the summed duration of the device activity it launched");
