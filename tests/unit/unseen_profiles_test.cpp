@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "common/ops.hpp"
 #include "fomcast/error.hpp"
 #include "fomcast/ingest.hpp"
 #include "ingest_text_support.hpp"
@@ -150,4 +151,28 @@ TEST_CASE("Kineto without correlation ids joins kernels to their op by the op's 
   CHECK(*mm.self_time_s == doctest::Approx(1.089e-3).epsilon(0.01));
   CHECK(has_note(w, "joined to the launching runtime call by the External id of the op around it"));
   CHECK_FALSE(has_note(w, "launched no device work"));
+}
+
+TEST_CASE("Kineto: fp32 GEMMs whose kernels ran on TF32 tensor cores compute in tf32") {
+  // HTA's A100 trace: aten::mm and addmm with Input type float whose longest kernels are
+  // cutlass_80_tensorop_s1688gemm (TF32 in, fp32 out); one aten::mm ran ampere_sgemm (fp32).
+  IngestOptions o;
+  o.workload = "tf32";
+  const Workload w = ingest_files({test::shared_path("traces/pytorch_kineto/hta_negative_queue_rank0.json.gz")}, o);
+  int tf32 = 0, fp32 = 0;
+  for (const auto& op : w.ops) {
+    if (op.kind != OpKind::gemm || op.name.rfind("aten::", 0) != 0) continue;
+    tf32 += op.dtype == DType::tf32 ? 1 : 0;
+    fp32 += op.dtype == DType::fp32 ? 1 : 0;
+  }
+  CHECK(tf32 == 4);
+  CHECK(fp32 == 1);
+  CHECK(has_note(w, "4 fp32 GEMM or conv op(s) ran on TF32 tensor cores"));
+  // The kernel names, one by one.
+  CHECK(ingest::dtype_from_kernel_name("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x64_16x6_tn_align4>") ==
+        DType::tf32);
+  CHECK(ingest::dtype_from_kernel_name("sm80_xmma_fprop_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nchw") ==
+        DType::tf32);
+  CHECK(ingest::dtype_from_kernel_name("cutlass_75_tensorop_f16_s1688gemm_f16_256x128_32x2_tn_align8") == DType::fp16);
+  CHECK(ingest::dtype_from_kernel_name("ampere_sgemm_128x64_tn") == DType::fp32);
 }

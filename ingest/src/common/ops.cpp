@@ -438,7 +438,9 @@ DType dtype_from_kernel_name(std::string_view raw) {
     return DType::unknown;
   }
   if (contains(s, "bf16")) return DType::bf16;
-  if (contains(s, "tf32")) return DType::tf32;
+  // CUTLASS's Ampere TF32 GEMMs say it by their shape: tensorop_s1688gemm is fp32 out of
+  // tf32 in (m16n8k8); the same shape on Turing names its f16 inputs.
+  if (contains(s, "tf32") || (contains(s, "tensorop_s1688gemm") && !contains(s, "f16"))) return DType::tf32;
   if (contains(s, "e4m3") || contains(s, "e5m2") || contains(s, "fp8")) return DType::fp8;
   if (contains(s, "fp16") || contains(s, "f16") || contains(s, "h884") || contains(s, "h1688") ||
       contains(s, "h16816") || contains(s, "hgemm") || contains(s, "hmma"))

@@ -972,6 +972,7 @@ class KinetoReader {
     ConvNotes conv_notes;
     std::string gpu_op_without_activity;  // gpu_op_without_activity()'s answer
     int64_t dtype_from_kernels = 0;       // ops whose element type their kernel's name gave
+    int64_t tf32_from_kernels = 0;        // fp32 GEMMs and convs whose kernels ran on TF32 tensor cores
   };
 
   // An op only a GPU runs (aten::cudnn_convolution, miopen_*) in a trace with no device
@@ -1047,6 +1048,16 @@ class KinetoReader {
           sc.dtype = dt;
           ++tally.dtype_from_kernels;
         }
+      // An fp32 GEMM or conv whose kernel ran on TF32 tensor cores (cuDNN's default for convs
+      // on Ampere and later, matmul under allow_tf32: sm80_xmma_..._tf32f32_...,
+      // cutlass_80_tensorop_s1688gemm) computed in tf32: timed and carried at the TF32 rate.
+      // Read as fp32, an A100 trace's convs carried to a V100 by the two fp32 rates (19.5 and
+      // 15.7 TFLOP/s) came out ~8x faster than by A100's TF32 rate (156).
+      if (sc.dtype == DType::fp32 && sc.compute && s.top_kernel != kNone &&
+          dtype_from_kernel_name(protos_[s.top_kernel].name) == DType::tf32) {
+        sc.dtype = DType::tf32;
+        ++tally.tf32_from_kernels;
+      }
       if (calls.linear_transposes.count(s.proto))
         if (auto* g = std::get_if<GemmShape>(&sc.shape)) g->trans_b = true;
       if (s.phase == Phase::backward)
@@ -1137,6 +1148,11 @@ class KinetoReader {
         w.notes.push_back(std::to_string(tally.dtype_from_kernels) +
                           " op(s) without an Input type (recorded without record_shapes) take the element type their "
                           "longest kernel's name states (ampere_fp16_s16816gemm: fp16)");
+      if (tally.tf32_from_kernels > 0)
+        w.notes.push_back(std::to_string(tally.tf32_from_kernels) +
+                          " fp32 GEMM or conv op(s) ran on TF32 tensor cores (their longest kernel says so: "
+                          "*_tf32f32_*, cutlass_80_tensorop_s1688gemm): their math is tf32, and they are timed and "
+                          "projected at the TF32 rate");
       if (unattributed_kernels_ > 0 && cpu_ops_ > 0)
         w.notes.push_back(std::to_string(unattributed_kernels_) +
                           " kernels had no launching CPU op in the trace and are listed by kernel name");
