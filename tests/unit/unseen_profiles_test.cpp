@@ -176,3 +176,26 @@ TEST_CASE("Kineto: fp32 GEMMs whose kernels ran on TF32 tensor cores compute in 
   CHECK(ingest::dtype_from_kernel_name("cutlass_75_tensorop_f16_s1688gemm_f16_256x128_32x2_tn_align8") == DType::fp16);
   CHECK(ingest::dtype_from_kernel_name("ampere_sgemm_128x64_tn") == DType::fp32);
 }
+
+TEST_CASE("a Kineto trace of no work says what it read") {
+  // The shape of an A100 PCIe trace from a public repository: CUDA runtime calls, no op or
+  // kernel ("Op count" 0). It had said only "no operations found".
+  ScratchDir dir;
+  const std::string p = dir.write("empty.pt.trace.json",
+                                  R"({"schemaVersion": 1, "traceEvents": [
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaGetDeviceCount", "pid": 1, "tid": 1, "ts": 10, "dur": 3, "args": {}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": 1, "tid": 1, "ts": 20, "dur": 5, "args": {}}
+]})");
+  IngestOptions o;
+  o.workload = "empty";
+  try {
+    (void)ingest_files({p}, o);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    CHECK_MESSAGE(
+        what.find("no operations found: 2 events read as kineto, none of them an operation, kernel or copy") !=
+            std::string::npos,
+        what);
+  }
+}

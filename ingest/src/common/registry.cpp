@@ -104,7 +104,14 @@ constexpr int64_t kMaxCollectiveRanks = int64_t{1} << 24;
 constexpr double kMaxOpTimeOverPass = 1000;
 
 void validate(const Workload& w, const std::string& source) {
-  if (w.ops.empty()) throw InputError(source, "no operations found");
+  // How much was read, and as what: an A100 trace of seven CUDA runtime calls and no op or
+  // kernel (the profiler's "Op count" 0) had said only "no operations found".
+  if (w.ops.empty())
+    throw InputError(source, "no operations found" +
+                                 (w.events > 0 ? ": " + std::to_string(w.events) + " events read as " + w.origin +
+                                                     ", none of them an operation, kernel or copy (a profile of no "
+                                                     "work, or of activity this format does not count)"
+                                               : std::string()));
   auto bad = [](double v) { return !std::isfinite(v) || v < 0; };
   if (w.pass_s && (bad(*w.pass_s) || *w.pass_s == 0)) throw InputError(source, "pass time is not a positive number");
   if (w.pass_s && w.measured_op_time_s() > kMaxOpTimeOverPass * *w.pass_s) {
