@@ -1,6 +1,7 @@
 // What a recorded FOM was computed from, as fingerprints, so that `fomcast check` can tell a
 // FOM that moved because an input changed (a spec edited with `platforms add`, a table
 // re-imported, a workload re-ingested) from one that moved because the tool did.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <set>
