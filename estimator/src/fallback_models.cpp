@@ -416,18 +416,16 @@ double read_curve(const std::vector<TableGroup::CurvePoint>& curve, double x, do
     }
   }
   std::vector<double> ys, xs;
+  for (const auto& n : by_distance) ys.push_back(n.p->y), xs.push_back(n.p->x);
+  const double median = percentile(ys, 0.5);
+  if (std::fabs(percentile(xs, 0.5) - x) <= kCurveLopsided) return median;
   Eigen::MatrixXd a(static_cast<Eigen::Index>(k), 2);
   Eigen::VectorXd rhs(static_cast<Eigen::Index>(k));
   for (std::size_t i = 0; i < k; ++i) {
-    const auto& p = *by_distance[i].p;
-    ys.push_back(p.y);
-    xs.push_back(p.x);
     const auto r = static_cast<Eigen::Index>(i);
-    a(r, 0) = 1, a(r, 1) = p.x - x;
-    rhs(r) = p.y;
+    a(r, 0) = 1, a(r, 1) = by_distance[i].p->x - x;
+    rhs(r) = by_distance[i].p->y;
   }
-  const double median = percentile(ys, 0.5);
-  if (std::fabs(percentile(xs, 0.5) - x) <= kCurveLopsided) return median;
   const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(a);
   if (k < 6 || qr.rank() < 2) return median;
   const double fitted = qr.solve(rhs)(0);
@@ -446,11 +444,11 @@ constexpr double kCurveGridStep = 0.05;  // in x, and in log row length for the 
 // interpolated; below the low end the time is held (launch-bound). Filled per row length
 // (rounded to kCurveGridStep in its log) on first use.
 double monotone_z(const TableGroup& g, double x, double log_cols) {
-  const auto [lo, hi] = std::minmax_element(g.gap_curve.begin(), g.gap_curve.end(),
-                                            [](const auto& a, const auto& b) { return a.x < b.x; });
+  const auto& lo = g.gap_curve.front();  // sorted by x (tables.cpp)
+  const auto& hi = g.gap_curve.back();
   const long key = std::lround(log_cols / kCurveGridStep);
   auto& grid = g.monotone_z[key];
-  const auto n = static_cast<std::size_t>(std::ceil((hi->x - lo->x) / kCurveGridStep)) + 1;
+  const auto n = static_cast<std::size_t>(std::ceil((hi.x - lo.x) / kCurveGridStep)) + 1;
   if (grid.empty()) {
     struct Block {
       double sum;
@@ -458,7 +456,7 @@ double monotone_z(const TableGroup& g, double x, double log_cols) {
     };
     std::vector<Block> blocks;
     for (std::size_t j = 0; j < n; ++j) {
-      const double xg = std::min(lo->x + static_cast<double>(j) * kCurveGridStep, hi->x);
+      const double xg = std::min(lo.x + static_cast<double>(j) * kCurveGridStep, hi.x);
       blocks.push_back({read_curve(g.gap_curve, xg, static_cast<double>(key) * kCurveGridStep) + xg, 1});
       while (blocks.size() > 1) {
         const auto& b = blocks.back();
@@ -470,7 +468,7 @@ double monotone_z(const TableGroup& g, double x, double log_cols) {
     }
     for (const auto& b : blocks) grid.insert(grid.end(), b.count, b.sum / static_cast<double>(b.count));
   }
-  const double u = (std::clamp(x, lo->x, hi->x) - lo->x) / kCurveGridStep;
+  const double u = (std::clamp(x, lo.x, hi.x) - lo.x) / kCurveGridStep;
   const auto j = std::min(static_cast<std::size_t>(u), n - 1);
   const double t = j + 1 < n ? u - static_cast<double>(j) : 0.0;
   return j + 1 < n ? grid[j] + t * (grid[j + 1] - grid[j]) : grid[j];
@@ -521,9 +519,7 @@ std::optional<Quote> memory_from_curves(const Context& ctx, const Op& op, DType 
     // smallest took against the gap (x + y held). Left out instead, H100 with 1.5x the
     // bandwidth timed P1B2's [60x10] sigmoid gradient from another rule, 35.2 us, where H100
     // itself read 31.2 us off the curves: a faster memory made the op slower.
-    const auto hi = std::max_element(g->gap_curve.begin(), g->gap_curve.end(),
-                                     [](const auto& a, const auto& b) { return a.x < b.x; });
-    if (x > hi->x) continue;
+    if (x > g->gap_curve.back().x) continue;  // sorted by x (tables.cpp)
     // Nor beyond the rows and row lengths it measured: the curve holds the size against the
     // gap, not how a kernel treats a row length (or a row count) no entry had.
     if (!within_measured_rows(*g, *shape)) continue;

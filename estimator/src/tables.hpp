@@ -79,7 +79,7 @@ struct TableGroup {
   };
   std::vector<CurvePoint> gap_curve;
   // log(time / launch_floor_s) read off gap_curve on a grid of x per row length, made
-  // non-decreasing in x (fallback_models.cpp's monotone_curve); filled on first use.
+  // non-decreasing in x (fallback_models.cpp's monotone_z); filled on first use.
   mutable std::map<long, std::vector<double>> monotone_z;
 };
 constexpr double kLatencyBound = 0.1;

@@ -143,15 +143,15 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
            "; docs/estimation.md says which ops run in which type)\n";
   // A mode that moves nothing would otherwise read as a projection of the precision; in the
   // workload's own types it is said in passing.
-  if (p.precision != PrecisionMode::recorded && p.retyped_ops == 0 && !w.ops.empty() &&
-      precision_name(p) == p.recorded_precision)
-    out += "(the workload's own types: no op changes)\n";
-  else if (p.precision != PrecisionMode::recorded && p.retyped_ops == 0 && !w.ops.empty())
-    out += "WARNING precision " + precision_name(p) + " changes no op of this workload: none of its " +
-           std::to_string(w.ops.size()) +
-           " op(s) is a kind the mode re-types with a shape, FLOPs or bytes to re-cost it by (function times "
-           "without shapes, copies and `other` ops keep their recorded type and time), or they are in its types "
-           "already; the estimate is the recorded precision's\n";
+  if (p.precision != PrecisionMode::recorded && p.retyped_ops == 0 && !w.ops.empty())
+    out +=
+        precision_name(p) == p.recorded_precision
+            ? std::string("(the workload's own types: no op changes)\n")
+            : "WARNING precision " + precision_name(p) + " changes no op of this workload: none of its " +
+                  std::to_string(w.ops.size()) +
+                  " op(s) is a kind the mode re-types with a shape, FLOPs or bytes to re-cost it by (function times "
+                  "without shapes, copies and `other` ops keep their recorded type and time), or they are in its types "
+                  "already; the estimate is the recorded precision's\n";
   // A type the target's spec has no rate for (bf16 on a V100): another type's rate stood in
   // for the ops computing in it; the ops' notes say it one by one, this once for the estimate.
   std::size_t stood_in = 0;
