@@ -296,6 +296,19 @@ PassEstimate estimate_pass(const Workload& w, std::string_view platform, const C
   return estimate_pass(w, platform, catalog, {});
 }
 
+StoodInRate stood_in_rate(const PassEstimate& pe, const Workload& w) {
+  StoodInRate out;
+  for (const auto& e : pe.ops) {
+    if (e.rate_stood_in == DType::unknown || e.op_index >= w.ops.size()) continue;
+    const Op& op = w.ops[e.op_index];
+    ++out.ops;
+    out.pass_s += op.count * e.predicted_s;
+    out.asked = op.dtype == DType::unknown ? DType::fp32 : op.dtype;  // as the estimator reads it
+    out.with = e.rate_stood_in;
+  }
+  return out;
+}
+
 int64_t passes_per_epoch(const Workload& w, std::vector<std::string>* assumptions) {
   if (w.samples_per_epoch > 0 && w.batch_size > 0) return (w.samples_per_epoch + w.batch_size - 1) / w.batch_size;
   if (w.passes > 0) {

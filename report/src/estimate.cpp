@@ -154,20 +154,13 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
                   "already; the estimate is the recorded precision's\n";
   // A type the target's spec has no rate for (bf16 on a V100): another type's rate stood in
   // for the ops computing in it; the ops' notes say it one by one, this once for the estimate.
-  std::size_t stood_in = 0;
-  double stood_in_s = 0;
-  DType asked = DType::unknown, with = DType::unknown;
-  for (const auto& e : p.ops)
-    if (e.rate_stood_in != DType::unknown && e.op_index < w.ops.size()) {
-      ++stood_in;
-      stood_in_s += w.ops[e.op_index].count * e.predicted_s;
-      asked = w.ops[e.op_index].dtype, with = e.rate_stood_in;
-    }
-  if (stood_in > 0)
-    out += "WARNING " + p.platform + "'s spec states no " + std::string(to_string(asked)) +
-           " rate (no units for it): " + std::to_string(stood_in) + " op(s) computing in it, " +
-           format_duration(stood_in_s) + " of the pass, are timed at its " + std::string(to_string(with)) +
-           " rate: on this part " + std::string(to_string(asked)) + " saves memory traffic, not compute time\n";
+  const StoodInRate stood_in = stood_in_rate(p, w);
+  if (stood_in.ops > 0)
+    out += "WARNING " + p.platform + "'s spec states no " + std::string(to_string(stood_in.asked)) +
+           " rate (no units for it): " + std::to_string(stood_in.ops) + " op(s) computing in it, " +
+           format_duration(stood_in.pass_s) + " of the pass, are timed at its " +
+           std::string(to_string(stood_in.with)) + " rate: on this part " + std::string(to_string(stood_in.asked)) +
+           " saves memory traffic, not compute time\n";
   // A band of 100% or more read as "+/- 686%" implies negative times: said as the range it
   // spans, the calibration rule's bounds where they make it (one side of the pass), else a
   // factor either way.

@@ -132,14 +132,10 @@ std::string borrowed_rate_warning(const FomResult& r) {
   for (const auto& p : r.problems) {
     if (!p.estimates) continue;
     for (const RunEstimate* side : {&p.estimates->baseline, &p.estimates->target}) {
-      const auto borrowed = std::find_if(side->pass.ops.begin(), side->pass.ops.end(),
-                                         [](const OpEstimate& e) { return e.rate_stood_in != DType::unknown; });
-      const auto& ops = p.estimates->workload.ops;
-      if (borrowed == side->pass.ops.end() || borrowed->op_index >= ops.size()) continue;
-      const DType recorded = ops[borrowed->op_index].dtype;
-      const DType type = recorded == DType::unknown ? DType::fp32 : recorded;  // as the estimator reads it
+      const StoodInRate borrowed = stood_in_rate(side->pass, p.estimates->workload);
+      if (borrowed.ops == 0) continue;
       where += (where.empty() ? "" : "; ") + p.name + " on " + side->pass.platform + ": no " +
-               std::string(to_string(type)) + " rate, " + std::string(to_string(borrowed->rate_stood_in)) +
+               std::string(to_string(borrowed.asked)) + " rate, " + std::string(to_string(borrowed.with)) +
                "'s stands in";
     }
   }

@@ -173,6 +173,16 @@ struct PassEstimate {
   std::size_t retyped_ops = 0;
 };
 
+// The ops of a pass that the target's spec states no rate for, timed at another type's rate
+// (bf16 on a V100): what the estimate and the FOM say once, where each op's notes say it.
+struct StoodInRate {
+  std::size_t ops = 0;
+  double pass_s = 0;             // their count x predicted time
+  DType asked = DType::unknown;  // the type they compute in (unknown read as fp32)
+  DType with = DType::unknown;   // the type whose rate stood in
+};
+StoodInRate stood_in_rate(const PassEstimate&, const Workload&);
+
 // A residual share above this makes a projection host-bound.
 constexpr double kHostBoundShare = 0.5;
 
