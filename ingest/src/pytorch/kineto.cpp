@@ -970,9 +970,10 @@ class KinetoReader {
   struct OpTally {
     int64_t no_gpu_calls = 0, wrappers = 0, cpu_wrappers = 0, unrecorded_calls = 0;
     ConvNotes conv_notes;
-    std::string gpu_op_without_activity;  // gpu_op_without_activity()'s answer
-    int64_t dtype_from_kernels = 0;       // ops whose element type their kernel's name gave
-    int64_t tf32_from_kernels = 0;        // fp32 GEMMs and convs whose kernels ran on TF32 tensor cores
+    std::string gpu_op_without_activity;    // gpu_op_without_activity()'s answer
+    int64_t dtype_from_kernels = 0;         // ops whose element type their kernel's name gave
+    int64_t tf32_from_kernels = 0;          // fp32 GEMMs and convs whose kernels ran on TF32 tensor cores
+    std::string dtype_kernel, tf32_kernel;  // the first such kernel's short name, said in the note
   };
 
   // An op only a GPU runs (aten::cudnn_convolution, miopen_*) in a trace with no device
@@ -1030,6 +1031,7 @@ class KinetoReader {
       if (calls_n <= 0) continue;
       const double time_us = has_gpu ? s.gpu_us[idx] : s.cpu_us[idx];
       TorchCall call = *calls.calls[s.proto];
+      if (s.top_kernel != kNone) call.kernel = protos_[s.top_kernel].name;
       if (p.needs_parent) {
         // The enclosing op says what this one does not: record_param_comms's metadata for
         // nccl:all_gather, c10d::allreduce_'s name for a bare record_param_comms.
@@ -1042,21 +1044,21 @@ class KinetoReader {
         }
       }
       ShapedCall sc = shape_torch_call(call, calls.hints);
+      const DType kernel_dtype =
+          s.top_kernel != kNone ? dtype_from_kernel_name(protos_[s.top_kernel].name) : DType::unknown;
       // No Input type (a trace without record_shapes): the longest kernel's name may say.
-      if (sc.dtype == DType::unknown && s.top_kernel != kNone)
-        if (const DType dt = dtype_from_kernel_name(protos_[s.top_kernel].name); dt != DType::unknown) {
-          sc.dtype = dt;
-          ++tally.dtype_from_kernels;
-        }
+      if (sc.dtype == DType::unknown && kernel_dtype != DType::unknown) {
+        sc.dtype = kernel_dtype;
+        if (tally.dtype_from_kernels++ == 0) tally.dtype_kernel = short_kernel_name(protos_[s.top_kernel].name);
+      }
       // An fp32 GEMM or conv whose kernel ran on TF32 tensor cores (cuDNN's default for convs
       // on Ampere and later, matmul under allow_tf32: sm80_xmma_..._tf32f32_...,
       // cutlass_80_tensorop_s1688gemm) computed in tf32: timed and carried at the TF32 rate.
       // Read as fp32, an A100 trace's convs carried to a V100 by the two fp32 rates (19.5 and
       // 15.7 TFLOP/s) came out ~8x faster than by A100's TF32 rate (156).
-      if (sc.dtype == DType::fp32 && sc.compute && s.top_kernel != kNone &&
-          dtype_from_kernel_name(protos_[s.top_kernel].name) == DType::tf32) {
+      if (sc.dtype == DType::fp32 && sc.compute && kernel_dtype == DType::tf32) {
         sc.dtype = DType::tf32;
-        ++tally.tf32_from_kernels;
+        if (tally.tf32_from_kernels++ == 0) tally.tf32_kernel = short_kernel_name(protos_[s.top_kernel].name);
       }
       if (calls.linear_transposes.count(s.proto))
         if (auto* g = std::get_if<GemmShape>(&sc.shape)) g->trans_b = true;
@@ -1147,12 +1149,14 @@ class KinetoReader {
       if (tally.dtype_from_kernels > 0)
         w.notes.push_back(std::to_string(tally.dtype_from_kernels) +
                           " op(s) without an Input type (recorded without record_shapes) take the element type their "
-                          "longest kernel's name states (ampere_fp16_s16816gemm: fp16)");
+                          "longest kernel's name states (" +
+                          tally.dtype_kernel + ", the first of them)");
       if (tally.tf32_from_kernels > 0)
-        w.notes.push_back(std::to_string(tally.tf32_from_kernels) +
-                          " fp32 GEMM or conv op(s) ran on TF32 tensor cores (their longest kernel says so: "
-                          "*_tf32f32_*, cutlass_80_tensorop_s1688gemm): their math is tf32, and they are timed and "
-                          "projected at the TF32 rate");
+        w.notes.push_back(
+            std::to_string(tally.tf32_from_kernels) +
+            " fp32 GEMM or conv op(s) ran on TF32 tensor cores (their longest kernel says so: " + tally.tf32_kernel +
+            ", the first of them): their math is tf32, and they are timed and projected at the TF32 "
+            "rate");
       if (unattributed_kernels_ > 0 && cpu_ops_ > 0)
         w.notes.push_back(std::to_string(unattributed_kernels_) +
                           " kernels had no launching CPU op in the trace and are listed by kernel name");

@@ -736,6 +736,10 @@ ShapedCall shape_torch_call(const TorchCall& c, const ConvHints& hints) {
   if (auto s = sparse(c, r)) return *s;
   ShapedCall s;
   s.kind = classify_name(c.name);
+  // An op the names do not list is costed by its kernel where that kernel is memory-bound
+  // work: read as `other`, a where or a comparison kept its recorded time on every target.
+  if (s.kind == OpKind::other && !c.kernel.empty())
+    if (const OpKind k = classify_name(c.kernel); is_memory_bound(k)) s.kind = k;
   s.dtype = r.dtype();
   s.compute = is_compute_op_name(c.name);
   if (s.compute) return s;  // a GEMM/conv op whose inputs were not recorded

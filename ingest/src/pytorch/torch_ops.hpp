@@ -59,6 +59,9 @@ struct TorchCall {
   std::vector<Dims> outputs;  // output sizes where recorded (execution traces)
   CommMeta comm;
   std::string parent;  // name of the enclosing op, when this one says too little alone
+  // Its longest kernel's name, where the trace has one: the kind of an op its name does not
+  // list (aten::_s_where, aten::ge launch elementwise kernels).
+  std::string kernel;
 };
 
 // Builds a TorchCall from a Kineto event's raw args (JSON text; empty when absent).
