@@ -70,7 +70,9 @@ namespace {
 // is chosen): est::Context's recorded_call_floor_s. Only a latency-bound call says what a
 // kernel's fixed latency is: a trace of five 15.7 ms GEMMs holds none. Kernels only, so
 // copies (their own model), collectives (the network's) and optimizer updates (often fused
-// host loops) do not set it. Nor a call longer than `call_s`, a whole call with its launch
+// host loops) do not set it; nor does a shaped call that is not latency-bound (its roofline
+// on the recording GPU over kLatencyBound of its time), while a call with no shape to cost
+// it by may. Nor a call longer than `call_s`, a whole call with its launch
 // as the measured tables hold one: a 1 ms GEMM at 7% of its peak is slow, not latency.
 double recorded_call_floor(const Workload& w, const Platform* baseline, double call_s) {
   if (!baseline || baseline->device_kind != "gpu" || !(call_s > 0)) return 0;
@@ -83,7 +85,13 @@ double recorded_call_floor(const Workload& w, const Platform* baseline, double c
     const double flops = op.flops > 0 ? op.flops : op_flops(op.kind, op.shape);
     const double bytes = op.bytes > 0 ? op.bytes : op_bytes(op.kind, op.shape, op.dtype);
     const double roof = std::max(flops > 0 && peak > 0 ? flops / peak : 0.0, bytes > 0 && bw > 0 ? bytes / bw : 0.0);
-    if (!(roof > 0) || roof >= kLatencyBound * t || t > call_s) continue;
+    // A kernel with no shape to cost it by (a trace without record_shapes) says nothing of how
+    // latency-bound it is, but the fastest call still bounds the fixed latency from above: a
+    // 1 us fill on a V100 had come out 0.27 us on an H100 by the bandwidth ratio.
+    // (`other` ops aside: host-side work in some readers).
+    const bool shapeless = !(flops > 0) && !(bytes > 0);
+    if (shapeless && op.kind == OpKind::other) continue;
+    if (t > call_s || (!shapeless && roof >= kLatencyBound * t)) continue;
     floor = floor > 0 ? std::min(floor, t) : t;
   }
   return floor;

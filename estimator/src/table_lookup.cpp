@@ -47,6 +47,23 @@ double exact_uncertainty(const KernelEntry& e) {
   return std::max({e.spread, 0.5 / e.time_us, 0.02});
 }
 
+// A GEMM larger than every measured one in some dimension (M or N, K, the batch), clamped
+// into the measured box: the shape whose rate stands at the table's edge. nullopt for another
+// kind of shape, or one within the box.
+std::optional<GemmShape> clamped_into_table(const TableGroup& g, const OpShape& shape, std::size_t skip) {
+  const auto* q = std::get_if<GemmShape>(&shape);
+  if (!q) return std::nullopt;
+  int64_t max_mn = 0, max_k = 0, max_batch = 0;
+  for (std::size_t i = 0; i < g.entries.size(); ++i)
+    if (const auto* e = std::get_if<GemmShape>(&g.entries[i]->shape); e && !left_out(g, i, skip))
+      max_mn = std::max({max_mn, e->m, e->n}), max_k = std::max(max_k, e->k), max_batch = std::max(max_batch, e->batch);
+  if (max_mn == 0 || (q->m <= max_mn && q->n <= max_mn && q->k <= max_k && q->batch <= max_batch)) return std::nullopt;
+  GemmShape c = *q;
+  c.m = std::min(c.m, max_mn), c.n = std::min(c.n, max_mn), c.k = std::min(c.k, max_k);
+  c.batch = std::min(c.batch, max_batch);
+  return c;
+}
+
 std::size_t index_of(const TableGroup& g, const KernelEntry* e) {
   if (!e) return kNone;
   for (std::size_t i = 0; i < g.entries.size(); ++i)
@@ -107,6 +124,30 @@ std::optional<Quote> in_group(const TableGroup& g, OpKind kind, const OpShape& s
     q.seconds = floor;
     q.notes.push_back("at the fastest time measured in " + group_name(platform, g) + " (" +
                       format_significant(floor * 1e6) + " us): a latency floor");
+  }
+  // A GEMM beyond the measured shapes is read off a fitted surface that can fall steeply there
+  // (NT3's 20 x 200 x 773,760 GEMM came out at 1.1 TFLOP/s on an A100 whose table reaches 12
+  // at K = 65,430). A larger GEMM reuses each tile more, not less: its time above the launch
+  // floor is at most the work ratio times that of the same shape clamped to the table's edge.
+  if (const auto edge = clamped_into_table(g, shape, skip); edge && q.seconds > floor) {
+    std::optional<Interpolation> at_edge;
+    for (const OpShape& v : {OpShape{*edge}, OpShape{swapped(*edge)}})
+      if (auto in = interpolate(g, shape_features(kind, v), g.interpolator, skip);
+          in && (!at_edge || in->nearest_distance < at_edge->nearest_distance))
+        at_edge = in;
+    if (at_edge) {
+      const double edge_work = table_work(kind, *edge);
+      const double edge_s = std::max(edge_work / std::exp(at_edge->log_rate), floor);
+      const double held = floor + (edge_s - floor) * work / edge_work;
+      if (held < q.seconds) {
+        q.seconds = held;
+        q.notes.push_back("the rate of " + describe(OpShape{*edge}) +
+                          ", the shape clamped to the table's largest measured dimensions, held beyond them (" +
+                          format_significant(edge_s * 1e6) +
+                          " us there; the time above the latency floor scaled by the work): the fitted surface "
+                          "fell below it out there");
+      }
+    }
   }
   q.uncertainty = interpolation_uncertainty(g, best->nearest_distance);
   q.nearest_log_distance = best->nearest_distance;

@@ -152,6 +152,31 @@ TEST_CASE("interpolated: between the measured neighbours, with a band from leave
   CHECK(e.detail.find("leave-one-out band") != std::string::npos);
 }
 
+TEST_CASE("a GEMM beyond every measured shape runs at no lower rate than the table's edge") {
+  // NT3's dense layer (M=20 N=200 K=773,760) on the A100 PCIe 40GB, whose NeuSight table stops
+  // near K = 65,500: the fitted surface fell to 1.1 TFLOP/s out there (5.4 ms). The edge is
+  // the same M and N at the table's largest K; beyond it the time grows with the work at most.
+  int64_t max_k = 0;
+  for (const auto& e : catalog().tables.at("A100_PCIe_40GB").entries)
+    if (e.kind == OpKind::gemm && e.precision == KernelPrecision::fp32)
+      if (const auto* g = std::get_if<GemmShape>(&e.shape)) max_k = std::max(max_k, g->k);
+  REQUIRE(max_k > 60000);
+  REQUIRE(max_k < 773760);
+  const auto far = only(workload({gemm(20, 200, 773760)}), "A100_PCIe_40GB");
+  const auto edge = only(workload({gemm(20, 200, max_k)}), "A100_PCIe_40GB");
+  INFO(far.detail);
+  CHECK(far.method == Method::interpolated);
+  CHECK(edge.method == Method::interpolated);
+  CHECK(far.predicted_s <= edge.predicted_s * 773760.0 / static_cast<double>(max_k) * (1 + 1e-9));
+  CHECK(far.predicted_s > edge.predicted_s);
+  CHECK(std::any_of(far.notes.begin(), far.notes.end(), [](const std::string& n) {
+    return n.find("clamped to the table's largest") != std::string::npos;
+  }));
+  // Within the measured shapes nothing is said.
+  CHECK(std::none_of(edge.notes.begin(), edge.notes.end(),
+                     [](const std::string& n) { return n.find("clamped") != std::string::npos; }));
+}
+
 TEST_CASE("conv: exact directions, and a backward op without direction is data + filter") {
   // README: forward 624 us, backward-data 602 us, backward-filter 997 us.
   auto e = only(workload({conv(v100_readme_conv())}), "NV_V100");

@@ -110,8 +110,9 @@ TEST_CASE("validate --json end_to_end: every shipped published row predicted, me
   // H100, +4% to +11%, now +8% to +22%). A bug's numbers are not a bar to hold. A GPU's
   // launch gap the median of GPU tables' alone (the KNL's GEMM floor had been in it): 7.8% and
   // 7.3%. The memory curves read monotone in size (a faster memory had made 70 of 710 ops
-  // slower): 7.8% and 7.3%.
-  CHECK(j["median_abs_step_error"].get<double>() <= 0.079);
+  // slower): 7.8% and 7.3%. GEMMs beyond their table held at its edge's rate (the fitted
+  // surface fell far below it there): 7.6% and 7.3%.
+  CHECK(j["median_abs_step_error"].get<double>() <= 0.077);
   CHECK(j["median_abs_speedup_error"].get<double>() <= 0.073);
 }
 
@@ -145,7 +146,8 @@ TEST_CASE("validate --json end_to_end: Lambda's 2, 4 and 8 GPU rows against the 
   // 1-30% per GPU, BERT most; the estimate hides DDP's all-reduce under the backward pass.
   // 10.5% -> 9.2% with the launch floor kept out of precision scaling (above); 9.2% -> 11.2%
   // with the NCHW transforms at their true size (above: the tf32 ResNet rows are 12 of the 39);
-  // 11.2% -> 10.8% with the GPUs' launch gap from GPU tables alone.
-  CHECK(j["median_abs_multi_gpu_step_error"].get<double>() <= 0.109);
+  // 11.2% -> 10.8% with the GPUs' launch gap from GPU tables alone; 10.8% -> 10.9% with GEMMs
+  // beyond their table held at its edge's rate (the tf32 BERT rows, too fast, faster).
+  CHECK(j["median_abs_multi_gpu_step_error"].get<double>() <= 0.110);
   CHECK(j["median_abs_efficiency_error"].get<double>() <= 0.071);
 }
