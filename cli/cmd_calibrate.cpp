@@ -41,6 +41,7 @@ void add_calibrate(CLI::App& app, Globals& g) {
   struct Opts {
     std::string workload, platform, note;
     std::optional<double> pass_s, epoch_s, run_hours;
+    int64_t batch = 0;
     bool json = false, clear = false, force = false;
   };
   auto o = std::make_shared<Opts>();
@@ -51,6 +52,10 @@ void add_calibrate(CLI::App& app, Globals& g) {
   cmd->add_option("--epoch-s", o->epoch_s, "Measured seconds per epoch")->transform(in_range(ranges::seconds));
   cmd->add_option("--run-hours", o->run_hours, "Measured hours per run (the workload's epochs)")
       ->transform(in_range(ranges::hours));
+  cmd->add_option("--batch", o->batch,
+                  "Samples per pass the measurement ran at (default: the workload's; a model is expanded again at "
+                  "it); an estimate or study at another batch does not use the calibration")
+      ->transform(in_range(ranges::batch));
   cmd->add_flag("--clear", o->clear, "Remove the workload's calibration on the platform instead of recording one");
   cmd->add_option("--note", o->note, "Where the measurement comes from");
   cmd->add_flag("--force", o->force,
@@ -78,7 +83,16 @@ void add_calibrate(CLI::App& app, Globals& g) {
     const std::optional<double> run_s = o->run_hours ? std::optional<double>(*o->run_hours * 3600.0) : std::nullopt;
     check_measured_time(o->pass_s, o->epoch_s, run_s);  // before the database is touched
     Store store = open_store(g);
-    const Named n = lookup(store, o->workload, o->platform);
+    Named n = lookup(store, o->workload, o->platform);
+    if (o->batch > 0 && o->batch != n.workload.batch_size) {
+      // A trace's ops are the batch it ran: a measurement at another is of other ops.
+      if (n.workload.origin != "model" && n.workload.batch_size > 0)
+        throw UsageError("--batch " + std::to_string(o->batch) + ": workload '" + o->workload +
+                         "' is a trace recorded at batch " + std::to_string(n.workload.batch_size) +
+                         ", and its operations are that batch's; ingest a trace of the run at batch " +
+                         std::to_string(o->batch) + " to calibrate it");
+      n.workload = with_epoch_size(std::move(n.workload), o->batch, std::nullopt, expand_model_at_batch);
+    }
     const Calibration c = make_calibration(n.workload, o->platform, o->pass_s, o->epoch_s, run_s, o->note);
     const Catalog catalog = load_catalog(store);
     const CalibrationResult r = split_calibration(n.workload, c, catalog, o->force);  // fails before any write

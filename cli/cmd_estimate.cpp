@@ -71,7 +71,9 @@ void add_estimate_command(CLI::App& app, Globals& g) {
     RunOptions opts;
     opts.nodes = o->nodes;
     if (o->epochs > 0) opts.epochs = o->epochs;
-    opts.measured = measured_passes(w, store.calibrations(w.name));
+    std::vector<std::string> not_used;  // calibrations measured at another batch than --batch
+    opts.measured = measured_passes(w, store.calibrations(w.name), &not_used);
+    for (const auto& n : not_used) std::cerr << "note: " << n << "\n";
     opts.precision = precision;
     if (request) {
       if (o->batch > 0) throw UsageError("--batch and --parallel: give the batch as --batch-per-gpu or --global-batch");

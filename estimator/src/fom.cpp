@@ -292,9 +292,11 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
     const std::vector<Calibration> stored_calibrations =
         in.calibrations ? in.calibrations(*sp.workload) : std::vector<Calibration>{};
     std::string what;
+    std::vector<std::string> calibrations_not_used;  // measured at another batch than the problem's
     try {
       if (auto m = study_measurement(*w, sp, study.baseline.platform, what)) opts.measured.push_back(std::move(*m));
-      for (auto& m : measured_passes(*w, stored_calibrations)) opts.measured.push_back(std::move(m));
+      for (auto& m : measured_passes(*w, stored_calibrations, &calibrations_not_used))
+        opts.measured.push_back(std::move(m));
     } catch (const std::exception& e) {
       throw InputError(study.file, e.what(), 0, -1, path + "." + (what.empty() ? "workload" : what));
     }
@@ -337,6 +339,7 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
     p.notes.push_back(run_note(*sp.workload, base));
     if (!sp.target_hours) p.notes.push_back(run_note(*sp.workload, target));
     for (const auto& a : base.assumptions) p.notes.push_back(a);
+    for (const auto& n : calibrations_not_used) p.notes.push_back(n);
     for (const auto* side : {&base, &target}) {
       if (side == &target && sp.target_hours) continue;
       const auto& c = side->pass.calibration;

@@ -56,10 +56,13 @@ std::string workload_text(const Workload& w) {
 
 std::string calibrations_text(const std::vector<Calibration>& cs) {
   nlohmann::json j = nlohmann::json::array();
-  for (const auto& c : cs)
+  for (const auto& c : cs) {
     j.push_back({c.platform, c.pass_s ? nlohmann::json(*c.pass_s) : nlohmann::json(nullptr),
                  c.epoch_s ? nlohmann::json(*c.epoch_s) : nlohmann::json(nullptr),
                  c.run_s ? nlohmann::json(*c.run_s) : nlohmann::json(nullptr)});
+    // Only where recorded: a calibration stored before batches were kept reads as it did.
+    if (c.batch_size > 0) j.back().push_back(c.batch_size);
+  }
   return j.dump();
 }
 
@@ -128,7 +131,7 @@ std::string fom_inputs_changed(std::string_view before_json, std::string_view no
   compare("platform_specs", "platform specs");
   compare("kernel_tables", "kernel tables");
   compare("workloads", "workloads");
-  compare("calibrations", "calibrations of");
+  compare("calibrations", "calibrations of workloads");
   return out;
 }
 

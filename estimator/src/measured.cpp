@@ -50,6 +50,7 @@ Calibration make_calibration(const Workload& w, const std::string& platform, std
   c.epoch_s = epoch_s;
   c.run_s = run_s;
   c.note = std::move(note);
+  c.batch_size = w.batch_size;  // the batch it ran at: the workload's, as calibrated
   return c;
 }
 
@@ -82,27 +83,40 @@ MeasuredPass measured_pass(const Workload& w, const Calibration& c, std::optiona
   return m;
 }
 
-std::vector<MeasuredPass> measured_passes(const Workload& w, const std::vector<Calibration>& cs) {
+std::vector<MeasuredPass> measured_passes(const Workload& w, const std::vector<Calibration>& cs,
+                                          std::vector<std::string>* not_used) {
   std::vector<MeasuredPass> out;
-  for (const auto& c : cs)
-    if (c.workload == w.name) out.push_back(measured_pass(w, c));
+  for (const auto& c : cs) {
+    if (c.workload != w.name) continue;
+    // A pass measured at batch 20 is not a pass at batch 5: taken as one, a study's NT3 at
+    // batch 1 ran 20 times as many 150 ms passes per epoch.
+    if (c.batch_size > 0 && w.batch_size > 0 && c.batch_size != w.batch_size) {
+      if (not_used)
+        not_used->push_back("the calibration of " + w.name + " on " + c.platform + " was measured at batch " +
+                            std::to_string(c.batch_size) + ", and this runs batch " + std::to_string(w.batch_size) +
+                            ": not used (`fomcast calibrate --batch " + std::to_string(w.batch_size) +
+                            "` records a measurement at it)");
+      continue;
+    }
+    out.push_back(measured_pass(w, c));
+  }
   return out;
 }
 
 PassFloor roofline_floor(const Workload& w, const Platform& p) {
   PassFloor f;
-  const double bw = est::bandwidth_of(p);
   f.complete = !w.ops.empty();
   for (const auto& op : w.ops) {
     const DType d = op.dtype == DType::unknown ? DType::fp32 : op.dtype;
-    double peak = est::peak_for(p, d).flop_per_s;
-    // fp32 matrix products may run on tf32 tensor cores: the faster rate bounds them.
-    if (d == DType::fp32)
-      if (auto it = p.peak_flop_per_s.find(DType::tf32); it != p.peak_flop_per_s.end())
-        peak = std::max(peak, it->second.value);
     const double flops = op.flops > 0 ? op.flops : op_flops(op.kind, op.shape);
     const double bytes = op.bytes > 0 ? op.bytes : op_bytes(op.kind, op.shape, d);
-    const double t = std::max(flops > 0 && peak > 0 ? flops / peak : 0.0, bytes > 0 && bw > 0 ? bytes / bw : 0.0);
+    // The estimator's own bound (op_roofline): a 3x3 conv in fp32 may run as Winograd, a
+    // quarter of the direct multiplies. With direct flops, VGG-16's real V100 pass (about
+    // 1.2 s at batch 256) and fomcast's own estimate of it were refused as below 1.85 s.
+    double t = est::op_roofline(p, op.kind, op.shape, d, flops, bytes).seconds;
+    // fp32 matrix products may run on tf32 tensor cores: the faster rate bounds them.
+    if (d == DType::fp32 && p.peak_flop_per_s.count(DType::tf32))
+      t = std::min(t, est::op_roofline(p, op.kind, op.shape, DType::tf32, flops, bytes).seconds);
     if (t > 0) {
       f.seconds += op.count * t;
       ++f.ops;

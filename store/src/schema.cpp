@@ -83,6 +83,12 @@ ALTER TABLE ops ADD COLUMN implementation TEXT NOT NULL DEFAULT 'unknown';
     R"sql(
 ALTER TABLE fom_records ADD COLUMN inputs_json TEXT NOT NULL DEFAULT '{}';
 )sql",
+    // 3 -> 4: the batch a calibration's measurement ran at, so that a study or estimate at
+    // another batch does not take it for its own pass; calibrations stored before say
+    // nothing (0).
+    R"sql(
+ALTER TABLE calibrations ADD COLUMN batch_size INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 
 }  // namespace

@@ -10,19 +10,19 @@ using detail::Statement;
 void Store::put_calibration(const Calibration& c) {
   transaction([&] {
     Statement s(db_,
-                "INSERT INTO calibrations(workload, platform, pass_s, epoch_s, run_s, recorded_at, note) "
-                "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(workload, platform) DO UPDATE SET "
+                "INSERT INTO calibrations(workload, platform, pass_s, epoch_s, run_s, recorded_at, note, batch_size) "
+                "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT(workload, platform) DO UPDATE SET "
                 "pass_s = excluded.pass_s, epoch_s = excluded.epoch_s, run_s = excluded.run_s, "
-                "recorded_at = excluded.recorded_at, note = excluded.note",
+                "recorded_at = excluded.recorded_at, note = excluded.note, batch_size = excluded.batch_size",
                 path_);
     s.bind(1, c.workload).bind(2, c.platform).bind(3, c.pass_s).bind(4, c.epoch_s).bind(5, c.run_s);
-    s.bind(6, c.recorded_at.empty() ? utc_now() : c.recorded_at).bind(7, c.note).run();
+    s.bind(6, c.recorded_at.empty() ? utc_now() : c.recorded_at).bind(7, c.note).bind(8, c.batch_size).run();
   });
 }
 
 std::vector<Calibration> Store::calibrations(std::string_view workload) const {
   Statement s(db_,
-              "SELECT workload, platform, pass_s, epoch_s, run_s, recorded_at, note FROM calibrations "
+              "SELECT workload, platform, pass_s, epoch_s, run_s, recorded_at, note, batch_size FROM calibrations "
               "WHERE workload = ?1 ORDER BY platform",
               path_);
   s.bind(1, workload);
@@ -36,6 +36,7 @@ std::vector<Calibration> Store::calibrations(std::string_view workload) const {
     c.run_s = s.optional_double_at(4);
     c.recorded_at = s.text_at(5);
     c.note = s.text_at(6);
+    c.batch_size = s.int_at(7);
     out.push_back(std::move(c));
   }
   return out;

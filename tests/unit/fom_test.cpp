@@ -200,7 +200,7 @@ TEST_CASE("check says when a recorded FOM's inputs changed between records: a sp
   REQUIRE(run_fomcast("calibrate --workload P1B1 --platform NV_V100 --pass-s 0.05", db).status == 0);
   REQUIRE(run_fomcast("fom --record '" + study + "'", db).status == 0);
   const auto calibrated = run_fomcast("check --max-drop 100", db);
-  CHECK_MESSAGE(calibrated.err.find("(calibrations of changed: P1B1)") != std::string::npos, calibrated.err);
+  CHECK_MESSAGE(calibrated.err.find("(calibrations of workloads changed: P1B1)") != std::string::npos, calibrated.err);
 }
 
 TEST_CASE("a problem whose unit of work occupies several counted nodes says so, in text and JSON") {

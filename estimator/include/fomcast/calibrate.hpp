@@ -25,7 +25,10 @@ Calibration make_calibration(const Workload&, const std::string& platform, std::
 // The calibration as one pass of the workload: epoch / passes per epoch, run / (epochs x
 // passes per epoch). `epochs` overrides the workload's (a study problem's epochs).
 MeasuredPass measured_pass(const Workload&, const Calibration&, std::optional<int64_t> epochs = std::nullopt);
-std::vector<MeasuredPass> measured_passes(const Workload&, const std::vector<Calibration>&);
+// Calibrations measured at another batch than the workload's are left out, each with a
+// sentence in `not_used` (when given) for the estimate's notes.
+std::vector<MeasuredPass> measured_passes(const Workload&, const std::vector<Calibration>&,
+                                          std::vector<std::string>* not_used = nullptr);
 
 // The least time the workload's operations can take on a platform: each op's flops at the
 // platform's peak for its precision and its bytes at the memory bandwidth, at full

@@ -30,6 +30,9 @@ struct Calibration {
   std::optional<double> run_s;
   std::string recorded_at;
   std::string note;
+  // The batch the measurement ran at (the workload's when calibrated, or `calibrate
+  // --batch`); 0 when not recorded (calibrations stored before fomcast kept it).
+  int64_t batch_size = 0;
 };
 
 // One FOM recorded by `fom --record`.
