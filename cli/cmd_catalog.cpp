@@ -109,7 +109,9 @@ CLI::App* add_platforms_add(CLI::App& platforms, Globals& g) {
 // spec of that name returns.
 CLI::App* add_platforms_rm(CLI::App& platforms, Globals& g) {
   auto* cmd = platforms.add_subcommand(
-      "rm", "Delete a platform of yours with its kernel tables and calibrations (shipped ones cannot be removed)");
+      "rm",
+      "Delete a platform of yours with its kernel tables and calibrations (shipped ones cannot be removed; removing "
+      "your replacement of a shipped one puts the shipped spec back)");
   struct Opts {
     std::string name;
     bool json = false;
@@ -121,6 +123,7 @@ CLI::App* add_platforms_rm(CLI::App& platforms, Globals& g) {
     Store store = open_store(g);
     std::string origin;
     Store::PlatformRemoval removed;
+    bool shipped_restored = false;
     std::vector<std::string> recorded_on;
     store.transaction([&] {
       const auto p = store.platform(o->name);
@@ -133,6 +136,18 @@ CLI::App* add_platforms_rm(CLI::App& platforms, Globals& g) {
         throw UsageError("platform '" + o->name +
                          "' is shipped with fomcast and cannot be removed: the next seeding would bring it back. "
                          "`platforms add --replace` stores a spec of yours under its name");
+      // A shipped spec replaced with `platforms add --replace`: removing the user's spec puts
+      // the shipped one back with its shipped tables (only the user's imported and measured
+      // entries go; calibrations are measurements of the machine, and stay). Deleted whole, the
+      // shipped platform and its tables were gone until the next build's seeding.
+      const int64_t entries_before = store.kernel_entry_count(o->name);
+      if (restore_shipped_platform(store, o->name)) {
+        store.delete_kernel_entries(o->name, TableOrigin::imported);
+        store.delete_kernel_entries(o->name, TableOrigin::measured);
+        removed.kernel_entries = entries_before - store.kernel_entry_count(o->name);
+        shipped_restored = true;
+        return;
+      }
       for (const auto& w : store.workloads())
         if (w.recorded_on == o->name) recorded_on.push_back(w.name);
       removed = *store.delete_platform(o->name);
@@ -142,7 +157,14 @@ CLI::App* add_platforms_rm(CLI::App& platforms, Globals& g) {
                                 {"origin", origin},
                                 {"kernel_entries", removed.kernel_entries},
                                 {"calibrations", removed.calibrations},
-                                {"workloads_recorded_on", recorded_on}});
+                                {"workloads_recorded_on", recorded_on},
+                                {"shipped_restored", shipped_restored}});
+      return;
+    }
+    if (shipped_restored) {
+      std::cout << "Removed your spec of platform '" << o->name << "' (" << origin << ") and " << removed.kernel_entries
+                << " kernel entries of yours; the shipped spec of that name is back, with its shipped tables"
+                << " (calibrations measured on it are kept)\n";
       return;
     }
     std::cout << "Removed platform '" << o->name << "' (" << origin << "), with " << removed.kernel_entries

@@ -124,7 +124,7 @@ void add_fom_commands(CLI::App& app, Globals& g) {
     auto json_out = std::make_shared<bool>(false);
     cmd->add_flag("--json", *json_out, "JSON output");
     cmd->callback([&g, json_out] {
-      Store store = open_store(g);
+      Store store = open_existing_store(g, "history");
       const auto records = store.fom_records();
       if (*json_out)
         print_json(fom_history_to_json(records));
@@ -144,7 +144,7 @@ void add_fom_commands(CLI::App& app, Globals& g) {
                   "JSON output: one entry per study ({study, records, fom_before, fom, change_pct, dropped, "
                   "warnings}); the exit status is the same");
     cmd->callback([&g, max_drop, json_out] {
-      Store store = open_store(g);
+      Store store = open_existing_store(g, "check");
       const auto records = store.fom_records();
       // Nothing recorded is nothing dropped: a CI job's first run passes.
       if (records.empty()) {

@@ -58,6 +58,15 @@ Store open_store(const Globals& g) {
   return store;
 }
 
+Store open_existing_store(const Globals& g, std::string_view command) {
+  const std::string path = database_path(g);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    throw UsageError(std::string(command) + ": no database at " + path +
+                     " (it reads the FOM records `fom --record` stored there; --db or $FOMCAST_DB names the file)");
+  return open_store(g);
+}
+
 void require_platform(const Store& store, const std::string& name, const std::string& flag) {
   check_platform_name(name, store.platforms());  // "did you mean NV_V100?" for a near miss
   if (!store.platform(name)) throw UsageError(flag + ": " + unknown_platform_message(name, store.platforms()));

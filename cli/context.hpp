@@ -25,6 +25,10 @@ CLI::Validator in_range(const NumberRange& range);
 
 // Opens the database and fills it from the shipped data when it lacks this build's.
 Store open_store(const Globals&);
+// For commands that only read what earlier runs stored (history, check): a database path
+// that names no file is a UsageError, not a new database. A mistyped --db in a CI job had
+// created and seeded one, found no record, and passed the gate.
+Store open_existing_store(const Globals&, std::string_view command);
 // The database path the flags and environment name (--db, $FOMCAST_DB, ./fomcast.db).
 std::string database_path(const Globals&);
 // UsageError "--platform: unknown platform 'X' (see `fomcast platforms`)" unless the

@@ -166,6 +166,21 @@ std::vector<std::string> implausible_spec_figures(const Platform& p) {
   for (DType half : {DType::fp16, DType::bf16}) below(half, DType::fp32);
   for (DType eight : {DType::fp8, DType::int8})
     for (DType half : {DType::fp16, DType::bf16}) below(eight, half);
+  // A figure in another unit (TB/s given as GB/s, MiB as GiB) passes every range check and
+  // moves every estimate by 1000x. The shipped parts' fp32 FLOP per byte of bandwidth run
+  // from 2 (SPARC64 VIIIfx) to 106 (L40S); ten times beyond either end is said.
+  if (p.mem_bw_bytes_per_s && peak(DType::fp32) > 0 && p.mem_bw_bytes_per_s->value > 0) {
+    const double balance = peak(DType::fp32) / p.mem_bw_bytes_per_s->value;
+    if (balance > 1000 || balance < 0.2)
+      out.push_back("peak_tflop_per_s.fp32 over mem_bw_gb_per_s is " +
+                    (balance > 1000 ? format_number(balance, 0) : format_significant(balance)) +
+                    " FLOP per byte, where the shipped parts' run from 2 to 106: is a figure in another unit (TB/s "
+                    "for GB/s, GFLOP/s for TFLOP/s)?");
+  }
+  // 4 TiB is more than any accelerator's or CPU socket's memory shipped or announced.
+  if (p.mem_bytes && p.mem_bytes->value > 4096.0 * 1024 * 1024 * 1024)
+    out.push_back("mem_gib is " + format_number(p.mem_bytes->value / (1024.0 * 1024 * 1024), 0) +
+                  " GiB, more than any device's memory: MiB or MB for GiB?");
   return out;
 }
 

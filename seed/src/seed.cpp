@@ -109,6 +109,21 @@ void seed_shipped_data(Store& store) {
   });
 }
 
+bool restore_shipped_platform(Store& store, std::string_view name) {
+  for (const auto& [path, text] : embedded_files("platforms/")) {
+    if (!path.ends_with(".json")) continue;
+    const std::string where = "data/" + std::string(path);
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded()) throw InputError(where, "shipped platform spec is not valid JSON");
+    if (j.value("name", "") != name) continue;
+    Platform p = platform_from_json(j, where);
+    p.origin = PlatformOrigin::shipped;
+    store.put_platform(p);
+    return true;
+  }
+  return false;
+}
+
 void seed_if_needed(Store& store) {
   const std::string hash = embedded_data_hash();
   if (store.meta("shipped_data_hash") == hash) return;

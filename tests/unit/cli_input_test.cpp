@@ -269,9 +269,17 @@ TEST_CASE("an unknown platform is named as one, in estimate, calibrate, whatif, 
   CHECK_FALSE(std::filesystem::exists(dir.file("r.html")));
 }
 
-TEST_CASE("history and check on an empty history say so, exit 0") {
+TEST_CASE("history and check on an empty history say so, exit 0; on no database at all, exit 2") {
   ScratchDir dir;
   const std::string db = dir.file("h.db");
+  // A mistyped --db in a CI job: no file there is an error, and none is created.
+  for (const char* command : {"history", "check"}) {
+    const auto none = run_fomcast(command, db);
+    CHECK(none.status == 2);
+    CHECK_MESSAGE(none.err.find(std::string(command) + ": no database at " + db) != std::string::npos, none.err);
+    CHECK_FALSE(std::filesystem::exists(db));
+  }
+  REQUIRE(run_fomcast("workloads", db).status == 0);  // a database, seeded, with no record
   const auto h = run_fomcast("history", db);
   CHECK(h.status == 0);
   CHECK(h.out.find("No FOM recorded yet") != std::string::npos);

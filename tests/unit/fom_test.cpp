@@ -101,6 +101,7 @@ TEST_CASE("fom --record, history and check track the FOM over time") {
   ScratchDir dir;
   const std::string db = dir.file("h.db");
   const std::string study = source_path("data/studies/worked-example.json");
+  REQUIRE(run_fomcast("workloads", db).status == 0);
   const auto nothing = run_fomcast("check", db);  // nothing recorded yet: nothing dropped
   CHECK(nothing.status == 0);
   CHECK(nothing.out.find("Nothing to check") != std::string::npos);
@@ -271,6 +272,7 @@ TEST_CASE("check: a nameless study is one study by whatever path it is run; a dr
   CHECK(rows[0]["fom"].get<double>() == doctest::Approx(rows[0]["fom_before"].get<double>() * 0.75));
   CHECK(rows[0]["dropped"] == true);
   CHECK(rows[0]["warnings"].size() == 1);  // the target's nodes changed: said
+  REQUIRE(run_fomcast("workloads", dir.file("empty.db")).status == 0);  // a database with no record
   CHECK(nlohmann::json::parse(run_fomcast("check --json", dir.file("empty.db")).out).empty());
   // The same FOM twice: a change of 0, not -0.
   REQUIRE(run_fomcast("fom --record '" + other_path + "'", db).status == 0);

@@ -303,3 +303,28 @@ TEST_CASE(
     CHECK((p["name"] != "CoDesign_X" && p["name"] != "Lab_X"));
   CHECK(run_fomcast("platforms rm Lab_X", db).status == 2);  // gone: nothing to remove twice
 }
+
+TEST_CASE("platforms rm of your replacement of a shipped spec puts the shipped one back, with its tables") {
+  ScratchDir dir;
+  const std::string db = dir.file("rs.db");
+  auto entries_of = [&](const std::string& name) {
+    for (const auto& p : json::parse(run_fomcast("platforms --json", db).out))
+      if (p["name"] == name) return std::make_pair(p["origin"].get<std::string>(), p["kernel_entries"].get<int64_t>());
+    return std::make_pair(std::string("none"), int64_t{-1});
+  };
+  REQUIRE(run_fomcast("workloads", db).status == 0);
+  const auto [origin_before, shipped_entries] = entries_of("NV_V100");
+  REQUIRE(origin_before == "shipped");
+  REQUIRE(shipped_entries > 1000);  // DeepBench's V100 rows
+  // The user's spec of NV_V100 (the shipped file itself, as a user would copy it), then removed.
+  const std::string spec = fomcast::test::source_path("data/platforms/NV_V100.json");
+  REQUIRE(run_fomcast("platforms add '" + spec + "' --replace", db).status == 0);
+  CHECK(entries_of("NV_V100").first == "user");
+  const auto rm = run_fomcast("platforms rm NV_V100 --json", db);
+  REQUIRE_MESSAGE(rm.status == 0, rm.err);
+  CHECK(json::parse(rm.out)["shipped_restored"] == true);
+  CHECK(json::parse(rm.out)["kernel_entries"] == 0);
+  CHECK(entries_of("NV_V100") == std::make_pair(std::string("shipped"), shipped_entries));
+  // Shipped again: removing it is refused as before.
+  CHECK(run_fomcast("platforms rm NV_V100", db).status == 2);
+}

@@ -74,6 +74,18 @@ TEST_CASE("platforms add: a 16-bit peak below fp32 is taken with a warning namin
   CHECK_MESSAGE(r.err.find("warning: ") != std::string::npos, r.err);
   CHECK_MESSAGE(r.err.find("peak_tflop_per_s.bf16 (10) is below peak_tflop_per_s.fp32 (67)") != std::string::npos,
                 r.err);
+  // Figures in another unit: TB/s typed as GB/s, MiB typed as GiB.
+  spec = json::parse(slurp(source_path("data/platforms/H100.json")));
+  spec["name"] = "Units_X";
+  spec.erase("device_names");
+  spec["mem_bw_gb_per_s"]["value"] = 3.35;  // 3,350 GB/s meant: 67 TFLOP/s / 3.35 GB/s = 20,000 FLOP/B
+  spec["mem_gib"]["value"] = 81920;         // 80 GiB meant
+  const auto units = run_fomcast("platforms add '" + dir.write("units.json", spec.dump()) + "'", db);
+  CHECK(units.status == 0);
+  CHECK_MESSAGE(
+      units.err.find("is 20,000 FLOP per byte, where the shipped parts' run from 2 to 106") != std::string::npos,
+      units.err);
+  CHECK_MESSAGE(units.err.find("mem_gib is 81,920 GiB, more than any device's memory") != std::string::npos, units.err);
   // The shipped spec as it is: no warning.
   spec = json::parse(slurp(source_path("data/platforms/H100.json")));
   spec["name"] = "Copy_X";

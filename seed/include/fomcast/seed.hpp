@@ -29,5 +29,9 @@ void seed_model_workloads(Store&);
 // Puts the shipped model named `name` back as a shipped workload (after the user's own
 // workload of that name was removed); false when no shipped model has that name.
 bool restore_shipped_workload(Store&, std::string_view name);
+// Puts the shipped spec named `name` back (after a user's `platforms add --replace` of it is
+// removed): false when no shipped spec has that name. Its shipped kernel tables are never
+// removed with the user's spec, so they are its tables again.
+bool restore_shipped_platform(Store&, std::string_view name);
 
 }  // namespace fomcast
