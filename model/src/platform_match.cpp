@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "fomcast/error.hpp"
+#include "fomcast/format.hpp"
 #include "fomcast/input_checks.hpp"
 #include "fomcast/text.hpp"
 
@@ -204,6 +205,24 @@ std::optional<std::string> match_device_figures(const DeviceFigures& d, const st
 
 namespace {
 
+// ", though the trace's device has 94.5 GiB of memory (the spec's 80): ..." when
+// a figure the trace states is more than 5% off the matched spec's; "" when they agree or
+// either is unknown.
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+std::string figures_mismatch(const DeviceFigures& d, const Platform& p) {
+  std::string off;
+  if (d.mem_bytes > 0 && p.mem_bytes && std::fabs(p.mem_bytes->value - d.mem_bytes) > 0.05 * p.mem_bytes->value)
+    off += format_significant(d.mem_bytes / kGiB, 3) + " GiB of memory (the spec's " +
+           format_significant(p.mem_bytes->value / kGiB, 3) + ")";
+  if (d.compute_units > 0 && p.compute_units && std::llround(p.compute_units->value) != d.compute_units)
+    off += (off.empty() ? "" : " and ") + std::to_string(d.compute_units) + " compute units (the spec's " +
+           std::to_string(std::llround(p.compute_units->value)) + ")";
+  if (off.empty()) return "";
+  return ", though the trace's device has " + off + ": another board of the family, estimated with " + p.name +
+         "'s figures (`fomcast platforms add` a spec with this device's figures and device_names to use them)";
+}
+
 RecordingPlatform decide(const Workload& w, std::string_view given, const std::vector<Platform>& known) {
   RecordingPlatform r;
   auto is_known = [&](std::string_view name) {
@@ -219,7 +238,7 @@ RecordingPlatform decide(const Workload& w, std::string_view given, const std::v
     else
       check_platform_name(given, known);
     if (match && match->platform != r.name)
-      r.note = "recorded on " + r.name + " (--platform), though the trace names " + w.device + ", which is " +
+      r.note = "recorded on " + r.name + std::string(kGivenPlatformContradictsTrace) + w.device + ", which is " +
                match->platform + "'s";
     return r;
   }
@@ -227,6 +246,10 @@ RecordingPlatform decide(const Workload& w, std::string_view given, const std::v
   if (match) {
     r.name = match->platform;
     r.note = "recorded on " + r.name + ": the trace names " + w.device;
+    // "NVIDIA H100" names a family: a 95 GiB or 132-SM device is another board (NVL, SXM5)
+    // than the spec the name matched, and the estimate uses that spec's figures.
+    const auto spec = std::find_if(known.begin(), known.end(), [&](const Platform& p) { return p.name == r.name; });
+    if (spec != known.end()) r.note += figures_mismatch(w.device_figures, *spec);
     return r;
   }
   if (auto by_figures = match_device_figures(w.device_figures, known)) {

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fomcast/platform_match.hpp"
 #include "fomcast/report/estimate.hpp"
 #include "fomcast/report/text_table.hpp"
 
@@ -191,9 +192,12 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
                                              format_duration(std::abs(c.model_error_there_s))) +
            " + residual " + format_duration(c.residual_there_s) + "\n";
     if (c.measured.platform != p.platform) {
-      out += "       " +
-             (c.ops_carry == 1 ? std::string() : "modelled ops x " + format_significant(c.ops_carry, 3) + ", ") +
-             "residual " + c.carry_detail + "\n";
+      out +=
+          "       " +
+          // A factor that rounds to 1 ("x 1" beside ops that moved) says nothing.
+          (format_significant(c.ops_carry, 3) == "1" ? std::string()
+                                                     : "modelled ops x " + format_significant(c.ops_carry, 3) + ", ") +
+          "residual " + c.carry_detail + "\n";
       out += "       bounds of the residual rule: " + format_duration(p.pass_low_s) + " to " +
              format_duration(p.pass_high_s) + " (gap carried unscaled " + format_duration(p.pass_unscaled_s) +
              ", scaled with the ops " + format_duration(p.pass_scaled_s) + ")\n";
@@ -221,6 +225,12 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
              std::to_string(carried) + " measured op(s) are carried to " + p.platform +
              " as measured, the same on every platform (`ingest --platform P` names the machine)\n";
   }
+  // An --platform at ingest that the trace's own device contradicts: every measured time is
+  // read as the other platform's, and a note at ingest is easily missed.
+  for (const std::string& note : w.notes)
+    if (note.find(kGivenPlatformContradictsTrace) != std::string::npos)
+      out += "WARNING " + note + ": its measured times are read as " + w.recorded_on +
+             "'s (ingest again without --platform, or with that platform, if the trace is right)\n";
   out += "epoch  " + format_number(static_cast<double>(r.passes_per_epoch), 0) +
          " passes = " + format_duration(r.epoch_s) + "\n";
   out += "run    " + std::to_string(r.epochs) + " epoch(s) = " + format_duration(r.run_s) + "\n";

@@ -255,7 +255,12 @@ std::string fom_to_text(const FomResult& r, const Study& study, bool verbose) {
     out += "FOM under the residual rule's bounds: " + format_ratio(r.fom_low, 3) + " to " +
            format_ratio(r.fom_high, 3) +
            " (the calibrated problems' gap carried unscaled: " + format_ratio(r.fom_unscaled, 3) +
-           "; scaled with the operations: " + format_ratio(r.fom_scaled, 3) + ")\n";
+           "; scaled with the operations: " + format_ratio(r.fom_scaled, 3) +
+           // A bound neither rule names is the FOM itself, outside both.
+           (r.fom < std::min(r.fom_unscaled, r.fom_scaled) || r.fom > std::max(r.fom_unscaled, r.fom_scaled)
+                ? "; the FOM itself, outside both: " + format_ratio(r.fom, 3)
+                : std::string()) +
+           ")\n";
   out += "(not the FOM, for comparison: arithmetic mean of ratios " + format_ratio(r.ratio_arithmetic_mean, 2) +
          ", harmonic mean of ratios " + format_ratio(r.ratio_harmonic_mean, 2) + ")\n";
   std::size_t calibration_lines = 0, notes = r.notes.size();

@@ -400,6 +400,16 @@ TEST_CASE("the shipped CANDLE study: measured Titan times where the repository r
     if (p["name"] == "NT3-perf") CHECK(p["baseline"]["seconds_per_unit"].get<double>() == doctest::Approx(99.0 * 50));
     if (p["name"] == "TC1-perf") CHECK(p["baseline"]["seconds_per_unit"].get<double>() == doctest::Approx(395.0 * 20));
   }
+  // The bounds of the FOM are the least and most of the two rules' FOMs and the FOM itself: a
+  // bound neither rule gives is said to be the FOM itself, not left unexplained.
+  const json& b = j["fom_bounds"];
+  const double fom = j["fom"], unscaled = b["carried_unscaled"], scaled = b["scaled_with_ops"];
+  CHECK(b["low"].get<double>() == doctest::Approx(std::min({fom, unscaled, scaled})));
+  CHECK(b["high"].get<double>() == doctest::Approx(std::max({fom, unscaled, scaled})));
+  const bool outside = fom < std::min(unscaled, scaled) || fom > std::max(unscaled, scaled);
+  const auto text = run_fomcast("fom '" + path + "'", db);
+  REQUIRE(text.status == 0);
+  CHECK_MESSAGE((text.out.find("; the FOM itself, outside both: ") != std::string::npos) == outside, text.out);
 }
 
 TEST_CASE("a band of 100% or more is printed as the range it spans, not as +/- over 100%") {

@@ -359,6 +359,27 @@ TEST_CASE("a device known by its figures alone: one platform of that vendor, CUs
   CHECK_FALSE(match_device_figures(DeviceFigures{"", 304, 192.0 * 1073741824.0}, known));
 }
 
+TEST_CASE("a device name that matches a spec whose figures it does not share says so") {
+  const auto known = shipped_platforms();
+  // An H100 NVL (94 GiB, 132 SMs) is named "NVIDIA H100 NVL": the H100 SXM5 spec matches.
+  Workload nvl;
+  nvl.device = "NVIDIA H100 NVL";
+  nvl.device_figures = DeviceFigures{"NVIDIA", 132, 94.0 * 1073741824.0};
+  const RecordingPlatform r = set_recording_platform(nvl, "", known);
+  REQUIRE(r.name == "H100");
+  CHECK(r.note.find("94 GiB of memory (the spec's 80)") != std::string::npos);
+  CHECK(r.note.find("compute units") == std::string::npos);  // 132 SMs are the spec's
+  REQUIRE(!nvl.notes.empty());
+  CHECK(nvl.notes.back() == r.note);
+  // The 80 GB board reports 79.2 GiB (85,031,714,816 bytes): within 5%, nothing to say.
+  Workload sxm;
+  sxm.device = "NVIDIA H100 80GB HBM3";
+  sxm.device_figures = DeviceFigures{"NVIDIA", 132, 85031714816.0};
+  const RecordingPlatform same = set_recording_platform(sxm, "", known);
+  CHECK(same.name == "H100");
+  CHECK(same.note == "recorded on H100: the trace names NVIDIA H100 80GB HBM3");
+}
+
 TEST_CASE("Kineto: autograd's thread runs backward only, its ops between nodes too; the main thread is unaffected") {
   // PyTorch 1.9 runs the bias gradient's aten::sum on the engine thread after AddBackward1,
   // not inside it: it had been read as forward.

@@ -69,6 +69,10 @@ void check_platform_name(std::string_view name, const std::vector<Platform>&, st
 // is not echoed: it may hold escape sequences.
 void check_new_platform_name(std::string_view name, const std::vector<Platform>&, std::string_view flag = "--platform");
 
+// The words of the note set_recording_platform leaves when --platform names another platform
+// than the device the trace names: `estimate` repeats that note as a warning.
+inline constexpr std::string_view kGivenPlatformContradictsTrace = " (--platform), though the trace names ";
+
 // Where a trace's measured times were taken, decided at ingest.
 struct RecordingPlatform {
   std::string name;                 // "" when neither --platform nor the trace names one
