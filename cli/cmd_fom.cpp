@@ -4,8 +4,6 @@
 #include <map>
 #include <optional>
 
-#include <set>
-
 #include <nlohmann/json.hpp>
 
 #include "context.hpp"
@@ -18,54 +16,7 @@
 #include "parallel_flags.hpp"
 
 namespace fomcast::cli {
-namespace {
-
-// "target H100 -> H100_PCIe" where the two records' studies name other machines or node
-// counts; "" where they are the same (or a record's study cannot be read).
-std::string machines_changed(const FomRecord& before, const FomRecord& now) {
-  const auto a = nlohmann::json::parse(before.study_json, nullptr, false);
-  const auto b = nlohmann::json::parse(now.study_json, nullptr, false);
-  if (a.is_discarded() || b.is_discarded()) return "";
-  std::string out;
-  for (const char* side : {"baseline", "target"})
-    for (const char* field : {"platform", "nodes"}) {
-      const nlohmann::json x =
-          a.value(nlohmann::json::json_pointer(std::string("/") + side + "/" + field), nlohmann::json());
-      const nlohmann::json y =
-          b.value(nlohmann::json::json_pointer(std::string("/") + side + "/" + field), nlohmann::json());
-      if (x != y)
-        out += (out.empty() ? "" : ", ") + std::string(side) + " " + field + " " +
-               (x.is_string() ? x.get<std::string>() : x.dump()) + " -> " +
-               (y.is_string() ? y.get<std::string>() : y.dump());
-    }
-  return out;
-}
-
-// "added P4; removed P2" where the two records' studies hold other problems (by name); ""
-// where they hold the same. A FOM over other problems is another harmonic mean: removing a
-// study's slowest problem raised one by 34% without a word.
-std::string problems_changed(const FomRecord& before, const FomRecord& now) {
-  const auto names = [](const std::string& study_json) {
-    std::set<std::string> out;
-    const auto j = nlohmann::json::parse(study_json, nullptr, false);
-    if (j.is_discarded() || !j.contains("problems") || !j["problems"].is_array()) return out;
-    for (const auto& p : j["problems"])
-      if (p.is_object() && p.contains("name") && p["name"].is_string()) out.insert(p["name"].get<std::string>());
-    return out;
-  };
-  const std::set<std::string> a = names(before.study_json), b = names(now.study_json);
-  std::string added, removed;
-  for (const auto& n : b)
-    if (!a.count(n)) added += (added.empty() ? "" : ", ") + n;
-  for (const auto& n : a)
-    if (!b.count(n)) removed += (removed.empty() ? "" : ", ") + n;
-  std::string out;
-  if (!added.empty()) out = "added " + added;
-  if (!removed.empty()) out += (out.empty() ? "" : "; ") + std::string("removed ") + removed;
-  return out;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 void add_fom_commands(CLI::App& app, Globals& g) {
   {
@@ -175,17 +126,7 @@ void add_fom_commands(CLI::App& app, Globals& g) {
                     << (drop_pct <= 0 ? "+" : "") << format_number(-drop_pct, 2) << "%)\n";
         // A study edited between the records (another target, other node counts) compares two
         // machines, not two versions of the tool: said, so a drop is not read as a regression.
-        std::vector<std::string> warnings;
-        if (const std::string moved = machines_changed(*rs[rs.size() - 2], *rs.back()); !moved.empty())
-          warnings.push_back("the machines changed between the two records (" + moved +
-                             "): the FOMs compare different machines");
-        if (const std::string moved = problems_changed(*rs[rs.size() - 2], *rs.back()); !moved.empty())
-          warnings.push_back("the problems changed between the two records (" + moved +
-                             "): the FOMs are harmonic means over different problems");
-        if (const std::string moved = fom_inputs_changed(rs[rs.size() - 2]->inputs_json, rs.back()->inputs_json);
-            !moved.empty())
-          warnings.push_back("the inputs changed between the two records (" + moved +
-                             "): the FOMs differ by their inputs, not only by the tool");
+        const std::vector<std::string> warnings = fom_record_changes(*rs[rs.size() - 2], *rs.back());
         for (const auto& w : warnings) std::cerr << "warning: " << study << ": " << w << "\n";
         // "More than" the tolerance, past rounding: a FOM exactly halved is a 50% drop whether
         // the division lands a last bit above or below 50.

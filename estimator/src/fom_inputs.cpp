@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -78,6 +79,51 @@ std::string some(const std::set<std::string>& names) {
   return out;
 }
 
+// "target H100 -> H100_PCIe" where the two records' studies name other machines or node
+// counts; "" where they are the same (or a record's study cannot be read).
+std::string machines_changed(const FomRecord& before, const FomRecord& now) {
+  const auto a = nlohmann::json::parse(before.study_json, nullptr, false);
+  const auto b = nlohmann::json::parse(now.study_json, nullptr, false);
+  if (a.is_discarded() || b.is_discarded()) return "";
+  std::string out;
+  for (const char* side : {"baseline", "target"})
+    for (const char* field : {"platform", "nodes"}) {
+      const nlohmann::json x =
+          a.value(nlohmann::json::json_pointer(std::string("/") + side + "/" + field), nlohmann::json());
+      const nlohmann::json y =
+          b.value(nlohmann::json::json_pointer(std::string("/") + side + "/" + field), nlohmann::json());
+      if (x != y)
+        out += (out.empty() ? "" : ", ") + std::string(side) + " " + field + " " +
+               (x.is_string() ? x.get<std::string>() : x.dump()) + " -> " +
+               (y.is_string() ? y.get<std::string>() : y.dump());
+    }
+  return out;
+}
+
+// "added P4; removed P2" where the two records' studies hold other problems (by name); ""
+// where they hold the same. A FOM over other problems is another harmonic mean: removing a
+// study's slowest problem raised one by 34% without a word.
+std::string problems_changed(const FomRecord& before, const FomRecord& now) {
+  const auto names = [](const std::string& study_json) {
+    std::set<std::string> out;
+    const auto j = nlohmann::json::parse(study_json, nullptr, false);
+    if (j.is_discarded() || !j.contains("problems") || !j["problems"].is_array()) return out;
+    for (const auto& p : j["problems"])
+      if (p.is_object() && p.contains("name") && p["name"].is_string()) out.insert(p["name"].get<std::string>());
+    return out;
+  };
+  const std::set<std::string> a = names(before.study_json), b = names(now.study_json);
+  std::string added, removed;
+  for (const auto& n : b)
+    if (!a.count(n)) added += (added.empty() ? "" : ", ") + n;
+  for (const auto& n : a)
+    if (!b.count(n)) removed += (removed.empty() ? "" : ", ") + n;
+  std::string out;
+  if (!added.empty()) out = "added " + added;
+  if (!removed.empty()) out += (out.empty() ? "" : "; ") + std::string("removed ") + removed;
+  return out;
+}
+
 }  // namespace
 
 std::string fom_inputs_json(const Study& study, const Store& store) {
@@ -132,6 +178,19 @@ std::string fom_inputs_changed(std::string_view before_json, std::string_view no
   compare("kernel_tables", "kernel tables");
   compare("workloads", "workloads");
   compare("calibrations", "calibrations of workloads");
+  return out;
+}
+
+std::vector<std::string> fom_record_changes(const FomRecord& before, const FomRecord& now) {
+  std::vector<std::string> out;
+  if (const std::string moved = machines_changed(before, now); !moved.empty())
+    out.push_back("the machines changed between the two records (" + moved + "): the FOMs compare different machines");
+  if (const std::string moved = problems_changed(before, now); !moved.empty())
+    out.push_back("the problems changed between the two records (" + moved +
+                  "): the FOMs are harmonic means over different problems");
+  if (const std::string moved = fom_inputs_changed(before.inputs_json, now.inputs_json); !moved.empty())
+    out.push_back("the inputs changed between the two records (" + moved +
+                  "): the FOMs differ by their inputs, not only by the tool");
   return out;
 }
 

@@ -303,14 +303,20 @@ std::string fom_to_text(const FomResult& r, const Study& study, bool verbose) {
 
 json fom_history_to_json(const std::vector<FomRecord>& records) {
   json out = json::array();
-  for (const auto& r : records)
+  std::map<std::string, const FomRecord*> previous;
+  for (const auto& r : records) {
+    const FomRecord*& before = previous[r.study_name];
     out.push_back({{"id", r.id},
                    {"recorded_at", r.recorded_at},
                    {"label", r.label},
                    {"commit", r.git_commit.empty() ? json(nullptr) : json(r.git_commit)},  // null outside git
                    {"study", r.study_name},
                    {"fom", r.fom},
-                   {"problems", json::parse(r.problems_json, nullptr, false)}});
+                   {"problems", json::parse(r.problems_json, nullptr, false)},
+                   // Against the study's record before it: what `check` would warn of.
+                   {"changes", before ? fom_record_changes(*before, r) : std::vector<std::string>{}}});
+    before = &r;
+  }
   return out;
 }
 
@@ -319,18 +325,26 @@ std::string fom_history_to_text(const std::vector<FomRecord>& records) {
   TextTable t;
   t.header = {"id", "recorded at", "study", "label", "commit", "FOM", "change"};
   t.right_align = {true, false, false, false, false, true, true};
-  std::map<std::string, double> previous;
+  std::map<std::string, const FomRecord*> previous;
+  // A change is not a regression where the study's machines, problems or inputs moved between
+  // the records (halving the target's nodes read as -50.00% with no word): said under the table.
+  std::string said;
   for (const auto& r : records) {
     std::string change = "-";
-    if (auto it = previous.find(r.study_name); it != previous.end())
-      change = [](double pct) {
-        return (pct > 0 ? "+" : "") + format_number(pct, 2) + "%";
-      }(100.0 * (r.fom - it->second) / it->second);
-    previous[r.study_name] = r.fom;
+    const FomRecord*& before = previous[r.study_name];
+    if (before) {
+      const double pct = 100.0 * (r.fom - before->fom) / before->fom;
+      change = (pct > 0 ? "+" : "") + format_number(pct, 2) + "%";
+      const auto moved = fom_record_changes(*before, r);
+      if (!moved.empty()) change += " *";
+      for (const auto& m : moved)
+        said += "* #" + std::to_string(r.id) + " against #" + std::to_string(before->id) + ": " + m + "\n";
+    }
+    before = &r;
     t.rows.push_back(
         {std::to_string(r.id), r.recorded_at, r.study_name, r.label, r.git_commit, format_number(r.fom, 3), change});
   }
-  return t.render();
+  return t.render() + said;
 }
 
 }  // namespace fomcast

@@ -713,14 +713,20 @@ std::string history_section(const HtmlReportInput& in) {
                "axis does not start at zero.");
   }
   HtmlTable t;
-  t.header = {"id", "recorded at", "label", "commit", "FOM", "change"};
-  t.numeric = {true, false, false, false, true, true};
+  t.header = {"id", "recorded at", "label", "commit", "FOM", "change", "what changed since the record before"};
+  t.numeric = {true, false, false, false, true, true, false};
   const FomRecord* previous = nullptr;
   for (const auto& r : h) {
+    // The machines, problems or inputs that moved (what `check` warns of): a change there is
+    // not the tool's.
+    std::string moved;
+    if (previous)
+      for (const auto& m : fom_record_changes(*previous, r)) moved += (moved.empty() ? "" : "<br>") + esc(m);
     t.rows.push_back({std::to_string(r.id), esc(r.recorded_at), esc(r.label), esc(r.git_commit), format_ratio(r.fom, 3),
                       previous && previous->fom != 0
                           ? format_number(100.0 * (r.fom - previous->fom) / previous->fom, 2) + "%"
-                          : "\u2013"});
+                          : "\u2013",
+                      moved.empty() ? (previous ? "nothing the record keeps" : "\u2013") : moved});
     previous = &r;
   }
   return out + t.render() + "</section>\n";

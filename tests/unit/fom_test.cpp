@@ -158,9 +158,22 @@ TEST_CASE("fom --record, history and check track the FOM over time") {
   CHECK_MESSAGE(
       changed.err.find("the problems changed between the two records (added P9; removed P1)") != std::string::npos,
       changed.err);
-  // The history's change column is signed, as check's is.
+  // The history's change column is signed, as check's is, and each record says what moved
+  // against the one before, as check warns of it (#4: another target; #5: other problems).
   const auto hist = run_fomcast("history", db);
   CHECK(hist.out.find('+') != std::string::npos);
+  CHECK_MESSAGE(hist.out.find("* #4 against #3: the machines changed between the two records (target platform A -> "
+                              "H100)") != std::string::npos,
+                hist.out);
+  CHECK(hist.out.find("* #5 against #4: the problems changed between the two records (added P9; removed P1)") !=
+        std::string::npos);
+  CHECK(hist.out.find("* #2 against #1") == std::string::npos);  // the same study, inputs and machines
+  const auto hj = nlohmann::json::parse(run_fomcast("history --json", db).out);
+  REQUIRE(hj.size() == 5);
+  CHECK(hj[0]["changes"].empty());
+  CHECK(hj[1]["changes"].empty());
+  REQUIRE(hj[3]["changes"].size() == 1);
+  CHECK(hj[3]["changes"][0].get<std::string>().starts_with("the machines changed"));
 }
 
 TEST_CASE("check says when a recorded FOM's inputs changed between records: a spec, a table, a workload") {
@@ -271,7 +284,7 @@ TEST_CASE("check: a nameless study is one study by whatever path it is run; a dr
   CHECK(rows[0]["change_pct"].get<double>() == doctest::Approx(-25));
   CHECK(rows[0]["fom"].get<double>() == doctest::Approx(rows[0]["fom_before"].get<double>() * 0.75));
   CHECK(rows[0]["dropped"] == true);
-  CHECK(rows[0]["warnings"].size() == 1);  // the target's nodes changed: said
+  CHECK(rows[0]["warnings"].size() == 1);                               // the target's nodes changed: said
   REQUIRE(run_fomcast("workloads", dir.file("empty.db")).status == 0);  // a database with no record
   CHECK(nlohmann::json::parse(run_fomcast("check --json", dir.file("empty.db")).out).empty());
   // The same FOM twice: a change of 0, not -0.

@@ -153,6 +153,10 @@ std::string fom_inputs_json(const Study&, const Store&);
 // differ; "" where they agree, or where either holds none (a record made before they were
 // kept).
 std::string fom_inputs_changed(std::string_view before_json, std::string_view now_json);
+// What differs between two records of one study, a sentence each: its machines (platforms,
+// node counts), its problems, the inputs of fom_inputs_changed. Empty where nothing does.
+// `check` warns of them; `history` and the report's history say them beside each record.
+std::vector<std::string> fom_record_changes(const FomRecord& before, const FomRecord& now);
 
 // A problem's parallel layout as the study gives it (`parallel` and its companions); a bad
 // layout is an InputError naming `path`.parallel. The one reading `fom` and `report` share.
