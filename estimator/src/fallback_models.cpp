@@ -824,15 +824,18 @@ std::optional<Quote> copy(const Context& ctx, const Op& op, double bytes) {
   return q;
 }
 
-std::optional<Quote> carried(const Context& ctx, const Op& op, DType dtype) {
+std::optional<Quote> carried(const Context& ctx, const Op& op, DType dtype, bool as_host) {
   if (!op.self_time_s) return std::nullopt;
   Quote q;
   q.method = Method::scaled;
   q.seconds = *op.self_time_s;
   const std::string there = ctx.baseline ? ctx.baseline->name : ctx.recorded_on;
   q.source = there;
-  const Capability to = capability(ctx.target, op, dtype);
-  const Capability from = ctx.baseline ? capability(*ctx.baseline, op, normalized(dtype)) : Capability{0, to.name};
+  const auto host = [](const Platform& p) { return Capability{figure(p.host_speed), "host speed"}; };
+  const Capability to = as_host ? host(ctx.target) : capability(ctx.target, op, dtype);
+  const Capability from = !ctx.baseline ? Capability{0, to.name}
+                          : as_host     ? host(*ctx.baseline)
+                                        : capability(*ctx.baseline, op, normalized(dtype));
   // Host speeds divide only on one scale (PassMark's, shipped, or bench's: residual.hpp).
   const bool host_scales_differ = ctx.baseline && ctx.baseline->host_speed && ctx.target.host_speed &&
                                   from.name == "host speed" && to.name == "host speed" &&
@@ -851,7 +854,8 @@ std::optional<Quote> carried(const Context& ctx, const Op& op, DType dtype) {
                                   "latency), the rest x "
                             : " x ") +
                format_significant(r) + ", the " + to.name + " ratio " + there + " -> " + ctx.target.name + " (" +
-               std::string(to_string(op.kind)) + ", no shape to model it by)";
+               std::string(to_string(op.kind)) +
+               (as_host ? ", timed on the host: a function profile of a GPU run)" : ", no shape to model it by)");
     return q;
   }
   std::string missing;

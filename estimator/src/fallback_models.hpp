@@ -108,6 +108,7 @@ std::optional<Quote> copy(const Context&, const Op&, double bytes);
 // collectives by the network, `other` (host-side) by host speed. Where a figure is missing
 // on either side (a placeholder recording platform has none) it is carried at its measured
 // time with a wide band, and says so. nullopt only for an op with no measured time.
-std::optional<Quote> carried(const Context&, const Op&, DType);
+// `as_host`: the measured time is the host's whatever the op's kind (Context::host_timed).
+std::optional<Quote> carried(const Context&, const Op&, DType, bool as_host = false);
 
 }  // namespace fomcast::est

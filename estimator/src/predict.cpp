@@ -153,6 +153,11 @@ OpEstimate predict_unbounded(const Context& ctx, const Op& op, std::size_t index
     return e;
   }
 
+  // A function profile's time of a call on a GPU run is the host's dispatch and launch: its
+  // kind's GPU model would time work the call did not wait for.
+  if (ctx.host_timed && op.self_time_s)
+    if (auto q = carried(ctx, op, dtype, true)) return applied(std::move(e), std::move(*q));
+
   const bool own_time_only = other_implementation_tables(ctx, op);
   if (compute_shape(op) && !own_time_only) {
     // A conv or RNN the target can time only through its GEMM table (it has no table of the

@@ -25,6 +25,10 @@ struct Context {
   // op of the trace, per call): a kernel's fixed latency, which no peak or bandwidth moves.
   // 0 when unknown (no measured op, or not recorded on a GPU). recorded_call_floor() in rollup.
   double recorded_call_floor_s = 0;
+  // The measured op times are the host's: a Python function profile (cProfile) of a run on a
+  // GPU times each call's dispatch and asynchronous kernel launch, the GPU's work showing up
+  // at the sync points (`.item()`). Carried by host speed, not by the GPU's peak or bandwidth.
+  bool host_timed = false;
 };
 
 // A time for one call with where it came from.

@@ -112,6 +112,7 @@ PassEstimate model_pass(const Workload& w, std::string_view platform, const Cata
   est::Context ctx{catalog, *target, baseline, [&](std::string_view name) { return est::tables_of(catalog, name); },
                    w.recorded_on};
   ctx.recorded_call_floor_s = recorded_call_floor(w, baseline, est::sources_launch_floor(ctx, OpKind::elementwise));
+  ctx.host_timed = w.origin == "cprofile" && baseline && baseline->device_kind == "gpu";
 
   PassEstimate pe;
   pe.workload = w.name;
@@ -119,6 +120,11 @@ PassEstimate model_pass(const Workload& w, std::string_view platform, const Cata
   pe.baseline_platform = w.recorded_on;
   if (!w.recorded_on.empty() && !baseline)
     pe.notes.push_back("recorded on '" + w.recorded_on + "', which has no platform spec: its times cannot be carried");
+  if (ctx.host_timed)
+    pe.notes.push_back(std::string(kHostTimedNote) + w.recorded_on +
+                       " times the host's dispatch and asynchronous kernel launches, not the GPU's kernels (their "
+                       "time lands in the calls that wait on the GPU, such as .item()): its measured ops are carried "
+                       "by host speed; the PyTorch profiler (Kineto) times the GPU");
   pe.ops.reserve(w.ops.size());
   for (std::size_t i = 0; i < w.ops.size(); ++i) {
     OpEstimate e = est::predict_op(ctx, w.ops[i], i);

@@ -225,6 +225,9 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
              std::to_string(carried) + " measured op(s) are carried to " + p.platform +
              " as measured, the same on every platform (`ingest --platform P` names the machine)\n";
   }
+  // A cProfile of a GPU run: its op times are the host's, said where it is read first.
+  for (const std::string& note : p.notes)
+    if (note.starts_with(kHostTimedNote)) out += "WARNING " + note + "\n";
   // An --platform at ingest that the trace's own device contradicts: every measured time is
   // read as the other platform's, and a note at ingest is easily missed.
   for (const std::string& note : w.notes)

@@ -183,6 +183,10 @@ struct StoodInRate {
 };
 StoodInRate stood_in_rate(const PassEstimate&, const Workload&);
 
+// The start of the pass note said when a cProfile was recorded on a GPU ("a Python function
+// profile of a run on NV_V100 times the host's ..."): estimate repeats it as a warning.
+inline constexpr const char* kHostTimedNote = "a Python function profile of a run on ";
+
 // A residual share above this makes a projection host-bound.
 constexpr double kHostBoundShare = 0.5;
 
