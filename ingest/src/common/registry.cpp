@@ -162,6 +162,20 @@ Workload finish(Workload w, const std::string& format, const std::string& path, 
     // Which implementation ran it, where its name says (oneDNN, im2col + BLAS, cuDNN, MIOpen).
     if (op.implementation == Implementation::unknown) op.implementation = implementation_from_name(op.name);
   }
+  // A trace of forward work alone (an inference or evaluation run) estimates that pass, not a
+  // training step, whose backward is about twice the forward's work: an evaluation graph had
+  // read as a training pass without a word.
+  const bool computes = std::any_of(w.ops.begin(), w.ops.end(), [](const Op& op) {
+    return op.kind == OpKind::gemm || op.kind == OpKind::batched_gemm || op.kind == OpKind::conv;
+  });
+  const bool trains = std::any_of(w.ops.begin(), w.ops.end(), [](const Op& op) {
+    return op.phase == Phase::backward || op.phase == Phase::optimizer || op.kind == OpKind::optimizer;
+  });
+  if (computes && !trains)
+    w.notes.push_back(
+        "no backward or optimizer operation: the trace reads as forward work only (an inference or evaluation "
+        "run), and its estimates are of that pass, not of a training step (about 3x the forward's work); if it "
+        "is a training step, its backward operations were not recognised");
   ingest::validate(w, path);
   return w;
 }
