@@ -1,5 +1,7 @@
-// Files named like a protobuf format fomcast reads but whose bytes are not that format:
-// a clear answer (what was expected, how to force the reader) rather than "unknown format".
+// Files fomcast cannot read that look like something it can say: a Git LFS pointer, a PyTorch
+// profiler summary table, a file named like a protobuf format fomcast reads whose bytes are
+// not that format. A clear answer (what it is, what to give instead) rather than "unknown
+// format".
 #include <algorithm>
 
 #include "common/readers.hpp"
@@ -31,6 +33,13 @@ std::string unsupported_format_message(std::string_view head, std::string_view p
            (size.empty() ? std::string() : " (" + size + " bytes)") +
            " was not fetched (`git lfs pull` in its repository fetches it)";
   }
+  // torch.profiler's key_averages().table(): totals per op name, no calls in time order, no
+  // shapes unless grouped by them, no pass. Nothing to estimate from; the trace it came from is.
+  if (head.find("Self CPU %") != std::string_view::npos && head.find("# of Calls") != std::string_view::npos)
+    return "a PyTorch profiler summary table (key_averages().table()): totals per op name, with no pass and no "
+           "shapes to estimate from, which fomcast does not read; export the trace itself "
+           "(prof.export_chrome_trace(\"trace.json\"), or torch.profiler.tensorboard_trace_handler) and ingest "
+           "that";
   if (!binary(head)) return {};
   if (path.ends_with(".xplane.pb"))
     return "named like an XPlane profile (.xplane.pb), but it does not start with a /host: or /device: plane; "

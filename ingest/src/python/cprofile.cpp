@@ -101,7 +101,7 @@ Listing read_text(const InputFile& file) {
   int64_t last_row_line = 0;  // the line of the last row read, for an error about the rows
   // A listing printed into a program's log: its output before the listing, and after the
   // blank line that ends the table, is not the profile's.
-  int64_t before = 0, after = 0;
+  int64_t before = 0, after = 0, elisions = 0;
   bool table_ended = false;
   std::vector<std::string_view> f;
   std::string_view name;
@@ -127,8 +127,14 @@ Listing read_text(const InputFile& file) {
   const auto lines = text::split_lines(file.bytes(), path);
   for (const auto& line : lines) {
     const auto t = text::trim(line.text);
-    if (t.empty()) {
+    // A listing pasted into Markdown: its closing code fence ends the table as a blank line
+    // does, and a "..." where rows were cut out is skipped (said below).
+    if (t.empty() || (t.starts_with("```") && layout == Layout::stats && rows > 0)) {
       if (layout == Layout::stats && rows > 0) table_ended = true;
+      continue;
+    }
+    if ((t == "..." || t == "\u2026") && layout == Layout::stats && rows > 0 && !table_ended) {
+      ++elisions;
       continue;
     }
     const bool section = (contains(t, "function calls") && contains(t, "seconds")) ||
@@ -230,7 +236,7 @@ Listing read_text(const InputFile& file) {
       text::fail(path, last_row_line,
                  "the rows' tottime sums to " + format_significant(listed_s) + " s, more than the " +
                      format_significant(*total_s) + " s the header says the run took");
-    if (!reduced && listed_s < *total_s - slack)
+    if (!reduced && elisions == 0 && listed_s < *total_s - slack)
       text::fail_at_end(path, lines,
                         "the rows' tottime sums to " + format_significant(listed_s) + " s of the " +
                             format_significant(*total_s) +
@@ -255,6 +261,13 @@ Listing read_text(const InputFile& file) {
                             " lines before the pstats listing (the program's own output) skipped");
   if (after > 0)
     listing.notes.push_back(std::to_string(after) + " lines after the listing's table (past its blank line) ignored");
+  if (elisions > 0)
+    listing.notes.push_back(std::to_string(elisions) +
+                            " '...' line(s) in the table, where rows were cut out: the functions left out" +
+                            (total_s && *total_s > 0 ? " (" + format_share(1 - listed_s / *total_s) +
+                                                           " of the header's total)"
+                                                     : std::string()) +
+                            " are in the pass time and in no op");
   return listing;
 }
 
@@ -268,28 +281,33 @@ Workload read_cprofile(const InputFile& file, const IngestOptions&) {
   w.origin = "cprofile";
   w.events = listing.rows;
   // Passes: the optimizer's step (one per training step by what it is), else a function
-  // named as a training step, else the backward pass's entry point, else a bare "step" or
-  // "iteration" of another module. Bare names come last: a reinforcement-learning job's
-  // environment steps (interop.py:274(step), 53.7 million calls) had made 20 passes of each
-  // of its 2.7 million Adam steps.
+  // named as a training step, else the backward pass's entry point, else TF1's session run
+  // (a feed_dict loop runs its train op once per step: a DeepCoNN job's 825 TF_Run calls had
+  // been one pass of 17.4 s), else a bare "step" or "iteration" of another module. Bare
+  // names come last: a reinforcement-learning job's environment steps (interop.py:274(step),
+  // 53.7 million calls) had made 20 passes of each of its 2.7 million Adam steps.
   auto rule_of = [](std::string_view name, std::string_view fn) {
     if (fn == "step" && classify_name(name) == OpKind::optimizer) return 0;
     if (is_step_name(fn)) {
       const std::string f = lowercase(fn);
-      return f.starts_with("step") || f.starts_with("iter") ? 3 : 1;
+      return f.starts_with("step") || f.starts_with("iter") ? 4 : 1;
     }
     // Autograd's engine is a builtin: "{method 'run_backward' of 'torch._C._EngineBase' objects}".
     if (fn == "backward" || fn == "_backward_main" || fn == "run_backward" || contains(name, "'run_backward'"))
       return 2;
+    // "{built-in method _pywrap_tensorflow_internal.TF_Run}", TF_SessionRun_wrapper (TF 1.5+).
+    if (contains(name, "TF_Run}") || contains(name, "TF_SessionRun")) return 3;
     return -1;
   };
   std::string step_fn;
   double passes = 0;
-  for (int rule = 0; rule < 4 && step_fn.empty(); ++rule)
+  int step_rule = -1;
+  for (int rule = 0; rule < 5 && step_fn.empty(); ++rule)
     for (const auto& n : order)
       if (rule_of(n, function_part(n)) == rule && by_name[n].primitive > passes) {
         passes = by_name[n].primitive;
         step_fn = n;
+        step_rule = rule;
       }
   OpAggregator agg;
   for (const auto& n : order) {
@@ -309,7 +327,10 @@ Workload read_cprofile(const InputFile& file, const IngestOptions&) {
   }
   if (passes >= 1) {
     w.passes = std::llround(passes);
-    w.notes.push_back("passes = calls of '" + step_fn + "' (" + std::to_string(w.passes) + "), one per training step");
+    w.notes.push_back("passes = calls of '" + step_fn + "' (" + std::to_string(w.passes) + "), one per training step" +
+                      (step_rule == 3
+                           ? std::string(" (each TF1 session run is one; evaluation runs count as steps too)")
+                           : std::string()));
     if (total_s) w.pass_s = *total_s / passes;
   } else {
     passes = 1;

@@ -215,6 +215,11 @@ Workload read_tfprof_op(const InputFile& file, const IngestOptions& options) {
       continue;
     }
     const auto f = text::fields(t);
+    // The scope and graph views list nodes under their root, not op types: another report.
+    if (f.front() == "_TFProfRoot")
+      text::fail(path, line.number,
+                 "a tfprof scope or graph view (its root node _TFProfRoot), not the op view fomcast reads: profile "
+                 "with the op view (tfprof's `op` command, or profile_op_view in Python) and ingest that");
     if (!plausible_op_name(f.front()))
       text::fail(path, line.number, "expected an op row ('OpType  VALUE (CUM%, SELF%), ...'), got " + text::quote(t));
     rows.push_back(parse_row(t, cols, line.number, path));
