@@ -122,9 +122,10 @@ PassEstimate model_pass(const Workload& w, std::string_view platform, const Cata
     pe.notes.push_back("recorded on '" + w.recorded_on + "', which has no platform spec: its times cannot be carried");
   if (ctx.host_timed)
     pe.notes.push_back(std::string(kHostTimedNote) + w.recorded_on +
-                       " times the host's dispatch and asynchronous kernel launches, not the GPU's kernels (their "
-                       "time lands in the calls that wait on the GPU, such as .item()): its measured ops are carried "
-                       "by host speed; the PyTorch profiler (Kineto) times the GPU");
+                       " times the host: each call's dispatch and kernel launches, and in the calls that wait on the "
+                       "GPU (PyTorch's .item(), TF1's Session.run) the GPU's time too, which no GPU model can "
+                       "separate: its measured ops are carried by host speed (unscaled where a platform has no "
+                       "host_speed); a GPU trace (PyTorch profiler, Nsight Systems) times the GPU");
   pe.ops.reserve(w.ops.size());
   for (std::size_t i = 0; i < w.ops.size(); ++i) {
     OpEstimate e = est::predict_op(ctx, w.ops[i], i);

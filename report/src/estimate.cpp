@@ -253,6 +253,18 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
   for (const auto& [m, s] : p.by_method)
     methods += (methods.empty() ? "" : ", ") + std::string(to_string(m)) + " " +
                format_share(p.ops_s > 0 ? s.predicted_s / p.ops_s : 0) + " (" + std::to_string(s.ops) + " ops)";
+  // "scaled" holds the ops carried at their measured time too, where a figure to scale by is
+  // missing (a target with no host speed): said, since that time is the recording platform's.
+  std::size_t unscaled = 0;
+  double unscaled_s = 0;
+  for (const auto& e : p.ops)
+    if (e.method == Method::scaled && e.detail.starts_with("measured time carried unscaled") &&
+        e.op_index < w.ops.size())
+      ++unscaled, unscaled_s += w.ops[e.op_index].count * e.predicted_s;
+  if (unscaled > 0)
+    methods += "; of the scaled, " + std::to_string(unscaled) + " op(s), " +
+               format_share(p.ops_s > 0 ? unscaled_s / p.ops_s : 0) +
+               ", carried at their measured time: no figure to scale them by (`--json` details say which)";
   out += "methods: " + methods + "\n\n";
 
   TextTable t;

@@ -1,5 +1,5 @@
 // A Python function profile (cProfile) of a run on a GPU times each call's dispatch and
-// asynchronous kernel launch on the host, not the GPU's kernels: its ops are carried by host
+// kernel launches on the host (and, in calls that wait on the GPU, the GPU's time): its ops are carried by host
 // speed, and every estimate says so. The same listing recorded on a CPU keeps its kinds' models.
 #include <doctest/doctest.h>
 
@@ -23,8 +23,7 @@ nlohmann::json dot_row(const nlohmann::json& estimate) {
 }
 
 double host_speed(const std::string& platform) {
-  const auto spec = nlohmann::json::parse(
-      fomcast::test::slurp(source_path("data/platforms/" + platform + ".json")));
+  const auto spec = nlohmann::json::parse(fomcast::test::slurp(source_path("data/platforms/" + platform + ".json")));
   return spec["host_speed"]["value"].get<double>();
 }
 
@@ -44,9 +43,16 @@ TEST_CASE("a cProfile recorded on a GPU is carried by host speed, with a warning
         doctest::Approx(dot["baseline_s"].get<double>() * host_speed("NV_V100") / host_speed("A100")));
   CHECK(dot["detail"].get<std::string>().find("timed on the host: a function profile of a GPU run") !=
         std::string::npos);
-  CHECK(fomcast::test::any_note_contains(e["notes"], "a Python function profile of a run on NV_V100 times the host's"));
+  CHECK(fomcast::test::any_note_contains(e["notes"], "a Python function profile of a run on NV_V100 times the host"));
   const auto text = fomcast::test::run_fomcast("estimate --workload on_gpu --platform A100", db);
   CHECK(text.out.find("WARNING a Python function profile of a run on NV_V100") != std::string::npos);
+
+  // H100's spec has no host speed: the ops keep their measured time, and the methods line says
+  // how many of the "scaled" were carried so.
+  const auto h100 = fomcast::test::run_fomcast("estimate --workload on_gpu --platform H100", db);
+  CHECK_MESSAGE(h100.out.find("carried at their measured time: no figure to scale them by") != std::string::npos,
+                h100.out);
+  CHECK(text.out.find("carried at their measured time") == std::string::npos);  // A100 states one
 
   // Recorded on the K computer's CPU (SPARC64 VIIIfx), the GEMM row is the CPU's compute.
   run_json("ingest '" + listing + "' --workload on_cpu --platform SPARC64_VIIIfx", db);
