@@ -82,6 +82,19 @@ CLI::App* add_platforms_add(CLI::App& platforms, Globals& g) {
         throw UsageError(o->file + ": name: '" + name + "' reads as the platform " + *near +
                          " (another case or punctuation, or its device name); name that one with --replace, or "
                          "choose a distinct name");
+      // A device name another platform has too (a spec copied from H100.json with its
+      // device_names): a trace naming that device matches both, so neither is chosen and its
+      // ingest makes a placeholder. Said, since it takes that platform's traces away (an
+      // edited `platforms --json` entry added back under a new name keeps its names).
+      for (const auto& pattern : added.platform.device_names)
+        for (const auto& other : store.platforms())
+          if (other.name != name)
+            for (const auto& theirs : other.device_names)
+              if (device_words(theirs) == device_words(pattern))
+                std::cerr << "warning: " << o->file << ": device_names: '" << pattern
+                          << "' is a device name of the platform " << other.name
+                          << " too: a trace naming that device will match both and be recorded on neither (ingest "
+                             "makes a placeholder); give this machine's own device names, or leave device_names out\n";
       if (auto existing = store.platform(name)) {
         added.replaced_origin = std::string(to_string(existing->origin));
         const bool protected_origin =

@@ -47,14 +47,23 @@ std::string open_svg(double w, double h, std::string_view title) {
          "\" role=\"img\" aria-label=\"" + html_escape(title) + "\"><title>" + html_escape(title) + "</title>";
 }
 
-// Width of a 12 px sans-serif label, erring wide: capitals (DejaVu Sans, the common
-// fallback, has them up to 0.86 em) are wider than digits, digits than lower case.
+// Width of a 12 px sans-serif label, erring wide: lower case by DejaVu Sans's advance widths
+// (the common fallback; units of 1/2048 em, x 12 px, + 5%), since one width for all of them
+// (6.9 px) had clipped labels of many m's ("gpt2-medium dp8 amp" lost its first letter);
+// capitals (up to 0.86 em; M and W wider) are wider than digits.
 double text_width(std::string_view s) {
+  static constexpr int kLowerUnits[26] = {1255, 1300, 1126, 1300, 1260, 721,  1300, 1298, 569,  569,  1186, 569,  1995,
+                                          1298, 1253, 1300, 1300, 842,  1067, 803,  1298, 1212, 1675, 1212, 1212, 1075};
   double w = 0;
   for (char c : s) {
     const auto u = static_cast<unsigned char>(c);
     if ((u & 0xC0) == 0x80) continue;
-    w += u >= 0x80 ? 9.5 : std::isupper(u) ? 9.0 : std::isdigit(u) ? 7.7 : std::islower(u) ? 6.9 : 5.0;
+    w += u >= 0x80              ? 9.5
+         : u == 'M' || u == 'W' ? 12.5
+         : std::isupper(u)      ? 9.0
+         : std::isdigit(u)      ? 7.7
+         : std::islower(u)      ? kLowerUnits[u - 'a'] * 12.0 / 2048 * 1.05
+                                : 5.0;
   }
   return w;
 }

@@ -328,3 +328,21 @@ TEST_CASE("platforms rm of your replacement of a shipped spec puts the shipped o
   // Shipped again: removing it is refused as before.
   CHECK(run_fomcast("platforms rm NV_V100", db).status == 2);
 }
+
+TEST_CASE("platforms add: a device name another platform has is warned of: it takes that platform's traces") {
+  ScratchDir dir;
+  const std::string db = dir.file("dn.db");
+  // A co-design chip written from H100.json, its device_names left in.
+  json chip = json::parse(fomcast::test::slurp(fomcast::test::source_path("data/platforms/H100.json")));
+  chip["name"] = "Chip_X";
+  const auto r = run_fomcast("platforms add '" + dir.write("x.json", chip.dump()) + "'", db);
+  CHECK(r.status == 0);
+  CHECK_MESSAGE(r.err.find("warning: ") != std::string::npos, r.err);
+  CHECK_MESSAGE(r.err.find("device_names: 'H100' is a device name of the platform H100 too") != std::string::npos,
+                r.err);
+  // Its own names: nothing said.
+  chip["device_names"] = json::array({"Chip X1"});
+  const auto own = run_fomcast("platforms add '" + dir.write("x.json", chip.dump()) + "'", db);
+  CHECK(own.status == 0);
+  CHECK(own.err.find("device_names") == std::string::npos);
+}
