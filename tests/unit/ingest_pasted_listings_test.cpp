@@ -65,14 +65,14 @@ TEST_CASE("cProfile in Markdown: the closing fence ends the table, a '...' is ro
 
 TEST_CASE("a torch.profiler summary table and a tfprof scope view are refused, saying what to give instead") {
   ScratchDir dir;
-  const std::string table = dir.write(
-      "log.txt",
-      "step 0: loss 10.9\n"
-      "-------------  ------------  ------------  ------------  ------------  ------------  ------------\n"
-      "         Name    Self CPU %      Self CPU   CPU total %     CPU total  CPU time avg    # of Calls\n"
-      "-------------  ------------  ------------  ------------  ------------  ------------  ------------\n"
-      "     aten::mm        40.00%       1.000ms        40.00%       1.000ms     100.000us            10\n"
-      "Self CPU time total: 2.500ms\n");
+  const std::string table =
+      dir.write("log.txt",
+                "step 0: loss 10.9\n"
+                "-------------  ------------  ------------  ------------  ------------  ------------  ------------\n"
+                "         Name    Self CPU %      Self CPU   CPU total %     CPU total  CPU time avg    # of Calls\n"
+                "-------------  ------------  ------------  ------------  ------------  ------------  ------------\n"
+                "     aten::mm        40.00%       1.000ms        40.00%       1.000ms     100.000us            10\n"
+                "Self CPU time total: 2.500ms\n");
   const std::string why = refusal(table);
   CHECK_MESSAGE(why.find("a PyTorch profiler summary table (key_averages().table())") != std::string::npos, why);
   CHECK(why.find("export_chrome_trace") != std::string::npos);
@@ -89,8 +89,8 @@ TEST_CASE("a torch.profiler summary table and a tfprof scope view are refused, s
   } catch (const InputError& e) {
     CHECK(e.file == scope);
     CHECK(e.line == 3);
-    CHECK_MESSAGE(std::string(e.what()).find("a tfprof scope or graph view (its root node _TFProfRoot)") !=
-                      std::string::npos,
-                  e.what());
+    CHECK_MESSAGE(
+        std::string(e.what()).find("a tfprof scope or graph view (its root node _TFProfRoot)") != std::string::npos,
+        e.what());
   }
 }

@@ -262,12 +262,11 @@ Listing read_text(const InputFile& file) {
   if (after > 0)
     listing.notes.push_back(std::to_string(after) + " lines after the listing's table (past its blank line) ignored");
   if (elisions > 0)
-    listing.notes.push_back(std::to_string(elisions) +
-                            " '...' line(s) in the table, where rows were cut out: the functions left out" +
-                            (total_s && *total_s > 0 ? " (" + format_share(1 - listed_s / *total_s) +
-                                                           " of the header's total)"
-                                                     : std::string()) +
-                            " are in the pass time and in no op");
+    listing.notes.push_back(
+        std::to_string(elisions) + " '...' line(s) in the table, where rows were cut out: the functions left out" +
+        (total_s && *total_s > 0 ? " (" + format_share(1 - listed_s / *total_s) + " of the header's total)"
+                                 : std::string()) +
+        " are in the pass time and in no op");
   return listing;
 }
 
