@@ -177,6 +177,32 @@ TEST_CASE("a GEMM beyond every measured shape runs at no lower rate than the tab
                      [](const std::string& n) { return n.find("clamped") != std::string::npos; }));
 }
 
+TEST_CASE("a 16-bit conv is no slower than the same conv in fp32 on the same target") {
+  // ResNet-50's first weight-gradient conv (N=256, C=3, 224x224, K=64, 7x7 stride 2, pad 3):
+  // NV_V100's fp16 conv table reads it far from anything it measured.
+  ConvShape c;
+  c.n = 256, c.c = 3, c.k = 64, c.input = {1, 224, 224}, c.filter = {1, 7, 7}, c.pad = {0, 3, 3};
+  c.stride = {1, 2, 2};
+  c.direction = ConvDirection::backward_filter;
+  Op wide = conv(c, Phase::backward), half = wide;
+  half.dtype = DType::bf16;
+  half.bytes = 0;
+  fill_costs(half);
+  const auto w32 = only(workload({wide}), "H100");
+  const auto w16 = only(workload({half}), "H100");
+  INFO(w16.detail);
+  CHECK(w16.predicted_s <= w32.predicted_s * (1 + 1e-9));
+  CHECK(std::any_of(w16.notes.begin(), w16.notes.end(), [](const std::string& n) {
+    return n.find("no slower than fp32, which the library can always run it in") != std::string::npos;
+  }));
+  // A GEMM its bf16 tables time faster than fp32 keeps its own time, and says nothing.
+  const auto g16 = only(workload({gemm(4096, 4096, 4096, DType::bf16)}), "H100");
+  const auto g32 = only(workload({gemm(4096, 4096, 4096)}), "H100");
+  CHECK(g16.predicted_s < g32.predicted_s);
+  CHECK(std::none_of(g16.notes.begin(), g16.notes.end(),
+                     [](const std::string& n) { return n.find("no slower than fp32") != std::string::npos; }));
+}
+
 TEST_CASE("conv: exact directions, and a backward op without direction is data + filter") {
   // README: forward 624 us, backward-data 602 us, backward-filter 997 us.
   auto e = only(workload({conv(v100_readme_conv())}), "NV_V100");

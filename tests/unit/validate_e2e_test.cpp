@@ -111,9 +111,12 @@ TEST_CASE("validate --json end_to_end: every shipped published row predicted, me
   // launch gap the median of GPU tables' alone (the KNL's GEMM floor had been in it): 7.8% and
   // 7.3%. The memory curves read monotone in size (a faster memory had made 70 of 710 ops
   // slower): 7.8% and 7.3%. GEMMs beyond their table held at its edge's rate (the fitted
-  // surface fell far below it there): 7.6% and 7.3%.
+  // surface fell far below it there): 7.6% and 7.3%. A 16-bit GEMM or conv no slower than in
+  // fp32 on the same target (ResNet-50's C=3 conv had come out 33x its bf16 roofline): 7.6%
+  // and 7.4% (the V100 amp rows 6 points closer, the A100 and H100 amp rows, too fast, 0.5-1.9
+  // points faster).
   CHECK(j["median_abs_step_error"].get<double>() <= 0.077);
-  CHECK(j["median_abs_speedup_error"].get<double>() <= 0.073);
+  CHECK(j["median_abs_speedup_error"].get<double>() <= 0.075);
 }
 
 TEST_CASE("validate --json end_to_end: Lambda's 2, 4 and 8 GPU rows against the data-parallel estimate") {
