@@ -224,11 +224,12 @@ json platforms_to_json(const std::vector<Platform>& ps, const std::vector<int64_
 
 std::string platforms_to_text(const std::vector<Platform>& ps, const std::vector<int64_t>& counts) {
   TextTable t;
-  // bf16 beside fp16: a bf16-only co-design point read "- -" with fp32 and fp16 alone.
-  t.header = {"platform",     "kind",     "origin",  "fp32 TFLOP/s",  "fp16 TFLOP/s",
+  // bf16 beside fp16: a bf16-only co-design point read "- -" with fp32 and fp16 alone; tf32
+  // too, the rate fp32 GEMMs and convs take under --precision tf32 (a new spec's was not shown).
+  t.header = {"platform",     "kind",     "origin",  "fp32 TFLOP/s",  "tf32 TFLOP/s", "fp16 TFLOP/s",
               "bf16 TFLOP/s", "mem GB/s", "mem GiB", "table entries", "description"};
-  t.right_align = {false, false, false, true, true, true, true, true, true, false};
-  t.max_width = {0, 0, 0, 0, 0, 0, 0, 0, 0, 60};
+  t.right_align = {false, false, false, true, true, true, true, true, true, true, false};
+  t.max_width = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 60};
   for (std::size_t i = 0; i < ps.size(); ++i) {
     const Platform& p = ps[i];
     auto peak = [&](DType d) {
@@ -236,8 +237,8 @@ std::string platforms_to_text(const std::vector<Platform>& ps, const std::vector
       return it == p.peak_flop_per_s.end() ? std::string("-") : format_number(it->second.value / 1e12, 2);
     };
     t.rows.push_back({p.name, p.device_kind.empty() ? "-" : p.device_kind, std::string(to_string(p.origin)),
-                      peak(DType::fp32), peak(DType::fp16), peak(DType::bf16), figure(p.mem_bw_bytes_per_s, 1e9, 0),
-                      figure(p.mem_bytes, 1024.0 * 1024.0 * 1024.0, 0),
+                      peak(DType::fp32), peak(DType::tf32), peak(DType::fp16), peak(DType::bf16),
+                      figure(p.mem_bw_bytes_per_s, 1e9, 0), figure(p.mem_bytes, 1024.0 * 1024.0 * 1024.0, 0),
                       std::to_string(i < counts.size() ? counts[i] : 0), p.description});
   }
   return t.render();

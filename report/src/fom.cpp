@@ -174,7 +174,8 @@ std::vector<std::string> fom_warnings(const FomResult& r) {
   if (uncalibrated > 0)
     out.push_back("WARNING " + std::to_string(uncalibrated) + " of " + std::to_string(workload) +
                   " workload problems not calibrated: their times are the modelled operations alone, without host, "
-                  "framework or input-pipeline time (--verbose says why)");
+                  "framework or input-pipeline time (each problem's calibration says why: `fom --verbose`, or the "
+                  "`calibration` field of `fom --json`)");
   return out;
 }
 

@@ -472,7 +472,7 @@ std::string kind_breakdown(const std::vector<SideView>& sides, const Workload& w
   for (std::size_t k = 0; k < std::size(kKinds); ++k)
     series.push_back({std::string(to_string(kKinds[k])), kKindColours[k]});
   series.push_back({"framework overhead", kOverheadColour});
-  series.push_back({"rest of the step (the layout's micro-batches, communication, bubble)", "#E8E8E8"});
+  series.push_back({"rest of the step (the device's other micro-batches, exposed communication, bubble)", "#E8E8E8"});
   std::vector<std::vector<double>> by_side;
   std::vector<chart::StackedRow> rows;
   bool overhead = false;
@@ -492,7 +492,13 @@ std::string kind_breakdown(const std::vector<SideView>& sides, const Workload& w
           (overhead ? "The grey segment is the framework overhead line (the host, framework and input-pipeline "
                       "time a measurement holds beyond the operations, carried across)."
                     : "No framework overhead line: the workload has no measured pass time to "
-                      "take it from."));
+                      "take it from.") +
+          (std::any_of(rows.begin(), rows.end(), [](const chart::StackedRow& r) { return r.values.back() > 0; })
+               ? std::string(" Under a parallel layout the kinds are one micro-batch on one device, before the "
+                             "layout splits the work; the light grey rest of the step is the device's other "
+                             "micro-batches, exposed communication and pipeline bubble, so the kinds' speed-ups "
+                             "describe that micro-batch.")
+               : std::string()));
   HtmlTable t;
   t.header = {"kind"};
   t.numeric = {false};
@@ -671,6 +677,24 @@ std::string workload_section(const ProblemResult& p, std::size_t index) {
       "). The passes below are as the estimate gives them, calibrated where a measurement exists; the split by "
       "kind scales the operations as the calibration does.</p>\n";
   out += summary_table(sides);
+  // The per-call launch gaps the tables' times hold: up to half of an amp pass on a fast chip,
+  // time that does not shrink with its peaks, which the text estimate states and the report
+  // had not.
+  std::string gaps;
+  for (const auto& side : sides) {
+    const PassEstimate& pass = side.run->pass;
+    if (pass.launch_gap_s > 0 && pass.modelled_s > 0)
+      gaps +=
+          (gaps.empty() ? "" : "; ") + esc(side.role + " " + pass.platform + ": " + format_duration(pass.launch_gap_s) +
+                                           " (" + format_share(pass.launch_gap_s / pass.modelled_s) + ")");
+  }
+  if (!gaps.empty())
+    out +=
+        "<p class=\"muted\">Of the modelled operations, the per-call launch gaps the tables' per-call times hold "
+        "(host and driver time, which no faster device removes): " +
+        gaps +
+        ". A run whose host stays ahead of the GPU, or that replays CUDA graphs, hides much of it "
+        "(docs/accuracy.md section 8).</p>\n";
   // Each block keeps its heading, chart and table on one printed page.
   out += "<div class=\"block\">\n<h4>Where the time goes</h4>\n" + kind_breakdown(sides, w, p.name) + "</div>\n";
   out += "<div class=\"block\">\n" + coverage(sides, p.name) + "</div>\n";

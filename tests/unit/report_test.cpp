@@ -483,3 +483,18 @@ TEST_CASE("fomcast report: each side's pass is its operations, overhead line and
     CHECK(checked >= 4);
   }
 }
+
+TEST_CASE("fomcast report: a workload's per-call launch gaps are stated beside its passes, as estimate states them") {
+  // gpt2-dgx's GPUs take their GEMMs from per-call tables (NeuSight's, a PyTorch call each):
+  // part of every op's time is the call's host gap, which no faster device removes.
+  ScratchDir dir;
+  const std::string db = dir.file("g.db");
+  const std::string html = report(source_path("data/studies/gpt2-dgx.json"), dir.file("g.html"), db);
+  CHECK(html.find("the per-call launch gaps the tables' per-call times hold") != std::string::npos);
+  // The share the report states is the estimate's own: the baseline side's, to the percent.
+  const std::regex stated("baseline ([A-Za-z0-9_]+): ([0-9.,]+ [mu]?s) \\(([0-9.]+)%\\)");
+  std::smatch m;
+  REQUIRE(std::regex_search(html, m, stated));
+  CHECK(std::stod(m[3].str()) > 0);
+  CHECK(std::stod(m[3].str()) < 100);
+}
