@@ -313,8 +313,9 @@ TEST_CASE("platforms rm of your replacement of a shipped spec puts the shipped o
     return std::make_pair(std::string("none"), int64_t{-1});
   };
   REQUIRE(run_fomcast("workloads", db).status == 0);
-  const auto [origin_before, shipped_entries] = entries_of("NV_V100");
-  REQUIRE(origin_before == "shipped");
+  const auto listed = entries_of("NV_V100");
+  const int64_t shipped_entries = listed.second;
+  REQUIRE(listed.first == "shipped");
   REQUIRE(shipped_entries > 1000);  // DeepBench's V100 rows
   // The user's spec of NV_V100 (the shipped file itself, as a user would copy it), then removed.
   const std::string spec = fomcast::test::source_path("data/platforms/NV_V100.json");
