@@ -78,7 +78,8 @@ CLI::App* add_platforms_add(CLI::App& platforms, Globals& g) {
       std::cerr << "warning: " << o->file << ": " << w << "\n";
     Store store = open_store(g);
     store.transaction([&] {
-      if (auto near = near_platform_name(name, store.platforms()))
+      const std::vector<Platform> known = store.platforms();
+      if (auto near = near_platform_name(name, known))
         throw UsageError(o->file + ": name: '" + name + "' reads as the platform " + *near +
                          " (another case or punctuation, or its device name); name that one with --replace, or "
                          "choose a distinct name");
@@ -87,7 +88,7 @@ CLI::App* add_platforms_add(CLI::App& platforms, Globals& g) {
       // ingest makes a placeholder. Said, since it takes that platform's traces away (an
       // edited `platforms --json` entry added back under a new name keeps its names).
       for (const auto& pattern : added.platform.device_names)
-        for (const auto& other : store.platforms())
+        for (const auto& other : known)
           if (other.name != name)
             for (const auto& theirs : other.device_names)
               if (device_words(theirs) == device_words(pattern))

@@ -16,7 +16,6 @@
 #include "parallel_flags.hpp"
 
 namespace fomcast::cli {
-namespace {}  // namespace
 
 void add_fom_commands(CLI::App& app, Globals& g) {
   {

@@ -871,7 +871,7 @@ std::optional<Quote> carried(const Context& ctx, const Op& op, DType dtype, bool
                : !(from.value > 0)                  ? there
                                                     : ctx.target.name);
   q.uncertainty = kUnscaledBand;
-  q.detail = "measured time carried unscaled" + (there.empty() ? std::string() : " from " + there) + ": " + missing;
+  q.detail = kCarriedUnscaledDetail + (there.empty() ? std::string() : " from " + there) + ": " + missing;
   q.notes.push_back("carried at its measured time (" + missing + "): right only as far as the platforms are alike");
   return q;
 }

@@ -366,7 +366,7 @@ void bound_by_patch_gemm(OpEstimate& e, const Context& ctx, const Op& op, std::s
 // from anything it measured: ResNet-50's first weight-gradient conv (C=3, 7x7/2) came out at
 // 4.78 ms in amp-bf16 on an H100 from NV_V100's fp16 conv table, 2.52 ms in fp32, 33x its
 // bf16 roofline. Said in a note; not where the time is the op's own measurement.
-void bound_by_fp32(OpEstimate& e, const Context& ctx, const Op& op, std::size_t index) {
+void bound_by_fp32(OpEstimate& e, const Context& ctx, const Op& op, std::size_t index, double flops, double bytes) {
   const DType dtype = normalized(op.dtype);
   if (dtype != DType::fp16 && dtype != DType::bf16) return;
   if (op.kind != OpKind::gemm && op.kind != OpKind::batched_gemm && op.kind != OpKind::conv) return;
@@ -378,8 +378,7 @@ void bound_by_fp32(OpEstimate& e, const Context& ctx, const Op& op, std::size_t 
   wide.bytes = op_bytes(op.kind, op.shape, DType::fp32);
   OpEstimate in_fp32 = predict_unbounded(ctx, wide, index);
   bound_by_single_gemms(in_fp32, ctx, wide, index);
-  cap_at_roofline(in_fp32, ctx.target, wide, DType::fp32, wide.flops > 0 ? wide.flops : op_flops(op.kind, op.shape),
-                  wide.bytes);
+  cap_at_roofline(in_fp32, ctx.target, wide, DType::fp32, flops, wide.bytes);
   if (!(in_fp32.predicted_s > 0) || in_fp32.predicted_s >= e.predicted_s) return;
   const std::string was = format_significant(e.predicted_s * 1e6);
   in_fp32.notes.push_back("its " + std::string(to_string(dtype)) + " time (" + was + " us, " +
@@ -388,8 +387,6 @@ void bound_by_fp32(OpEstimate& e, const Context& ctx, const Op& op, std::size_t 
   in_fp32.baseline_s = e.baseline_s;
   // Still no faster than the op's own roofline: an fp32 3x3 conv's bound is Winograd's, a
   // quarter of the direct flops, below a 16-bit direct conv's on a part with 2x the rate.
-  const double flops = op.flops > 0 ? op.flops : op_flops(op.kind, op.shape);
-  const double bytes = op.bytes > 0 ? op.bytes : op_bytes(op.kind, op.shape, dtype);
   cap_at_roofline(in_fp32, ctx.target, op, dtype, flops, bytes);
   if (in_fp32.predicted_s >= e.predicted_s) return;
   e = std::move(in_fp32);
@@ -404,7 +401,7 @@ OpEstimate predict_op(const Context& ctx, const Op& op, std::size_t index) {
   const double bytes = op.bytes > 0 ? op.bytes : op_bytes(op.kind, op.shape, dtype);
   cap_at_roofline(e, ctx.target, op, dtype, flops, bytes);
   note_misaligned_tensor_core(e, ctx.target, op, dtype);
-  bound_by_fp32(e, ctx, op, index);
+  bound_by_fp32(e, ctx, op, index, flops, bytes);
   return e;
 }
 

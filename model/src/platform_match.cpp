@@ -189,14 +189,24 @@ void check_new_platform_name(std::string_view name, const std::vector<Platform>&
     throw UsageError(std::string(flag) + ": a new platform's name " + problem);
 }
 
+namespace {
+
+// A device's figures against a spec's (both known): its compute units exactly, its memory
+// within 5% (a board reports a little less than the GiB it is sold as: an 80 GB H100 79.2).
+bool same_compute_units(int64_t units, const Platform& p) { return std::llround(p.compute_units->value) == units; }
+bool same_memory(double bytes, const Platform& p) {
+  return std::fabs(p.mem_bytes->value - bytes) <= 0.05 * p.mem_bytes->value;
+}
+
+}  // namespace
+
 std::optional<std::string> match_device_figures(const DeviceFigures& d, const std::vector<Platform>& known) {
   if (d.vendor.empty() || d.compute_units <= 0 || !(d.mem_bytes > 0)) return std::nullopt;
   const std::vector<std::string> vendor = device_words(d.vendor);
   std::optional<std::string> found;
   for (const Platform& p : known) {
     if (device_words(p.vendor) != vendor || !p.compute_units || !p.mem_bytes) continue;
-    if (std::llround(p.compute_units->value) != d.compute_units) continue;
-    if (std::fabs(p.mem_bytes->value - d.mem_bytes) > 0.05 * p.mem_bytes->value) continue;
+    if (!same_compute_units(d.compute_units, p) || !same_memory(d.mem_bytes, p)) continue;
     if (found) return std::nullopt;  // two fit: better none than a guess
     found = p.name;
   }
@@ -212,10 +222,10 @@ constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 std::string figures_mismatch(const DeviceFigures& d, const Platform& p) {
   std::string off;
-  if (d.mem_bytes > 0 && p.mem_bytes && std::fabs(p.mem_bytes->value - d.mem_bytes) > 0.05 * p.mem_bytes->value)
+  if (d.mem_bytes > 0 && p.mem_bytes && !same_memory(d.mem_bytes, p))
     off += format_significant(d.mem_bytes / kGiB, 3) + " GiB of memory (the spec's " +
            format_significant(p.mem_bytes->value / kGiB, 3) + ")";
-  if (d.compute_units > 0 && p.compute_units && std::llround(p.compute_units->value) != d.compute_units)
+  if (d.compute_units > 0 && p.compute_units && !same_compute_units(d.compute_units, p))
     off += (off.empty() ? "" : " and ") + std::to_string(d.compute_units) + " compute units (the spec's " +
            std::to_string(std::llround(p.compute_units->value)) + ")";
   if (off.empty()) return "";

@@ -258,8 +258,7 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
   std::size_t unscaled = 0;
   double unscaled_s = 0;
   for (const auto& e : p.ops)
-    if (e.method == Method::scaled && e.detail.starts_with("measured time carried unscaled") &&
-        e.op_index < w.ops.size())
+    if (e.method == Method::scaled && e.detail.starts_with(kCarriedUnscaledDetail) && e.op_index < w.ops.size())
       ++unscaled, unscaled_s += w.ops[e.op_index].count * e.predicted_s;
   if (unscaled > 0)
     methods += "; of the scaled, " + std::to_string(unscaled) + " op(s), " +

@@ -183,6 +183,10 @@ struct StoodInRate {
 };
 StoodInRate stood_in_rate(const PassEstimate&, const Workload&);
 
+// The start of the detail of a `scaled` op carried at its measured time for want of a figure
+// to scale it by (a target with no host speed): the estimate's methods line counts them.
+inline constexpr const char* kCarriedUnscaledDetail = "measured time carried unscaled";
+
 // The start of the pass note said when a cProfile was recorded on a GPU ("a Python function
 // profile of a run on NV_V100 times the host's ..."): estimate repeats it as a warning.
 inline constexpr const char* kHostTimedNote = "a Python function profile of a run on ";

@@ -129,11 +129,12 @@ Listing read_text(const InputFile& file) {
     const auto t = text::trim(line.text);
     // A listing pasted into Markdown: its closing code fence ends the table as a blank line
     // does, and a "..." where rows were cut out is skipped (said below).
-    if (t.empty() || (t.starts_with("```") && layout == Layout::stats && rows > 0)) {
-      if (layout == Layout::stats && rows > 0) table_ended = true;
+    const bool in_table = layout == Layout::stats && rows > 0;
+    if (t.empty() || (in_table && t.starts_with("```"))) {
+      if (in_table) table_ended = true;
       continue;
     }
-    if ((t == "..." || t == "\u2026") && layout == Layout::stats && rows > 0 && !table_ended) {
+    if (in_table && !table_ended && (t == "..." || t == "\u2026")) {
       ++elisions;
       continue;
     }
