@@ -3,7 +3,8 @@ machine's GPU with synthetic data already on the device, and records one profile
 some of them as Kineto traces. Each configuration: warm-up steps (cudnn.benchmark picks its
 algorithms there), then timed steps between two synchronizations; the step is their mean.
 
-usage: python3 scripts/measure_training_steps.py OUT_DIR [--budget-s S]   (needs torch, torchvision, transformers)
+usage: python3 scripts/measure_training_steps.py OUT_DIR [--budget-s S] [--configs NAME,...]
+(needs torch, torchvision, transformers; --configs keeps only the named configurations)
 Writes OUT_DIR/steps.json and OUT_DIR/trace_<config>.json.gz for the traced configurations.
 """
 import argparse, gzip, json, os, shutil, time
@@ -75,12 +76,16 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("--budget-s", type=float, default=120.0)
+    ap.add_argument("--configs", help="comma-separated configuration names (default: all)")
     args = ap.parse_args()
+    wanted = set(args.configs.split(",")) if args.configs else None
     torch.backends.cudnn.benchmark = True
     results = {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
                "cuda": torch.version.cuda, "cudnn": torch.backends.cudnn.version(), "steps": []}
     start = time.time()
     for name, workload, batch, precision, extra, traced in CONFIGS:
+        if wanted is not None and name not in wanted:
+            continue
         if time.time() - start > args.budget_s:
             print(f"{name}: skipped (budget)", flush=True)
             continue

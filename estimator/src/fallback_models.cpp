@@ -241,9 +241,11 @@ std::optional<Quote> scaled_from(const Context& ctx, const Source& src, const Op
   const bool as_fp32 =
       !as_fp16 && (dtype == DType::bf16 || dtype == DType::fp16) && peak_for(ctx.target, dtype).dtype == DType::fp32;
   const DType src_dtype = as_fp16 ? DType::fp16 : as_fp32 ? DType::fp32 : dtype;
-  const auto r =
-      transfer_ratio(op.kind, op.shape, flops, bytes, *src.platform, src_dtype, f_from, ctx.target, dtype, f_to);
-  if (!r) return std::nullopt;
+  auto ratio_for = [&](double measured_s) {
+    return measured_transfer_ratio(op.kind, op.shape, flops, bytes, measured_s, *src.platform, src_dtype, f_from,
+                                   ctx.target, dtype, f_to);
+  };
+  if (!ratio_for(0)) return std::nullopt;
   const bool waves = src.platform->compute_units && ctx.target.compute_units && wave_quantized(op.kind);
   const std::string why =
       "the efficiency-transfer ratio " + src.platform->name + " -> " + ctx.target.name + " (" +
@@ -260,6 +262,7 @@ std::optional<Quote> scaled_from(const Context& ctx, const Source& src, const Op
     // (an MI300X ran it in 5.0 us, where x 0.632 said 3.7).
     const double m = *op.self_time_s;
     const double latency = src.platform == ctx.baseline ? std::min(m, ctx.recorded_call_floor_s) : 0.0;
+    const auto r = ratio_for(m - latency);
     Quote q;
     q.seconds = latency + (m - latency) * *r;
     q.uncertainty = kinship_band(kin);
@@ -285,6 +288,7 @@ std::optional<Quote> scaled_from(const Context& ctx, const Source& src, const Op
   // host is unknown; sources_launch_floor).
   const double launch = std::min(launch_floor(*src.tables, op.kind), q->seconds);
   const double launch_to = launch > 0 ? sources_launch_floor(ctx, op.kind) : 0.0;
+  const auto r = ratio_for(q->seconds - launch);
   q->seconds = launch_to + (q->seconds - launch) * *r;
   q->uncertainty = quad(q->uncertainty, kinship_band(kin));
   q->detail = src.platform->name + " " + std::string(to_string(q->method)) + " (" + q->detail + "): its " +
@@ -676,10 +680,27 @@ std::optional<Quote> bandwidth(const Context& ctx, const Op& op, double bytes) {
     const double t = *op.self_time_s;
     const bool spec_floor = ctx.baseline->launch_overhead_s.has_value();
     const double launch = std::min(t, spec_floor ? ctx.baseline->launch_overhead_s->value : ctx.recorded_call_floor_s);
-    q.seconds = launch + (t - launch) * bw_base / bw;
-    q.uncertainty = kinship_band(kinship(*ctx.baseline, ctx.target));
-    q.detail = "baseline time on " + ctx.baseline->name + " x bandwidth ratio " + format_significant(bw_base / 1e9) +
-               " / " + format_significant(bw / 1e9) + " GB/s" +
+    double ratio = bw_base / bw;
+    std::string how =
+        "bandwidth ratio " + format_significant(bw_base / 1e9) + " / " + format_significant(bw / 1e9) + " GB/s";
+    // Another card of the same architecture: only the share of the time its bytes explain
+    // moves with bandwidth (measured_transfer_ratio). cuDNN's NCHW batch norm moved 0.5 TB/s
+    // on a 4.8 TB/s H200, and x 1.43 had put it 43% slower on an H100 of the same SMs.
+    const Kinship kin = kinship(*ctx.baseline, ctx.target);
+    const double f = achievable_fraction(ctx.catalog, *ctx.baseline);
+    if (kin == Kinship::same_architecture && t > launch)
+      if (auto r = measured_transfer_ratio(op.kind, op.shape, 0, bytes, t - launch, *ctx.baseline, DType::fp32, f,
+                                           ctx.target, DType::fp32, f);
+          r && std::fabs(*r - ratio) > 1e-9 * ratio) {
+        const double share = std::min(1.0, bytes / (bw_base * (f > 0 ? f : 1.0)) / (t - launch));
+        how = format_significant(*r) + " (its bytes at " + ctx.baseline->name + "'s achievable bandwidth explain " +
+              format_significant(share * 100, 2) + "% of the time: that part x the " + how +
+              ", the rest x the ratio of compute units x clock, the same architecture)";
+        ratio = *r;
+      }
+    q.seconds = launch + (t - launch) * ratio;
+    q.uncertainty = kinship_band(kin);
+    q.detail = "baseline time on " + ctx.baseline->name + " x " + how +
                (launch > 0 ? " (" + format_significant(launch * 1e6) +
                                  (spec_floor ? " us, its spec's launch floor, unscaled)"
                                              : " us unscaled: the fastest call the trace measured there, a "

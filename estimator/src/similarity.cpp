@@ -168,6 +168,37 @@ std::optional<double> transfer_ratio(OpKind kind, const OpShape& shape, double f
   return t_to / t_from;
 }
 
+std::optional<double> measured_transfer_ratio(OpKind kind, const OpShape& shape, double flops, double bytes,
+                                              double measured_s, const Platform& from, DType from_math,
+                                              double bw_fraction_from, const Platform& to, DType to_math,
+                                              double bw_fraction_to) {
+  const auto roof =
+      transfer_ratio(kind, shape, flops, bytes, from, from_math, bw_fraction_from, to, to_math, bw_fraction_to);
+  // Across architectures the rest is not one resource's: measured on the end-to-end rows,
+  // scaling it by the compute ratio took ResNet-50's amp convs from a V100's fp16 table to an
+  // H100 at its 7.9x tensor-core ratio (H100 SXM amp -14.5% -> -19.9%, the step median 7.4% ->
+  // 7.9%), where the chips' compute units x clock differ 2.1x. The roofline ratio stays there.
+  if (!roof || !(measured_s > 0) || kinship(from, to) != Kinship::same_architecture) return roof;
+  const double pf = peak_for(from, from_math).flop_per_s, pt = peak_for(to, to_math).flop_per_s;
+  const double bf = bandwidth_of(from) * (bw_fraction_from > 0 ? bw_fraction_from : 1.0);
+  const double bt = bandwidth_of(to) * (bw_fraction_to > 0 ? bw_fraction_to : 1.0);
+  const bool use_flops = flops > 0 && pf > 0 && pt > 0;
+  const bool use_bytes = bytes > 0 && bf > 0 && bt > 0;
+  const bool waves = from.compute_units && to.compute_units;
+  const double w_from = waves ? wave_factor(from, kind, shape) : 1.0, w_to = waves ? wave_factor(to, kind, shape) : 1.0;
+  const double r_compute = use_flops ? pf / pt * w_to / w_from : 0.0;
+  const double r_memory = use_bytes ? bf / bt : 0.0;
+  const double e_c = use_flops ? std::min(1.0, flops / pf * w_from / measured_s) : 0.0;
+  const double e_m = use_bytes ? std::min(1.0, bytes / bf / measured_s) : 0.0;
+  double r_rest = 0;
+  if (!is_memory_bound(kind))
+    r_rest = use_flops ? r_compute : r_memory;
+  else if (from.compute_units && to.compute_units && from.clock_hz && to.clock_hz)
+    r_rest = from.compute_units->value * from.clock_hz->value / (to.compute_units->value * to.clock_hz->value);
+  if (!(r_rest > 0)) return roof;
+  return std::max(e_c * r_compute, e_m * r_memory) + (1 - std::max(e_c, e_m)) * r_rest;
+}
+
 Kinship kinship(const Platform& a, const Platform& b) {
   if (same_text(a.vendor, b.vendor) && same_text(a.architecture, b.architecture)) return Kinship::same_architecture;
   if (same_text(a.vendor, b.vendor)) return Kinship::same_vendor;

@@ -82,6 +82,19 @@ std::optional<double> transfer_ratio(OpKind, const OpShape&, double flops, doubl
                                      DType from_math, double bw_fraction_from, const Platform& to, DType to_math,
                                      double bw_fraction_to);
 
+// The same ratio for an op measured at `measured_s` on `from` (beyond its fixed latency),
+// which says how busy each resource was: e_c, its compute bound's share of the time, and e_m,
+// the time its bytes need at the achievable bandwidth's share (each at most 1). Between chips
+// of one architecture, the part the busier resource explains scales by that resource's ratio,
+// no less than the other's part by its own (they overlap in one kernel), and the unexplained
+// rest (latency, issue, a kernel far from both bounds) by the compute ratio for GEMMs and
+// convs, by compute units x clock for a memory-bound kind. The bandwidth ratio scales only
+// what bandwidth explains: an H200's tf32 conv that moved 15% of what its memory can had come
+// out 1.43x slower on an H100 (same SMs and clocks). Across architectures: transfer_ratio.
+std::optional<double> measured_transfer_ratio(OpKind, const OpShape&, double flops, double bytes, double measured_s,
+                                              const Platform& from, DType from_math, double bw_fraction_from,
+                                              const Platform& to, DType to_math, double bw_fraction_to);
+
 enum class Kinship { same_architecture, same_vendor, other };
 Kinship kinship(const Platform&, const Platform&);
 std::string_view to_string(Kinship);

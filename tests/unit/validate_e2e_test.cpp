@@ -66,8 +66,9 @@ TEST_CASE("validate --json end_to_end: every shipped published row predicted, me
   ScratchDir dir;
   const auto j = run_json("validate", dir.file("v.db"))["end_to_end"];
   const auto& rows = j["rows"];
-  // 30 published one-GPU rows and 5 steps timed on the lent H200 (data/e2e/measured_here.csv).
-  REQUIRE(rows.size() == 35);
+  // 30 published one-GPU rows and 10 steps timed on the lent H200 and H100
+  // (data/e2e/measured_here.csv).
+  REQUIRE(rows.size() == 40);
   std::set<std::string> platforms;
   for (const auto& r : rows) {
     INFO(r["id"].get<std::string>());
@@ -90,8 +91,9 @@ TEST_CASE("validate --json end_to_end: every shipped published row predicted, me
   CHECK(rows[0]["published_step_s"].get<double>() == doctest::Approx(112.0 / 367.0));
   // Speedups pair rows of one source, workload and storage class only: 6 DeepLearningExamples
   // pairs (3 GPUs, fp32 and amp apart) and 4 x 15 of Lambda's (6 GPUs: resnet50 tf32/fp32,
-  // resnet50 amp, bert-base, bert-large).
-  CHECK(j["speedups"].size() == 66);
+  // resnet50 amp, bert-base, bert-large), and 9 between the H200 and H100 timed here (ResNet-50
+  // fp32/tf32 2 x 2 and amp, BERT-base fp32/tf32 2 x 2).
+  CHECK(j["speedups"].size() == 75);
   // Held at what is reached now (docs/accuracy.md): the transfer changes of issue 13's
   // leave-platform-out (section 5) moved the step median 8.8% -> 9.1% and the speedups'
   // 10.3% -> 9.5%; autocast's weight casts (a rule, not a fit) 9.1% -> 8.9% and 9.5% -> 9.8%.
@@ -118,8 +120,16 @@ TEST_CASE("validate --json end_to_end: every shipped published row predicted, me
   // and 7.4% (the V100 amp rows 6 points closer, the A100 and H100 amp rows, too fast, 0.5-1.9
   // points faster). The H200 steps timed here (ResNet-50 fp32 -15.9%, tf32 +5.9%, amp NHWC
   // +35.1%; BERT-base SQuAD fp32 +2.5%, tf32 +3.8%): 7.4% and 7.4% (one source, one GPU: no pair).
-  CHECK(j["median_abs_step_error"].get<double>() <= 0.077);
-  CHECK(j["median_abs_speedup_error"].get<double>() <= 0.075);
+  // Between cards of one architecture only the time an op's bytes explain moves with bandwidth
+  // (an H200 trace's batch norms had come out 43% slower on an H100): 7.4% and 7.5%, the A100
+  // 80 GB cards' tf32 BERT rows, carried from the A100 PCIe 40GB's GEMMs, 1.3-2.2 points
+  // slower (their 300-400 W against the 40 GB card's 250 W is no spec figure here). The H100
+  // steps timed here the same day (ResNet-50 fp32 -11.9%, tf32 +20.7%, amp NHWC +44.0%;
+  // BERT-base fp32 +4.6%, tf32 +19.4%): 9.0% and 7.7%. The model puts the H100 1.21-1.36x
+  // slower than the H200 in tf32 where the two ran 1.06-1.19x apart (docs/accuracy.md section
+  // 7, "An H200 and an H100 timed here"): a bar held, not a goal met.
+  CHECK(j["median_abs_step_error"].get<double>() <= 0.091);
+  CHECK(j["median_abs_speedup_error"].get<double>() <= 0.078);
 }
 
 TEST_CASE("validate --json end_to_end: Lambda's 2, 4 and 8 GPU rows against the data-parallel estimate") {
