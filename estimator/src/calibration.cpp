@@ -180,6 +180,7 @@ void calibrate_pass(PassEstimate& pe, const Workload& recorded, const PrecisionA
     own.platform = w.recorded_on;
     own.pass_s = *w.pass_s;
     own.source = "the trace's measured pass time (from " + std::to_string(std::max<int64_t>(w.passes, 1)) + " step(s))";
+    own.profiled = true;
     all.push_back(std::move(own));
   }
   const MeasuredPass* m = target ? choose(all, w, *target, catalog) : nullptr;

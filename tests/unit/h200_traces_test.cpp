@@ -47,6 +47,14 @@ TEST_CASE("H200 traces: an amp step its host paced is said to be host-bound") {
   // launches them no faster (the amp step, 73 ms unprofiled, was slower than the tf32 one, 69 ms).
   CHECK(e["host_bound"].get<bool>());
   CHECK(e["residual_share"].get<double>() > 0.5);
+  // The step is the profiled one, whose host side the profiler slowed: the warning says how
+  // to give the step timed without it.
+  const auto text = fomcast::test::run_fomcast("estimate --workload bert --platform H200", db);
+  CHECK(text.out.find("WARNING host-bound") != std::string::npos);
+  CHECK(text.out.find("calibrate --pass-s") != std::string::npos);
+  run_json("calibrate --workload bert --platform H200 --pass-s 0.0734", db);
+  const auto unprofiled = fomcast::test::run_fomcast("estimate --workload bert --platform H200", db);
+  CHECK(unprofiled.out.find("a profiler slows") == std::string::npos);
 }
 
 TEST_CASE("H200 traces: ResNet-50's tf32 step carried to an A100 SXM4 80GB meets the published one") {

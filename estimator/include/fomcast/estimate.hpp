@@ -84,6 +84,7 @@ struct MeasuredPass {
   std::string platform;  // "" when the trace did not say where it ran
   double pass_s = 0;
   std::string source;              // the trace's step time, `fomcast calibrate`, a study field
+  bool profiled = false;           // the trace's own step: timed under the profiler
   std::vector<std::string> notes;  // how it was converted to one pass
   // The arithmetic the measured run used: the workload's own, or a study problem's
   // `precision`, which its measured baseline time ran in (study-format.md).
