@@ -3,7 +3,7 @@ machine's GPU with synthetic data already on the device, and records one profile
 some of them as Kineto traces. Each configuration: warm-up steps (cudnn.benchmark picks its
 algorithms there), then timed steps between two synchronizations; the step is their mean.
 
-usage: python3 scripts/measure_training_steps.py OUT_DIR [--budget-s S] [--configs NAME,...]
+usage: python3 scripts/measure_training_steps.py OUT_DIR [--budget-s S] [--configs NAME,...] [--trace-all]
 (needs torch, torchvision, transformers; --configs keeps only the named configurations)
 Writes OUT_DIR/steps.json and OUT_DIR/trace_<config>.json.gz for the traced configurations.
 """
@@ -77,6 +77,7 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--budget-s", type=float, default=120.0)
     ap.add_argument("--configs", help="comma-separated configuration names (default: all)")
+    ap.add_argument("--trace-all", action="store_true", help="profile one step of every configuration run")
     args = ap.parse_args()
     wanted = set(args.configs.split(",")) if args.configs else None
     torch.backends.cudnn.benchmark = True
@@ -108,7 +109,7 @@ def main():
                    "memory_format": "channels_last" if extra.get("channels_last") else "",
                    "step_s": step_s, "steps_timed": n, "samples_per_s": batch / step_s,
                    "max_memory_bytes": torch.cuda.max_memory_allocated()}
-            if traced:
+            if traced or args.trace_all:
                 from torch.profiler import ProfilerActivity, profile
                 with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True) as prof:
                     step()
