@@ -245,7 +245,6 @@ std::optional<Quote> scaled_from(const Context& ctx, const Source& src, const Op
     return measured_transfer_ratio(op.kind, op.shape, flops, bytes, measured_s, *src.platform, src_dtype, f_from,
                                    ctx.target, dtype, f_to);
   };
-  if (!ratio_for(0)) return std::nullopt;
   const bool waves = src.platform->compute_units && ctx.target.compute_units && wave_quantized(op.kind);
   const std::string why =
       "the efficiency-transfer ratio " + src.platform->name + " -> " + ctx.target.name + " (" +
@@ -263,6 +262,7 @@ std::optional<Quote> scaled_from(const Context& ctx, const Source& src, const Op
     const double m = *op.self_time_s;
     const double latency = src.platform == ctx.baseline ? std::min(m, ctx.recorded_call_floor_s) : 0.0;
     const auto r = ratio_for(m - latency);
+    if (!r) return std::nullopt;
     Quote q;
     q.seconds = latency + (m - latency) * *r;
     q.uncertainty = kinship_band(kin);
@@ -289,6 +289,7 @@ std::optional<Quote> scaled_from(const Context& ctx, const Source& src, const Op
   const double launch = std::min(launch_floor(*src.tables, op.kind), q->seconds);
   const double launch_to = launch > 0 ? sources_launch_floor(ctx, op.kind) : 0.0;
   const auto r = ratio_for(q->seconds - launch);
+  if (!r) return std::nullopt;
   q->seconds = launch_to + (q->seconds - launch) * *r;
   q->uncertainty = quad(q->uncertainty, kinship_band(kin));
   q->detail = src.platform->name + " " + std::string(to_string(q->method)) + " (" + q->detail + "): its " +

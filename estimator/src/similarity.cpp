@@ -149,50 +149,68 @@ double wave_factor(const Platform& p, OpKind kind, const OpShape& shape) {
   return waves < 1 ? 1.0 : std::ceil(waves) / waves;
 }
 
+namespace {
+
+// Both sides' figures for carrying an op: the peaks of its math types, the achievable
+// bandwidths, the wave factors, and which of flops and bytes can be used.
+struct TransferSides {
+  double pf = 0, pt = 0, bf = 0, bt = 0, w_from = 1, w_to = 1;
+  bool use_flops = false, use_bytes = false;
+};
+
+TransferSides transfer_sides(OpKind kind, const OpShape& shape, double flops, double bytes, const Platform& from,
+                             DType from_math, double bw_fraction_from, const Platform& to, DType to_math,
+                             double bw_fraction_to) {
+  TransferSides s;
+  s.pf = peak_for(from, from_math).flop_per_s, s.pt = peak_for(to, to_math).flop_per_s;
+  s.bf = bandwidth_of(from) * (bw_fraction_from > 0 ? bw_fraction_from : 1.0);
+  s.bt = bandwidth_of(to) * (bw_fraction_to > 0 ? bw_fraction_to : 1.0);
+  s.use_flops = flops > 0 && s.pf > 0 && s.pt > 0;
+  s.use_bytes = bytes > 0 && s.bf > 0 && s.bt > 0;
+  // Waves only when both sides know their compute units: one side's alone would read as a
+  // speed difference.
+  if (from.compute_units && to.compute_units)
+    s.w_from = wave_factor(from, kind, shape), s.w_to = wave_factor(to, kind, shape);
+  return s;
+}
+
+std::optional<double> roofline_transfer(const TransferSides& s, OpKind kind, double flops, double bytes) {
+  if (!s.use_flops && !s.use_bytes) return std::nullopt;
+  if (flops > 0 && !s.use_flops && !is_memory_bound(kind)) return std::nullopt;
+  const double t_from = std::max(s.use_flops ? flops / s.pf * s.w_from : 0.0, s.use_bytes ? bytes / s.bf : 0.0);
+  const double t_to = std::max(s.use_flops ? flops / s.pt * s.w_to : 0.0, s.use_bytes ? bytes / s.bt : 0.0);
+  return t_to / t_from;
+}
+
+}  // namespace
+
 std::optional<double> transfer_ratio(OpKind kind, const OpShape& shape, double flops, double bytes,
                                      const Platform& from, DType from_math, double bw_fraction_from, const Platform& to,
                                      DType to_math, double bw_fraction_to) {
-  const double pf = peak_for(from, from_math).flop_per_s, pt = peak_for(to, to_math).flop_per_s;
-  const double bf = bandwidth_of(from) * (bw_fraction_from > 0 ? bw_fraction_from : 1.0);
-  const double bt = bandwidth_of(to) * (bw_fraction_to > 0 ? bw_fraction_to : 1.0);
-  const bool use_flops = flops > 0 && pf > 0 && pt > 0;
-  const bool use_bytes = bytes > 0 && bandwidth_of(from) > 0 && bandwidth_of(to) > 0;
-  if (!use_flops && !use_bytes) return std::nullopt;
-  if (flops > 0 && !use_flops && !is_memory_bound(kind)) return std::nullopt;
-  // Waves only when both sides know their compute units: one side's alone would read as a
-  // speed difference.
-  const bool waves = from.compute_units && to.compute_units;
-  const double w_from = waves ? wave_factor(from, kind, shape) : 1.0, w_to = waves ? wave_factor(to, kind, shape) : 1.0;
-  const double t_from = std::max(use_flops ? flops / pf * w_from : 0.0, use_bytes ? bytes / bf : 0.0);
-  const double t_to = std::max(use_flops ? flops / pt * w_to : 0.0, use_bytes ? bytes / bt : 0.0);
-  return t_to / t_from;
+  return roofline_transfer(
+      transfer_sides(kind, shape, flops, bytes, from, from_math, bw_fraction_from, to, to_math, bw_fraction_to), kind,
+      flops, bytes);
 }
 
 std::optional<double> measured_transfer_ratio(OpKind kind, const OpShape& shape, double flops, double bytes,
                                               double measured_s, const Platform& from, DType from_math,
                                               double bw_fraction_from, const Platform& to, DType to_math,
                                               double bw_fraction_to) {
-  const auto roof =
-      transfer_ratio(kind, shape, flops, bytes, from, from_math, bw_fraction_from, to, to_math, bw_fraction_to);
+  const TransferSides s =
+      transfer_sides(kind, shape, flops, bytes, from, from_math, bw_fraction_from, to, to_math, bw_fraction_to);
+  const auto roof = roofline_transfer(s, kind, flops, bytes);
   // Across architectures the rest is not one resource's: measured on the end-to-end rows,
   // scaling it by the compute ratio took ResNet-50's amp convs from a V100's fp16 table to an
   // H100 at its 7.9x tensor-core ratio (H100 SXM amp -14.5% -> -19.9%, the step median 7.4% ->
   // 7.9%), where the chips' compute units x clock differ 2.1x. The roofline ratio stays there.
   if (!roof || !(measured_s > 0) || kinship(from, to) != Kinship::same_architecture) return roof;
-  const double pf = peak_for(from, from_math).flop_per_s, pt = peak_for(to, to_math).flop_per_s;
-  const double bf = bandwidth_of(from) * (bw_fraction_from > 0 ? bw_fraction_from : 1.0);
-  const double bt = bandwidth_of(to) * (bw_fraction_to > 0 ? bw_fraction_to : 1.0);
-  const bool use_flops = flops > 0 && pf > 0 && pt > 0;
-  const bool use_bytes = bytes > 0 && bf > 0 && bt > 0;
-  const bool waves = from.compute_units && to.compute_units;
-  const double w_from = waves ? wave_factor(from, kind, shape) : 1.0, w_to = waves ? wave_factor(to, kind, shape) : 1.0;
-  const double r_compute = use_flops ? pf / pt * w_to / w_from : 0.0;
-  const double r_memory = use_bytes ? bf / bt : 0.0;
-  const double e_c = use_flops ? std::min(1.0, flops / pf * w_from / measured_s) : 0.0;
-  const double e_m = use_bytes ? std::min(1.0, bytes / bf / measured_s) : 0.0;
+  const double r_compute = s.use_flops ? s.pf / s.pt * s.w_to / s.w_from : 0.0;
+  const double r_memory = s.use_bytes ? s.bf / s.bt : 0.0;
+  const double e_c = s.use_flops ? std::min(1.0, flops / s.pf * s.w_from / measured_s) : 0.0;
+  const double e_m = s.use_bytes ? std::min(1.0, bytes / s.bf / measured_s) : 0.0;
   double r_rest = 0;
   if (!is_memory_bound(kind))
-    r_rest = use_flops ? r_compute : r_memory;
+    r_rest = s.use_flops ? r_compute : r_memory;
   else if (from.compute_units && to.compute_units && from.clock_hz && to.clock_hz)
     r_rest = from.compute_units->value * from.clock_hz->value / (to.compute_units->value * to.clock_hz->value);
   if (!(r_rest > 0)) return roof;

@@ -690,10 +690,12 @@ class KinetoReader {
       Slot& s = slots_[li->slot];
       Proto& gp = protos_[g.proto];
       if (!gp.kernel_direction) gp.kernel_direction = kernel_direction(gp.name);
-      if (kernel && g.dur > s.top_kernel_us) s.top_kernel = g.proto, s.top_kernel_us = g.dur;
-      if (kernel && !gp.kernel_dtype) gp.kernel_dtype = dtype_from_kernel_name(gp.name);
-      if (kernel && gp.kernel_dtype == DType::tf32 && g.dur > s.tf32_kernel_us)
-        s.tf32_kernel = g.proto, s.tf32_kernel_us = g.dur;
+      if (kernel) {
+        if (!gp.kernel_dtype) gp.kernel_dtype = dtype_from_kernel_name(gp.name);
+        if (g.dur > s.top_kernel_us) s.top_kernel = g.proto, s.top_kernel_us = g.dur;
+        if (gp.kernel_dtype == DType::tf32 && g.dur > s.tf32_kernel_us)
+          s.tf32_kernel = g.proto, s.tf32_kernel_us = g.dur;
+      }
       for (int i = 0; i < upto; ++i) {
         s.gpu_us[i] += g.dur;
         s.activities[i] += 1;
@@ -1050,8 +1052,9 @@ class KinetoReader {
         }
       }
       ShapedCall sc = shape_torch_call(call, calls.hints);
+      // The name's type was read when its kernels were attributed, once per name.
       const DType kernel_dtype =
-          s.top_kernel != kNone ? dtype_from_kernel_name(protos_[s.top_kernel].name) : DType::unknown;
+          s.top_kernel != kNone ? protos_[s.top_kernel].kernel_dtype.value_or(DType::unknown) : DType::unknown;
       // No Input type (a trace without record_shapes): the longest kernel's name may say.
       if (sc.dtype == DType::unknown && kernel_dtype != DType::unknown) {
         sc.dtype = kernel_dtype;
