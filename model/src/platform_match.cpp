@@ -247,6 +247,26 @@ RecordingPlatform decide(const Workload& w, std::string_view given, const std::v
       check_new_platform_name(given, known);
     else
       check_platform_name(given, known);
+    if (r.create_placeholder) {
+      // A new name for a device some spec describes is a slip, not a new machine: `--platform
+      // H100SXM` on an H100's trace made a placeholder with no figures, exit 0, and every
+      // estimate from that trace carried its times unscaled. A new machine is added first.
+      std::optional<std::string> known_device = match ? std::optional(match->platform) : std::nullopt;
+      if (!known_device && !w.device.empty()) known_device = match_device_figures(w.device_figures, known);
+      if (known_device)
+        throw UsageError("--platform: no platform named '" + r.name + "', and the trace names " + w.device +
+                         ", which is " + *known_device + "'s: give --platform " + *known_device +
+                         " (or leave it out), or `fomcast platforms add` a spec of that name first");
+      std::vector<std::string> names;
+      for (const auto& p : known) names.push_back(p.name);
+      const auto near = suggestion(given, names);
+      r.note = "recorded on " + r.name +
+               " (--platform), which no platform spec describes: a placeholder platform of that name was created, "
+               "with no figures, so estimates carry this trace's times to other platforms unscaled" +
+               (near ? " (did you mean " + *near + "?)" : std::string()) +
+               "; `fomcast platforms add` a spec of that name, or `fomcast bench` it, to give it figures";
+      return r;
+    }
     if (match && match->platform != r.name)
       r.note = "recorded on " + r.name + std::string(kGivenPlatformContradictsTrace) + w.device + ", which is " +
                match->platform + "'s";

@@ -206,3 +206,34 @@ TEST_CASE("a platform name that is a typo of a known one: did you mean, exit 2, 
   CHECK(test::file_fingerprint(db) == before);
   CHECK(run_fomcast("show typo", db).status != 0);
 }
+
+TEST_CASE("ingest --platform NEWNAME on a trace of a known device: refused, database unchanged") {
+  ScratchDir dir;
+  const std::string db = dir.file("n.db");
+  const std::string trace =
+      shared_path("traces/pytorch_kineto/hta_ns_resolution_rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz");
+  REQUIRE(run_fomcast("ingest '" + trace + "' --workload v100", db).status == 0);
+  const std::string before = test::file_fingerprint(db);
+  // A new name for the device the trace names (Tesla V100-SXM2-32GB) is a slip: no placeholder.
+  auto r = run_fomcast("ingest '" + trace + "' --workload slip --platform V100SXM2", db);
+  CHECK(r.status == 2);
+  CHECK(r.err.find("no platform named 'V100SXM2', and the trace names Tesla V100-SXM2-32GB, which is "
+                   "V100_SXM2_32GB's: give --platform V100_SXM2_32GB") != std::string::npos);
+  CHECK(test::file_fingerprint(db) == before);
+
+  // A trace that names no device (TAU) may be given a new machine's name: a placeholder, said
+  // with the near name of a known platform.
+  r = run_fomcast("ingest '" + shared_path("fixtures/seed-formats/tau_pprof_neon_alexnet.txt") +
+                      "' --workload lab --platform NV_V10 --json",
+                  db);
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  const json j = json::parse(r.out);
+  CHECK(j["recorded_on"] == "NV_V10");
+  bool said = false;
+  for (const auto& n : j["notes"]) {
+    const auto text = n.get<std::string>();
+    said |= text.find("a placeholder platform of that name was created, with no figures") != std::string::npos &&
+            text.find("(did you mean NV_V100?)") != std::string::npos;
+  }
+  CHECK(said);
+}
