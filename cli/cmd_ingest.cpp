@@ -69,12 +69,15 @@ void add_ingest_command(CLI::App& app, Globals& g) {
   cmd->add_option("--format", o->format, "Input format: " + formats);
   cmd->add_option("--platform", o->platform,
                   "Platform the profile was taken on (default: the one whose device names match the device the trace "
-                  "names; an unknown name becomes an unmeasured placeholder)")
+                  "names; an unknown name becomes an unmeasured placeholder, unless the trace names a device a spec "
+                  "describes)")
       ->check([](const std::string& v) {
         return v.empty() ? std::string("must name a platform (got nothing); leave the flag out for the trace's device")
                          : std::string();
       });
-  cmd->add_option("--batch", o->batch, "Samples per pass, where the input cannot tell (tfprof's -1 dimension)")
+  cmd->add_option("--batch", o->batch,
+                  "Samples per pass, where the input cannot tell (traces record none: default the forward "
+                  "convolutions' N, else unknown)")
       ->transform(in_range(ranges::batch));
   cmd->add_option("--threads", o->threads,
                   "Several ranks' traces of one job: files read at once (0, the default: one per core; 1: "

@@ -373,6 +373,7 @@ RunEstimate roll_up(const Workload& w, PassEstimate pass, const RunOptions& opts
   r.nodes = opts.nodes;
   // A job's trace of several ranks: one run is its ranks' devices ("on 1 node(s)" for DLRM's 8).
   r.devices_per_run = std::max<int64_t>(1, w.ranks);
+  r.samples_per_pass = std::max<int64_t>(0, w.batch_size);
   if (!(r.run_s > 0))
     throw InputError(w.name, "no operation of the workload could be estimated on " + pass.platform +
                                  ", so it has no time per run (see `fomcast estimate --workload " + w.name + "`)");

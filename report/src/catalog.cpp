@@ -250,6 +250,7 @@ json ingest_to_json(const Workload& w) {
               {"ops", w.ops.size()},
               {"passes", w.passes},
               {"pass_s", optional_number(w.pass_s)},
+              {"batch_size", w.batch_size > 0 ? json(w.batch_size) : json(nullptr)},
               {"events", w.events},
               {"ranks", w.ranks},
               {"rank_step_s", rank_steps_json(w)},

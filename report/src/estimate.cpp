@@ -55,6 +55,12 @@ std::string precision_name(const PassEstimate& p) {
   return p.precision == PrecisionMode::recorded ? p.recorded_precision : std::string(to_string(p.precision));
 }
 
+// A pass's samples over its time; none without a batch.
+std::optional<double> samples_per_s(const RunEstimate& r) {
+  if (r.samples_per_pass <= 0 || !(r.pass.pass_s > 0)) return std::nullopt;
+  return static_cast<double>(r.samples_per_pass) / r.pass.pass_s;
+}
+
 }  // namespace
 
 json estimate_to_json(const RunEstimate& r, const Workload& w) {
@@ -94,6 +100,10 @@ json estimate_to_json(const RunEstimate& r, const Workload& w) {
               {"epoch_s", r.epoch_s},
               {"run_s", r.run_s},
               {"units_per_day", r.units_per_day},
+              // Samples per second of the pass; null where the workload has no batch (a
+              // trace that records none and was ingested without --batch).
+              {"samples_per_pass", r.samples_per_pass > 0 ? json(r.samples_per_pass) : json(nullptr)},
+              {"samples_per_s", samples_per_s(r) ? json(*samples_per_s(r)) : json(nullptr)},
               {"nodes", r.nodes},
               {"devices_per_run", r.devices_per_run},
               {"passes_per_epoch", r.passes_per_epoch},
@@ -252,6 +262,12 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
                                       format_significant(r.nodes * static_cast<double>(r.devices_per_run)) + " in all)"
                                 : "on " + format_significant(r.nodes) + " node(s)") +
          "\n";
+  if (const auto sps = samples_per_s(r))
+    out += "       " + format_number(*sps, *sps < 100 ? 2 : 0) + " samples/s (" +
+           format_number(static_cast<double>(r.samples_per_pass), 0) +
+           (r.devices_per_run > 1 ? " per step over the run's devices)\n" : " per pass)\n");
+  else
+    out += "       samples/s unknown: the workload records no batch (`fomcast ingest --batch B` gives it)\n";
   out += "coverage: " + format_share(p.table_coverage) + " of the " +
          (p.coverage_of_baseline ? "baseline" : "predicted") +
          " time predicted from measurements (measured, table, interpolated, implicit-gemm, rnn-as-gemm), " +

@@ -229,6 +229,9 @@ struct RunEstimate {
   // Devices one run occupies: 1, or a parallel layout's D x T x P (run_parallel sets it);
   // `nodes` then counts whole runs side by side, not devices.
   int64_t devices_per_run = 1;
+  // Samples one pass (under a layout, one step of the global batch) trains; 0 when the
+  // workload records no batch.
+  int64_t samples_per_pass = 0;
   std::vector<std::string> assumptions;  // what was not known and how it was filled in
 };
 

@@ -2,6 +2,7 @@
 // origin and platform, and check it is a workload worth storing.
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "common/readers.hpp"
 #include "fomcast/error.hpp"
@@ -151,6 +152,21 @@ void validate(const Workload& w, const std::string& source) {
 
 namespace {
 
+// The batch a trace ran at where its shapes say it without doubt: the N of its forward
+// convolutions (an N x C x H x W input), when nine in ten of their calls share one. A
+// transformer's activations are flattened to (batch x sequence) rows and its embedding
+// lookups mix the two, so no rule reads those; `ingest --batch` gives it.
+std::optional<int64_t> batch_from_convs(const Workload& w) {
+  std::map<int64_t, double> calls_by_n;
+  double calls = 0;
+  for (const auto& op : w.ops)
+    if (const auto* c = std::get_if<ConvShape>(&op.shape); c && c->direction == ConvDirection::forward && c->n > 0)
+      calls_by_n[c->n] += op.count, calls += op.count;
+  for (const auto& [n, k] : calls_by_n)
+    if (k >= 0.9 * calls) return n;
+  return std::nullopt;
+}
+
 // Stamps a reader's result with its name, origin and platform, and checks it.
 Workload finish(Workload w, const std::string& format, const std::string& path, const IngestOptions& options) {
   w.name = options.workload;
@@ -176,6 +192,22 @@ Workload finish(Workload w, const std::string& format, const std::string& path, 
         "no backward or optimizer operation: the trace reads as forward work only (an inference or evaluation "
         "run), and its estimates are of that pass, not of a training step (about 3x the forward's work); if it "
         "is a training step, its backward operations were not recognised");
+  // The batch: the reader's (a model file, tfprof's -1 dimension), else --batch, else the
+  // forward convolutions'. Without one a trace's estimate has no samples per second, and
+  // --batch was read by tfprof alone: a Kineto trace ingested with --batch 256 kept none.
+  if (w.batch_size <= 0 && options.batch_size > 0) {
+    w.batch_size = options.batch_size;
+  } else if (w.batch_size <= 0) {
+    if (const auto n = batch_from_convs(w)) {
+      w.batch_size = *n;
+      w.notes.push_back("batch " + std::to_string(*n) +
+                        " per pass, the N of the forward convolutions (the trace does not record the batch; "
+                        "`ingest --batch` gives another)");
+    }
+  } else if (options.batch_size > 0 && options.batch_size != w.batch_size) {
+    throw UsageError("--batch " + std::to_string(options.batch_size) + ": " + path + " states a batch of " +
+                     std::to_string(w.batch_size));
+  }
   ingest::validate(w, path);
   return w;
 }
