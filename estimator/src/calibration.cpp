@@ -25,6 +25,8 @@ namespace {
 // the host benchmark or spec figure explains part of the change, not all of it.
 constexpr double kUnscaledResidualBand = 0.3;
 constexpr double kScaledResidualBand = 0.15;
+// An estimate from a measurement on an unnamed machine: its own size, either way.
+constexpr double kNotProjectedBand = 1.0;
 
 // The measurement that calibrates an estimate on `target`: the target's own, then the
 // recording platform's (where the workload's op times come from), then the most alike
@@ -291,6 +293,10 @@ void calibrate_pass(PassEstimate& pe, const Workload& recorded, const PrecisionA
     const double reach =
         pe.pass_s > 0 ? std::max(pe.pass_high_s - pe.pass_s, pe.pass_s - pe.pass_low_s) / pe.pass_s : 0;
     pe.uncertainty = std::max(sigma, reach);
+    // A trace that names no machine: its times are carried as measured, the same on every
+    // platform (the estimate warns "not projected"), and nothing says how far the target is
+    // from where it ran. The residual's 30% had set the band of such a pass at +-30%.
+    if (m->platform.empty()) pe.uncertainty = std::max(pe.uncertainty, kNotProjectedBand);
   }
 
   const std::string where = m->platform.empty() ? std::string("an unnamed platform") : m->platform;

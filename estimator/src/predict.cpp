@@ -153,6 +153,19 @@ OpEstimate predict_unbounded(const Context& ctx, const Op& op, std::size_t index
     return e;
   }
 
+  // An op the trace measured at 0 launched no device work of its own: its copy is the
+  // Memcpy the trace lists beside it (an aten::copy_ of a host tensor), or it only views or
+  // reshapes. Timed from its shape elsewhere, the copy counted twice (0 -> 29.6 us on an
+  // MI250X beside the memcpy's own 19.1 us).
+  if (op.self_time_s && *op.self_time_s == 0) {
+    e.method = Method::scaled;
+    e.predicted_s = 0;
+    e.source_platform = ctx.baseline ? ctx.baseline->name : std::string();
+    e.detail = "measured 0 on " + (ctx.baseline ? ctx.baseline->name : std::string("the recording machine")) +
+               ": no device work of its own (what it moves is another op of the trace), 0 on every platform";
+    return e;
+  }
+
   // A function profile's time of a call on a GPU run is the host's dispatch and launch: its
   // kind's GPU model would time work the call did not wait for.
   if (ctx.host_timed && op.self_time_s)
@@ -392,13 +405,51 @@ void bound_by_fp32(OpEstimate& e, const Context& ctx, const Op& op, std::size_t 
   e = std::move(in_fp32);
 }
 
+namespace {
+
+// Costs the op's own measurement disproves: measured on the recording platform in less time
+// than its counted flops or bytes take there at peak, it did not compute or move them all
+// (a count read off the arguments, or data its cache held). A vLLM reshape_and_cache_flash,
+// counted as the whole 25.9 GB paged KV cache it indexes, ran in 4.5 us on a B200, and the
+// H100 roofline of those bytes raised it to 7.7 ms, 80% of the pass. The target's roofline
+// is drawn from the counts scaled down to what the measurement allows, and said.
+void bound_costs_by_measurement(const Context& ctx, const Op& op, DType dtype, double& flops, double& bytes,
+                                OpEstimate& e) {
+  if (!op.self_time_s) return;
+  const double measured = *op.self_time_s;
+  // Measured at 0: no device work of its own (predict_unbounded's rule), so no roofline.
+  if (measured == 0) {
+    flops = bytes = 0;
+    return;
+  }
+  if (!ctx.baseline || ctx.baseline->name == ctx.target.name) return;
+  const Roofline there = op_roofline(*ctx.baseline, op.kind, op.shape, dtype, flops, bytes);
+  std::string disproved;
+  if (there.memory_s > measured && bytes > 0) {
+    disproved = format_significant(bytes) + " B would take " + format_significant(there.memory_s * 1e6) + " us";
+    bytes *= measured / there.memory_s;
+  }
+  if (there.compute_s > measured && flops > 0) {
+    disproved += (disproved.empty() ? "" : ", ") + format_significant(flops) + " flop " +
+                 format_significant(there.compute_s * 1e6) + " us";
+    flops *= measured / there.compute_s;
+  }
+  if (disproved.empty()) return;
+  e.notes.push_back("its counted costs (" + disproved + " at " + ctx.baseline->name +
+                    "'s peaks) exceed what it did in " + format_significant(measured * 1e6) +
+                    " us there: the roofline on " + ctx.target.name + " is drawn from what that time allows");
+}
+
+}  // namespace
+
 OpEstimate predict_op(const Context& ctx, const Op& op, std::size_t index) {
   OpEstimate e = predict_unbounded(ctx, op, index);
   bound_by_single_gemms(e, ctx, op, index);
   bound_by_patch_gemm(e, ctx, op, index);
   const DType dtype = normalized(op.dtype);
-  const double flops = op.flops > 0 ? op.flops : op_flops(op.kind, op.shape);
-  const double bytes = op.bytes > 0 ? op.bytes : op_bytes(op.kind, op.shape, dtype);
+  double flops = op.flops > 0 ? op.flops : op_flops(op.kind, op.shape);
+  double bytes = op.bytes > 0 ? op.bytes : op_bytes(op.kind, op.shape, dtype);
+  bound_costs_by_measurement(ctx, op, dtype, flops, bytes, e);
   cap_at_roofline(e, ctx.target, op, dtype, flops, bytes);
   note_misaligned_tensor_core(e, ctx.target, op, dtype);
   bound_by_fp32(e, ctx, op, index, flops, bytes);
