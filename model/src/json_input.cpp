@@ -36,6 +36,14 @@ std::string path_of(const std::vector<Frame>& frames) {
 struct DuplicateKey {
   std::string path;
 };
+struct TooDeep {
+  std::string path;
+};
+
+// As deep as the trace readers accept (decode/json_scan.hpp): no spec, study or table nests
+// past a few levels, and a value nested 100,000 deep (a platform's `environment`) crashed
+// the recursive serialiser that stores it.
+constexpr std::size_t kMaxDepth = 256;
 
 }  // namespace
 
@@ -46,10 +54,14 @@ json parse_json_input(std::string_view text, const std::string& file) {
   };
   const json::parser_callback_t watch = [&](int, json::parse_event_t event, json& parsed) {
     switch (event) {
-      case json::parse_event_t::object_start: frames.push_back({}); break;
+      case json::parse_event_t::object_start:
       case json::parse_event_t::array_start:
+        if (frames.size() >= kMaxDepth) {
+          frames.resize(4);
+          throw TooDeep{path_of(frames)};
+        }
         frames.emplace_back();
-        frames.back().array = true;
+        frames.back().array = event == json::parse_event_t::array_start;
         break;
       case json::parse_event_t::key: {
         Frame& f = frames.back();
@@ -71,6 +83,10 @@ json parse_json_input(std::string_view text, const std::string& file) {
   } catch (const DuplicateKey& d) {
     throw InputError(file, "given twice in one object: JSON keeps only the last, so one of them would be ignored", 0,
                      -1, d.path);
+  } catch (const TooDeep& d) {
+    throw InputError(file,
+                     "nested more than " + std::to_string(kMaxDepth) + " levels deep: no fomcast input nests so far", 0,
+                     -1, d.path + (d.path.empty() ? "" : "..."));
   } catch (const json::parse_error& e) {
     // e.byte counts from 1 and points at the character that failed.
     const std::size_t at = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());

@@ -313,6 +313,34 @@ TEST_CASE("kineto: a step marker that holds no op is left out of the trace's spa
   CHECK(*w.pass_s == doctest::Approx(100e-6));
 }
 
+TEST_CASE("kineto: a step lasting far past the trace's last event says so") {
+  // A ProfilerStep whose `dur` is 1e9 us over ops spanning 100 us had become a 16.7 min pass
+  // without a word; a real one (Triton's compilation in hta_triton_example) runs 13.3 s
+  // past 1.39 ms of events. The file cannot tell which: a note, the pass as measured.
+  fomcast::test::ScratchDir dir;
+  auto trace = [&](const std::string& dur) {
+    return dir.write(
+        "step" + dur + ".json",
+        R"({"traceEvents": [)"
+        R"({"name": "ProfilerStep#4", "cat": "user_annotation", "ph": "X", "ts": 1000, "dur": )" +
+            dur +
+            R"(, "pid": 1, "tid": 1},)"
+            R"({"name": "aten::mm", "cat": "cpu_op", "ph": "X", "ts": 1010, "dur": 60, "pid": 1, "tid": 1},)"
+            R"({"name": "aten::relu", "cat": "cpu_op", "ph": "X", "ts": 1080, "dur": 30, "pid": 1, "tid": 1}]})");
+  };
+  IngestOptions o;
+  o.workload = "step";
+  Workload w = ingest_files({trace("1000000000")}, o);
+  CHECK(*w.pass_s == doctest::Approx(1000));
+  CHECK(has_note(w,
+                 "ProfilerStep#4 lasts 16.7 min, ending 16.7 min after the trace's last event (its events span "
+                 "100 us): time no event accounts for"));
+  // A tail of half a second past 100 us of ops (a data loader's wait) is no such step.
+  w = ingest_files({trace("500000")}, o);
+  CHECK(*w.pass_s == doctest::Approx(0.5));
+  CHECK(!has_note(w, "after the trace's last event"));
+}
+
 TEST_CASE("kineto: the legacy autograd profiler's bare array is read") {
   // The format torch.autograd.profiler.profile().export_chrome_trace() writes (no
   // categories, "CPU functions" pid): a tiny example in that exact shape.

@@ -347,3 +347,25 @@ TEST_CASE("platforms add: a device name another platform has is warned of: it ta
   CHECK(own.status == 0);
   CHECK(own.err.find("device_names") == std::string::npos);
 }
+
+TEST_CASE("platforms add: a value nested past 256 levels is refused by field, not a crash") {
+  ScratchDir dir;
+  const std::string db = dir.file("d.db");
+  REQUIRE(run_fomcast("platforms", db).status == 0);
+  const std::string before = file_fingerprint(db);
+  // 100,000 levels in `environment` crashed the serialiser that stores it (exit 139).
+  std::string text = good_spec().dump();
+  text.pop_back();
+  const int depth = 100000;
+  text += ", \"environment\": ";
+  for (int i = 0; i < depth; ++i) text += "{\"a\":";
+  text += "1";
+  text += std::string(depth, '}');
+  text += "}";
+  const auto r = run_fomcast("platforms add '" + dir.write("deep.json", text) + "'", db);
+  CHECK(r.status == 2);
+  CHECK(r.err.find("deep.json") != std::string::npos);
+  CHECK(r.err.find("nested more than 256 levels deep") != std::string::npos);
+  CHECK(r.err.find("environment.a.a") != std::string::npos);
+  CHECK(file_fingerprint(db) == before);
+}

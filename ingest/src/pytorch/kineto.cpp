@@ -778,10 +778,24 @@ class KinetoReader {
       in_step(0);  // sorts
       std::vector<double> durations;
       std::vector<int64_t> empty;
+      bool far_step_noted = false;
       for (const auto& s : steps_) {
         if (s.ops == 0 && !steps_from_optimizer_) {
           empty.push_back(s.number);
           continue;
+        }
+        // A step far past the end of all the trace's work holds time no event accounts for:
+        // Triton's compilation in hta_triton_example's first step (13.3 s over 1.39 ms of
+        // events), or a corrupt `dur` (1e9 us became a 16.7 min pass without a word). Which,
+        // the file cannot say: said, so the pass time is not taken on trust.
+        const double work_us = last_us_ - first_us_;
+        if (std::isfinite(work_us) && s.end - last_us_ > std::max(10 * work_us, 1e6) && !far_step_noted) {
+          far_step_noted = true;
+          w.notes.push_back("ProfilerStep#" + std::to_string(s.number) + " lasts " + format_duration(s.dur * 1e-6) +
+                            ", ending " + format_duration((s.end - last_us_) * 1e-6) +
+                            " after the trace's last event (its events span " + format_duration(work_us * 1e-6) +
+                            "): time no event accounts for (a compilation, a wait for data, or a corrupt `dur`), "
+                            "and it is in the pass time; `fomcast calibrate --pass-s` gives the step timed apart");
         }
         durations.push_back((steps_from_optimizer_ ? s.end - s.start : s.dur) * 1e-6);
       }
