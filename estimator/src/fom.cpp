@@ -315,12 +315,20 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
         } catch (const UsageError& e) {
           throw InputError(w->name, without_field(e.what(), path + ".workload"), 0, -1, path + ".workload");
         }
-        return estimate_run(*w, side.platform, *in.catalog, opts);
+        try {
+          return estimate_run(*w, side.platform, *in.catalog, opts);
+        } catch (const Refusal& e) {
+          // A side's platform with nothing to estimate from: the study's field, and which
+          // problem asked ("cannot estimate: platform 'A' ..." named neither).
+          throw InputError(study.file, path + " (" + sp.name + "): " + e.what(), 0, -1,
+                           std::string(&side == &study.baseline ? "baseline" : "target") + ".platform");
+        }
       };
       base = run(study.baseline);
       target = run(study.target);
     } catch (const InputError& e) {
-      throw InputError(study.file, e.message, 0, -1, e.field == path + ".parallel" ? e.field : path + ".workload");
+      throw InputError(study.file, e.message, 0, -1,
+                       e.field == path + ".parallel" || e.field.ends_with(".platform") ? e.field : path + ".workload");
     }
     p.baseline = estimated_side(study.baseline, base, nodes_per_unit);
     p.estimates = std::make_shared<const ProblemEstimates>(

@@ -251,8 +251,17 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
     if (note.find(kGivenPlatformContradictsTrace) != std::string::npos)
       out += "WARNING " + note + ": its measured times are read as " + w.recorded_on +
              "'s (ingest again without --platform, or with that platform, if the trace is right)\n";
-  out += "epoch  " + format_number(static_cast<double>(r.passes_per_epoch), 0) +
-         " passes = " + format_duration(r.epoch_s) + "\n";
+  // An epoch of unknown size is the trace's passes: said on its line, not only under
+  // --verbose, since the run and the rate below rest on it (`fom` warns of it too).
+  const bool epoch_unknown = std::any_of(r.assumptions.begin(), r.assumptions.end(), [](const std::string& a) {
+    return a.starts_with("samples per epoch or batch size unknown");
+  });
+  out +=
+      "epoch  " + format_number(static_cast<double>(r.passes_per_epoch), 0) +
+      " passes = " + format_duration(r.epoch_s) +
+      (epoch_unknown ? " (epoch size unknown: the passes the workload holds; --samples-per-epoch and --batch give it)"
+                     : "") +
+      "\n";
   out += "run    " + std::to_string(r.epochs) + " epoch(s) = " + format_duration(r.run_s) + "\n";
   // Under a layout one run is D x T x P devices, and --nodes counts runs, not devices: "on 1
   // node(s)" read as one node for a 64-device job.

@@ -40,6 +40,11 @@ TEST_CASE("epoch size: estimate --batch --samples-per-epoch and the study fields
   const json sized = run_json("estimate --workload bert --platform MI300X --batch 16 --samples-per-epoch 1601", db);
   CHECK(sized.at("pass_s").get<double>() == doctest::Approx(plain.at("pass_s").get<double>()));
   CHECK(sized.at("epoch_s").get<double>() == doctest::Approx(101 * sized.at("pass_s").get<double>()));
+  // The text says on the epoch's line when its size is unknown (the run and rate rest on it).
+  const std::string unknown = "epoch size unknown: the passes the workload holds";
+  CHECK(run_fomcast("estimate --workload bert --platform MI300X", db).out.find(unknown) != std::string::npos);
+  CHECK(run_fomcast("estimate --workload bert --platform MI300X --batch 16 --samples-per-epoch 1601", db)
+            .out.find(unknown) == std::string::npos);
   const auto bad = run_fomcast("estimate --workload bert --platform MI300X --samples-per-epoch 1600", db);
   CHECK(bad.status == 2);
   CHECK_MESSAGE(bad.err.find("no batch size to divide 1600 samples per epoch by") != std::string::npos, bad.err);

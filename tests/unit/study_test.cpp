@@ -151,3 +151,22 @@ TEST_CASE("fomcast fom on bad studies: exit 2, message names file and field, dat
   CHECK(run_fomcast("fom '" + dir.file("missing.json") + "'", db).status == 2);
   CHECK(test::file_fingerprint(db) == before);
 }
+
+TEST_CASE("fomcast fom: a workload problem on a platform with nothing to estimate from names the file and field") {
+  ScratchDir dir;
+  const std::string db = dir.file("n.db");
+  REQUIRE(run_fomcast("platforms", db).status == 0);
+  const std::string before = test::file_fingerprint(db);
+  // The worked example's machine A is measured hours only: no figures to estimate
+  // a workload with. It had said "cannot estimate: platform 'A' ...", no file, no field.
+  auto study = nlohmann::json::parse(test::slurp(test::source_path("data/studies/worked-example.json")));
+  study["problems"][0] = {{"name", "P1"}, {"workload", "P1B2"}};
+  const std::string file = dir.write("on_a.json", study.dump());
+  const auto r = run_fomcast("fom '" + file + "'", db);
+  CHECK(r.status == 2);
+  CHECK_MESSAGE(r.err.find("fomcast: error: " + file) == 0, r.err);
+  CHECK_MESSAGE(r.err.find("target.platform") != std::string::npos, r.err);
+  CHECK_MESSAGE(r.err.find("problems[0] (P1): platform 'A' has no figures to estimate with") != std::string::npos,
+                r.err);
+  CHECK(test::file_fingerprint(db) == before);
+}
