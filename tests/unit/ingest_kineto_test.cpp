@@ -85,6 +85,10 @@ TEST_CASE("kineto: ns_resolution (V100, fractional-us) matches the reference op 
   for (const auto& op : w.ops)
     if (op.kind != OpKind::memcpy) attributed += per_pass_us(op);
   CHECK(attributed == doctest::Approx(93630.7204).epsilon(1e-6));
+  // The loss runs inside the user's "## backward ##" annotation on the main thread, under
+  // aten::cross_entropy_loss: forward work, whatever the region is called.
+  for (const Op* op : find_all(w, "aten::_log_softmax")) CHECK(op->phase == Phase::forward);
+  for (const Op* op : find_all(w, "aten::_log_softmax_backward_data")) CHECK(op->phase == Phase::backward);
 }
 
 TEST_CASE("kineto: trace_diff_control (DLRM) steps 1009-1014, batched GEMMs") {
@@ -101,6 +105,10 @@ TEST_CASE("kineto: trace_diff_control (DLRM) steps 1009-1014, batched GEMMs") {
   // aten::addmm [[512], [1024, 9375], [9375, 512]]: 2 calls, 458.3333 us per step.
   CHECK(total(w, "aten::addmm", [](const Op& op) { return gemm(op, 1024, 512, 9375); }).us ==
         doctest::Approx(458.3333).epsilon(1e-6));
+  // FBGEMM's forward lookup, named after the optimizer its backward fuses: forward.
+  const auto lookups = find_all(w, "fbgemm::split_embedding_codegen_lookup_rowwise_adagrad_function");
+  CHECK(!lookups.empty());
+  for (const Op* op : lookups) CHECK(op->phase == Phase::forward);
 }
 
 TEST_CASE("kineto: PyTorch 1.9 tbplugin ResNet-50 (old schema) steps 5-10, conv shapes") {

@@ -211,6 +211,9 @@ OpKind classify_name(std::string_view raw) {
 Phase phase_from_name(std::string_view raw) {
   std::string s = lowercase(raw);
   if (const std::size_t at = s.find("layoutoptimizer"); at != std::string::npos) s.erase(at, 15);
+  // FBGEMM's forward lookup is named after the optimizer its backward fuses
+  // (split_embedding_codegen_lookup_rowwise_adagrad_function); its backward says backward.
+  if (contains(s, "embedding") && contains(s, "lookup") && !contains(s, "backward")) return Phase::forward;
   if (optimizer_name(s) || contains(s, "optimizer.step") || contains(s, "zero_grad")) return Phase::optimizer;
   // TensorFlow's Conv2DBackpropFilter / Conv2DBackpropInput say "backprop".
   if (contains(s, "backward") || contains(s, "grad") || contains(s, "bprop") || contains(s, "backprop") ||

@@ -596,6 +596,11 @@ class KinetoReader {
     cb.on_push = [this](Frame& f, const Frame* parent_op, const Frame* parent) {
       const Proto& p = protos_[f.proto];
       Phase phase = p.name_phase;
+      // A user's annotation names a region, not the phase of what runs in it: HTA's
+      // ns_resolution trace wraps the loss and loss.backward() in "## backward ##", and the
+      // loss's forward log_softmax read as backward. Backward work says so itself (autograd's
+      // nodes, its engine thread); an optimizer region does not, so that one still counts.
+      if (!f.is_op && phase == Phase::backward) phase = Phase::forward;
       if (parent && static_cast<Phase>(parent->scope) != Phase::forward) phase = static_cast<Phase>(parent->scope);
       if (!parent) {
         if (thread_opens_with_.size() <= f.thread) thread_opens_with_.resize(f.thread + 1, 0);
