@@ -96,6 +96,39 @@ TEST_CASE("a header line followed by junk names the junk's line") {
   }
 }
 
+TEST_CASE("a cProfile or pprof listing cut inside its last row is refused at that row") {
+  ScratchDir dir;
+  // head -c of real listings: the cut name had been stored as an op ("adam_kro", classed an
+  // optimizer by its word; "update_image_3"). The whole files read.
+  struct Case {
+    std::string format, rel;
+    std::size_t cut;  // bytes kept
+    std::string name;
+  };
+  const std::vector<Case> cases = {
+      {"cprofile", "fixtures/seed-formats/cprofile_chainer_tuned.txt", 236, "'optimizers/adam.py:53(adam_kro'"},
+      {"cprofile", "traces/cprofile/hatchet_cprofile-cycle.pstats.cumulative.txt", 539, "'pstats_reader_test.py'"},
+      {"pprof", "fixtures/seed-formats/tau_pprof_neon_alexnet.txt", 2777, "'update_image_3'"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.rel);
+    const std::string whole = test::slurp(test::shared_path(c.rel));
+    REQUIRE(whole.size() > c.cut);
+    CHECK_NOTHROW((void)ingest_one(test::shared_path(c.rel), c.format));
+    const std::string p = dir.write("cut.txt", whole.substr(0, c.cut));
+    try {
+      (void)ingest_one(p, c.format);
+      FAIL("no error");
+    } catch (const InputError& e) {
+      const std::string message = e.what();
+      CAPTURE(message);
+      CHECK(e.line == 1 + std::count(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(c.cut), '\n'));
+      CHECK(message.find("the file ends inside a row") != std::string::npos);
+      CHECK(message.find(c.name) != std::string::npos);
+    }
+  }
+}
+
 TEST_CASE("negative, NaN, infinite and absurd numbers are refused") {
   ScratchDir dir;
   const std::vector<std::pair<std::string, std::string>> cases = {

@@ -99,6 +99,7 @@ Listing read_text(const InputFile& file) {
   std::string reduced_line;   // "List reduced from 438 to 100 due to restriction <100>"
   double listed_s = 0;        // the stats rows' tottime, summed
   int64_t last_row_line = 0;  // the line of the last row read, for an error about the rows
+  std::string_view last_row_name;
   // A listing printed into a program's log: its output before the listing, and after the
   // blank line that ends the table, is not the profile's.
   int64_t before = 0, after = 0, elisions = 0;
@@ -200,6 +201,7 @@ Listing read_text(const InputFile& file) {
         add(name, f[0], f[1], line.number);
         listed_s += *text::parse_number(f[1]);
         last_row_line = line.number;
+        last_row_name = name;
         break;
       case Layout::callers:
       case Layout::callees: {
@@ -227,6 +229,14 @@ Listing read_text(const InputFile& file) {
   if (layout == Layout::none)
     text::fail_at_end(path, lines, "not a pstats listing: no 'ncalls  tottime ...' header found");
   if (by_name.empty()) text::fail_at_end(path, lines, "the pstats listing has no function rows");
+  // pstats ends every row's name with "(function)" or "}" and the listing with a newline: a
+  // file that stops mid-name was cut (head -c stored "optimizers/adam.py:53(adam_kro" as an
+  // op, classed an optimizer by the word).
+  if (layout == Layout::stats && last_row_line == lines.back().number && !file.bytes().ends_with('\n') &&
+      !last_row_name.ends_with(')') && !last_row_name.ends_with('}'))
+    text::fail(path, last_row_line,
+               "the file ends inside a row, its function name cut short at " + text::quote(last_row_name) +
+                   " (a truncated file?)");
   // The header's "in N seconds" is the sum of every function's tottime, each row printed to
   // the millisecond: rows that sum to more are not that run's, and a full listing (no "List
   // reduced from") that sums to less has lost rows. head -c cuts were read as 1 to 8 of 9

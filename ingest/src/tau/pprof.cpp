@@ -179,6 +179,11 @@ Workload read_pprof(const InputFile& file, const IngestOptions&) {
     timer.inclusive_s = *incl * scale;
     table.profile.timers.push_back(std::move(timer));
     ++rows;
+    // pprof ends every line with a newline: a last row without one was cut, its name with it
+    // (head -c stored update_image_3x3_4x4 as "update_image_3").
+    if (line.number == lines.back().number && !file.bytes().ends_with('\n'))
+      text::fail(path, line.number,
+                 "the file ends inside a row, its name cut short at " + text::quote(name) + " (a truncated file?)");
   }
 
   // Per-thread tables when there are any; else a summary (total over threads, or mean).
