@@ -208,3 +208,36 @@ TEST_CASE("nsys export: a copy of no CUPTI kind is an error naming the column, n
     }
   }
 }
+
+TEST_CASE("nsys export: device times the export itself disproves are errors, not a pass of 192 h or of zeros") {
+  // The MPI saxpy export (a 2.27 s capture, ANALYSIS_DETAILS.duration): one kernel made to
+  // end 8 days in had become a 192 h pass; every device activity at zero duration was stored
+  // as ops of 0 us (the MPI ranges kept the total above 0), exit 0 both.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET end = start + 8 * 86400 * 1000000000 WHERE rowid = 1",
+       "a device activity ends 192 h into a capture the export says lasted 2.27 s"},
+      {"UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET end = start; UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET end = start;"
+       "UPDATE CUPTI_ACTIVITY_KIND_MEMSET SET end = start",
+       "every kernel, copy and set has zero duration (5 kernels, 15 copies and sets)"},
+  };
+  const std::string original = test::shared_path("traces/nsys_sqlite/pipit_saxpy-mpi-cuda_nsys_perlmutter0.sqlite");
+  CHECK_NOTHROW((void)ingest_one(original, "nsys-sqlite"));
+  for (const auto& [sql, says] : cases) {
+    CAPTURE(sql);
+    test::ScratchDir dir;
+    const std::string path = dir.file("saxpy.sqlite");
+    std::filesystem::copy_file(original, path);
+    std::filesystem::permissions(path, std::filesystem::perms::owner_write, std::filesystem::perm_options::add);
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+    exec(db, sql);
+    sqlite3_close(db);
+    try {
+      (void)ingest_one(path, "nsys-sqlite");
+      FAIL("no error");
+    } catch (const InputError& e) {
+      CHECK(e.field == "CUPTI_ACTIVITY_KIND_KERNEL.end");
+      CHECK(std::string(e.what()).find(says) != std::string::npos);
+    }
+  }
+}

@@ -23,6 +23,7 @@
 #include "common/steps.hpp"
 #include "decode/text_scan.hpp"
 #include "fomcast/error.hpp"
+#include "fomcast/format.hpp"
 #include "nsight/nvtx_ops.hpp"
 
 namespace fomcast::ingest {
@@ -477,9 +478,11 @@ struct Activity {
   OpAggregator agg;
   int64_t gpu_first = INT64_MAX, gpu_last = INT64_MIN, outside_steps = 0, kernels = 0, copies = 0;
   std::map<std::string, CopyBytes> copy_bytes;  // copies: summed bytes per op name
+  int64_t busy_ns = 0;                          // summed durations of the kernels, copies and sets
   void gpu_span(int64_t s, int64_t e) {
     gpu_first = std::min(gpu_first, s);
     gpu_last = std::max(gpu_last, e);
+    busy_ns += e - s;
   }
 };
 
@@ -683,6 +686,35 @@ int detect_nsys_sqlite(std::string_view head, std::string_view) {
   return 40;  // some SQLite file: the reader says clearly what it is not
 }
 
+// The device activity against what the export says of itself. Every kernel, copy and set
+// at zero duration is no measurement (stored, they were a silent zero: the Kineto reader
+// refuses the same). An activity ending far past the capture's own duration
+// (ANALYSIS_DETAILS, in the activity's time base) is corrupt: a kernel ending 8 days into a
+// 2.27 s capture became a 192 h pass.
+void check_device_times(const Export& db, const Schema& schema, const Activity& a) {
+  if (a.kernels + a.copies > 0 && a.busy_ns == 0)
+    throw InputError(db.path(),
+                     "every kernel, copy and set has zero duration (" + std::to_string(a.kernels) + " kernels, " +
+                         std::to_string(a.copies) +
+                         " copies and sets): the durations are missing or zeroed, not a "
+                         "measurement",
+                     0, -1, std::string(kKernel) + ".end");
+  if (!schema.has("ANALYSIS_DETAILS", "duration") || a.gpu_last == INT64_MIN) return;
+  int64_t capture_ns = 0;
+  db.each("SELECT duration FROM ANALYSIS_DETAILS", [&](sqlite3_stmt* st) {
+    if (sqlite3_column_type(st, 0) == SQLITE_INTEGER)
+      capture_ns = std::max<int64_t>(capture_ns, sqlite3_column_int64(st, 0));
+  });
+  if (capture_ns > 0 && a.gpu_last > 2 * capture_ns + int64_t{1000000000})
+    throw InputError(db.path(),
+                     "a device activity ends " + format_duration(static_cast<double>(a.gpu_last) * kNs) +
+                         " into a capture the export says lasted " +
+                         format_duration(static_cast<double>(capture_ns) * kNs) +
+                         " (ANALYSIS_DETAILS.duration): its "
+                         "end is corrupt",
+                     0, -1, std::string(kKernel) + ".end");
+}
+
 Workload read_nsys_sqlite(const InputFile& file, const IngestOptions& options) {
   check_header(file);
   const Export db(file);
@@ -701,6 +733,7 @@ Workload read_nsys_sqlite(const InputFile& file, const IngestOptions& options) {
   if (tables.kernels) read_kernels(db, schema, nvtx, roles, launches, names, activity, w);
   if (tables.memcpy) read_copies(db, schema, kMemcpy, false, roles, launches, activity);
   if (tables.memset) read_copies(db, schema, kMemset, true, roles, launches, activity);
+  check_device_times(db, schema, activity);
   add_mpi_ranges(nvtx, roles, activity);
   finish_workload(w, db, schema, roles, activity, names);
   if (options.progress) options.progress(1, 1, "nsys export read");
