@@ -220,6 +220,17 @@ TEST_CASE("json errors: a big file (read on a second thread) reports the same wa
   const InputError cut = ingest_error(dir.write("big-cut.json", text.substr(0, text.size() - 70)));
   CHECK(says(cut, "file ends inside"));
   CHECK(says(cut, std::to_string(n - 1) + " complete elements"));
+  // At the cut element's start (its line and byte), not at the end of the file: a damaged
+  // quote ends the file the same way, and the end pointed nowhere near it.
+  CHECK(cut.line == n + 1);
+  CHECK(cut.byte_offset == static_cast<int64_t>(text.rfind("{\"ph\"", text.size() - 70)));
+  std::string flipped = text + kGood + "]}";
+  const std::size_t quote = flipped.find("\"name\"", flipped.size() / 2);
+  flipped[quote] = '\x02';
+  const InputError damaged = ingest_error(dir.write("big-flipped.json", flipped));
+  CHECK(says(damaged, "never closes"));
+  CHECK(damaged.byte_offset <= static_cast<int64_t>(quote));
+  CHECK(damaged.byte_offset > static_cast<int64_t>(quote) - 200);
   // And whole, it reads: one distinct op, n calls.
   IngestOptions o;
   o.workload = "big";

@@ -406,7 +406,14 @@ class Scanner {
         fail_at(i, "unexpected " + printable(ch) + " in " + what + " (each element must be a JSON object)");
       }
     };
+    // Inside an element, the position is the element's start: a file cut short and a
+    // file with one damaged quote both end there (a flipped quote turns every string after it
+    // inside out), and the end of a whole file pointed nowhere near the damage.
     auto truncated = [&] {
+      if (depth > 0)
+        fail_at(elem_start, "file ends inside " + what + " after " + std::to_string(info_.elements) +
+                                " complete elements: the element that starts here never closes (the file cut short, "
+                                "or a quote or bracket in this element damaged)");
       fail_at(end_, "file ends inside " + what + " after " + std::to_string(info_.elements) +
                         " complete elements (truncated?)");
     };
