@@ -76,6 +76,19 @@ TEST_CASE("a GPU's ops in a trace without device activity: no op time kept as me
   CHECK(*w.pass_s == doctest::Approx(320e-6));
 }
 
+TEST_CASE("kernel launches with no kernel in the trace: the same, not a CPU-only trace") {
+  // Half an MI250 trace, or one whose kernel events were cut away, had read as "CPU-only":
+  // its ops' host times kept as measurements of the device's work.
+  ScratchDir dir;
+  const std::string launch =
+      R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 12, "dur": 5, )"
+      R"("args": {"correlation": 7, "External id": 3}})";
+  const Workload w = read(dir, {op("aten::mm", 10, 30, "[[64, 64], [64, 64]]"), launch});
+  CHECK(has_note(w, "a GPU ran this model (1 kernel launch call(s), cudaLaunchKernel the first)"));
+  CHECK_FALSE(has_note(w, "CPU-only trace"));
+  for (const auto& o : w.ops) CHECK_FALSE(o.self_time_s);
+}
+
 TEST_CASE("a CPU target takes no timing or launch gap from a GPU's tables") {
   ScratchDir dir;
   const Workload w = read(dir, {op("aten::_log_softmax", 0, 186, "[[16, 2048], [], []]"),

@@ -262,6 +262,8 @@ class KinetoReader {
   // Statistics for the notes.
   int64_t gpu_events_ = 0, unattributed_kernels_ = 0, kernels_ = 0, cpu_ops_ = 0;
   int64_t launches_by_external_id_ = 0;  // launches joined by External id: no correlation ids
+  int64_t kernel_launch_events_ = 0;     // cudaLaunchKernel, hipExtModuleLaunchKernel, ... calls
+  std::string first_kernel_launch_;
   double first_us_ = std::numeric_limits<double>::infinity(), last_us_ = -std::numeric_limits<double>::infinity();
   double device_end_us_ = -std::numeric_limits<double>::infinity();  // the last device activity's end
   int64_t et_name_matches_ = 0, et_name_mismatches_ = 0;
@@ -446,6 +448,7 @@ class KinetoReader {
         return;
       }
       case EventKind::launch:
+        if (is_kernel_launch_name(e.name) && kernel_launch_events_++ == 0) first_kernel_launch_.assign(e.name);
         if (keep_kernel_launches_ && is_kernel_launch_name(e.name)) kernel_launches_.emplace_back(ts, e.correlation);
         // proto 1 marks a graph launch: all the graph's kernels share its correlation id.
         builder_.add(thread_of(e),
@@ -1011,6 +1014,10 @@ class KinetoReader {
     for (const auto& p : protos_)
       if (!p.gpu && (p.name.find("cudnn") != std::string::npos || p.name.find("miopen") != std::string::npos))
         return p.name;
+    // Kernel launches with no kernel: the device's events were not recorded, or were cut
+    // away (half an MI250 trace, or one without its kernel events, read as "CPU-only").
+    if (kernel_launch_events_ > 0)
+      return std::to_string(kernel_launch_events_) + " kernel launch call(s), " + first_kernel_launch_ + " the first";
     return "";
   }
 
@@ -1192,10 +1199,12 @@ class KinetoReader {
         w.notes.push_back(std::to_string(unattributed_kernels_) +
                           " kernels had no launching CPU op in the trace and are listed by kernel name");
     } else if (!tally.gpu_op_without_activity.empty()) {
-      w.notes.push_back("a GPU ran this model (" + tally.gpu_op_without_activity +
-                        "), but the trace holds no device activity (recorded without ProfilerActivity.CUDA): its ops' "
-                        "CPU times are the host's calls, not the device's work, so no op time is kept as measured; the "
-                        "pass time stays the measurement, and estimates predict the ops from their shapes");
+      w.notes.push_back(
+          "a GPU ran this model (" + tally.gpu_op_without_activity +
+          "), but the trace holds no device activity (recorded without ProfilerActivity.CUDA, or its device "
+          "events cut away): its ops' "
+          "CPU times are the host's calls, not the device's work, so no op time is kept as measured; the "
+          "pass time stays the measurement, and estimates predict the ops from their shapes");
     } else {
       w.notes.push_back(
           "CPU-only trace: an op's time is its exclusive (self) CPU time, its duration minus the ops "
