@@ -200,17 +200,45 @@ bool same_memory(double bytes, const Platform& p) {
 
 }  // namespace
 
-std::optional<std::string> match_device_figures(const DeviceFigures& d, const std::vector<Platform>& known) {
-  if (d.vendor.empty() || d.compute_units <= 0 || !(d.mem_bytes > 0)) return std::nullopt;
+namespace {
+
+// The platforms whose vendor, compute units and memory are the device's.
+std::vector<const Platform*> fitting_figures(const DeviceFigures& d, const std::vector<Platform>& known) {
+  std::vector<const Platform*> out;
+  if (d.vendor.empty() || d.compute_units <= 0 || !(d.mem_bytes > 0)) return out;
   const std::vector<std::string> vendor = device_words(d.vendor);
-  std::optional<std::string> found;
   for (const Platform& p : known) {
     if (device_words(p.vendor) != vendor || !p.compute_units || !p.mem_bytes) continue;
-    if (!same_compute_units(d.compute_units, p) || !same_memory(d.mem_bytes, p)) continue;
-    if (found) return std::nullopt;  // two fit: better none than a guess
-    found = p.name;
+    if (same_compute_units(d.compute_units, p) && same_memory(d.mem_bytes, p)) out.push_back(&p);
   }
-  return found;
+  return out;
+}
+
+// Two specs an estimate cannot tell apart: one architecture, every peak and the bandwidth
+// within 1% (an MI210 and one GCD of an MI250: 104 CUs, 64 GB, 45.3 TFLOP/s, 1.6 TB/s).
+bool same_figures(const Platform& a, const Platform& b) {
+  auto close = [](double x, double y) { return std::fabs(x - y) <= 0.01 * std::max(x, y); };
+  if (a.architecture != b.architecture || a.peak_flop_per_s.size() != b.peak_flop_per_s.size()) return false;
+  if (!a.mem_bw_bytes_per_s || !b.mem_bw_bytes_per_s ||
+      !close(a.mem_bw_bytes_per_s->value, b.mem_bw_bytes_per_s->value))
+    return false;
+  for (const auto& [dtype, peak] : a.peak_flop_per_s) {
+    const auto other = b.peak_flop_per_s.find(dtype);
+    if (other == b.peak_flop_per_s.end() || !close(peak.value, other->second.value)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::string> match_device_figures(const DeviceFigures& d, const std::vector<Platform>& known) {
+  const auto fits = fitting_figures(d, known);
+  if (fits.empty()) return std::nullopt;
+  // Several fit: better none than a guess, unless they are one set of figures under two
+  // names, when the estimate is the same whichever (the note names them all).
+  for (const Platform* p : fits)
+    if (!same_figures(*fits.front(), *p)) return std::nullopt;
+  return fits.front()->name;
 }
 
 namespace {
@@ -284,8 +312,14 @@ RecordingPlatform decide(const Workload& w, std::string_view given, const std::v
   }
   if (auto by_figures = match_device_figures(w.device_figures, known)) {
     r.name = *by_figures;
+    std::string others;
+    for (const Platform* p : fitting_figures(w.device_figures, known))
+      if (p->name != r.name) others += (others.empty() ? "" : ", ") + p->name;
     r.note = "recorded on " + r.name + ": the trace names " + w.device +
-             ", whose vendor, compute units and memory are that platform's and no other's";
+             (others.empty() ? ", whose vendor, compute units and memory are that platform's and no other's"
+                             : ", whose vendor, compute units and memory are that platform's and " + others +
+                                   "'s, specs of the same peaks and bandwidth: estimated with " + r.name +
+                                   "'s figures, whichever it is");
     return r;
   }
   r.name = placeholder_platform_name(w.device);

@@ -59,8 +59,9 @@ TEST_CASE("device names of real traces map to the shipped platforms, whole words
   CHECK(matched("NVIDIA GeForce RTX 4090 D") == "(none)");
   CHECK(matched("NVIDIA B200") == "B200");
   CHECK(matched("AMD Radeon Graphics") == "(none)");
-  CHECK(matched("NVIDIA GH200 480GB") == "GH200");   // not H200: a word, not a substring
-  CHECK(matched("AMD Instinct MI250") == "(none)");  // not MI250X, not MI25
+  CHECK(matched("NVIDIA GH200 480GB") == "GH200");  // not H200: a word, not a substring
+  CHECK(matched("AMD Instinct MI250") == "MI250");  // not MI250X, not MI25
+  CHECK(matched("AMD Instinct MI250X") == "MI250X");
   // The three TITAN X boards: the most specific pattern wins.
   CHECK(matched("NVIDIA GeForce GTX TITAN X") == "NV_TitanX_Maxwell");
   CHECK(matched("NVIDIA TITAN X (Pascal)") == "NV_TitanX_Pascal");
@@ -152,14 +153,35 @@ TEST_CASE("ingest: the recording platform from the device the trace names, or a 
   REQUIRE_MESSAGE(r.status == 0, r.err);
   CHECK(json::parse(r.out)["recorded_on"] == "RTX_2080_Ti");
 
-  // "AMD Radeon Graphics" (an MI250 GCD as ROCm 6.2 names it): no spec says which card, so a
-  // placeholder of that name, stored like one `--platform NEWNAME` makes.
+  // "AMD Radeon Graphics" (an MI250 GCD as ROCm 6.2 names it): the name is no model, its
+  // deviceProperties' 104 CUs (numSms), 64 GiB and 64-wide wavefront (AMD) are an MI210's and
+  // an MI250 GCD's, one set of figures: recorded on the first, both named.
   r = run_fomcast("ingest '" + shared_path("traces/pytorch_kineto/hta_amd_mi250_minitoy_train_ROCm6_2_kineto.json.gz") +
                       "' --workload radeon --json",
                   db);
   REQUIRE_MESSAGE(r.status == 0, r.err);
   j = json::parse(r.out);
-  CHECK(j["recorded_on"] == "AMD_Radeon_Graphics");
+  CHECK(j["recorded_on"] == "MI210");
+  said = false;
+  for (const auto& n : j["notes"])
+    said |= n.get<std::string>().find("that platform's and MI250's, specs of the same peaks and bandwidth") !=
+            std::string::npos;
+  CHECK(said);
+
+  // A device no spec describes, by name or figures: a placeholder of its name, stored like one
+  // `--platform NEWNAME` makes.
+  r = run_fomcast(
+      "ingest '" +
+          dir.write(
+              "acme.json",
+              R"({"deviceProperties": [{"id": 0, "name": "Acme Tensor X1", "numSms": 77, "warpSize": 32, )"
+              R"("totalGlobalMem": 1000000000}], "traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", )"
+              R"("pid": 1, "tid": 1, "ts": 10, "dur": 5}]})") +
+          "' --workload acme --json",
+      db);
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  j = json::parse(r.out);
+  CHECK(j["recorded_on"] == "Acme_Tensor_X1");
   said = false;
   for (const auto& n : j["notes"])
     said |= n.get<std::string>().find("which no platform spec describes; a placeholder platform") != std::string::npos;
@@ -167,7 +189,7 @@ TEST_CASE("ingest: the recording platform from the device the trace names, or a 
   const json platforms = json::parse(run_fomcast("platforms --json", db).out);
   bool found = false;
   for (const auto& p : platforms)
-    if (p["name"] == "AMD_Radeon_Graphics") found = p["origin"] == "placeholder";
+    if (p["name"] == "Acme_Tensor_X1") found = p["origin"] == "placeholder";
   CHECK(found);
 
   // --platform stays the override, and the note says what the trace named.

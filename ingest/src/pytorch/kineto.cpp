@@ -1259,6 +1259,17 @@ class KinetoReader {
       if (j.is_array() && !j.empty() && j[0].is_object() && j[0].contains("name") && j[0]["name"].is_string()) {
         w.device = j[0]["name"].get<std::string>();
         w.notes.push_back("device: " + w.device + " (" + std::to_string(j.size()) + " listed in " + key + ")");
+        // What the device is besides its name, where the name is no model: ROCm 6.2 names an
+        // MI250 GCD "AMD Radeon Graphics". Its SM (CU) count and memory find the spec; the
+        // vendor is the one whose wavefront is 64 wide (AMD's) or 32 (NVIDIA's warp).
+        const auto& d = j[0];
+        auto whole = [&](const char* k) {
+          return d.contains(k) && d[k].is_number_integer() ? d[k].get<int64_t>() : int64_t{0};
+        };
+        const int64_t warp = whole("warpSize");
+        w.device_figures.vendor = warp == 64 ? "AMD" : warp == 32 ? "NVIDIA" : "";
+        w.device_figures.compute_units = whole("numSms");
+        w.device_figures.mem_bytes = static_cast<double>(whole("totalGlobalMem"));
       }
     }
   }
