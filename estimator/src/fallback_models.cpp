@@ -265,6 +265,7 @@ std::optional<Quote> scaled_from(const Context& ctx, const Source& src, const Op
     if (!r) return std::nullopt;
     Quote q;
     q.seconds = latency + (m - latency) * *r;
+    q.fixed_latency_s = latency;
     q.uncertainty = kinship_band(kin);
     q.method = Method::scaled_table;
     q.source = src.platform->name;
@@ -700,6 +701,7 @@ std::optional<Quote> bandwidth(const Context& ctx, const Op& op, double bytes) {
         ratio = *r;
       }
     q.seconds = launch + (t - launch) * ratio;
+    q.fixed_latency_s = launch;
     q.uncertainty = kinship_band(kin);
     q.detail = "baseline time on " + ctx.baseline->name + " x " + how +
                (launch > 0 ? " (" + format_significant(launch * 1e6) +
@@ -869,6 +871,7 @@ std::optional<Quote> carried(const Context& ctx, const Op& op, DType dtype, bool
     const double t = *op.self_time_s;
     const double latency = to.name == "host speed" ? 0.0 : std::min(t, ctx.recorded_call_floor_s);
     q.seconds = latency + (t - latency) * r;
+    q.fixed_latency_s = latency;
     q.uncertainty = kScaledBand;
     q.detail = "measured time on " + there +
                (latency > 0 ? ": " + format_significant(latency * 1e6) +

@@ -75,6 +75,7 @@ OpEstimate applied(OpEstimate e, Quote q) {
   e.predicted_s = q.seconds;
   e.uncertainty = q.uncertainty;
   e.launch_gap_s = q.launch_gap_s;
+  e.fixed_latency_s = q.fixed_latency_s;
   e.detail = std::move(q.detail);
   e.source_platform = std::move(q.source);
   e.notes = std::move(q.notes);
@@ -148,6 +149,7 @@ OpEstimate predict_unbounded(const Context& ctx, const Op& op, std::size_t index
   if (op.self_time_s && ctx.baseline && ctx.baseline->name == ctx.target.name) {
     e.method = Method::measured;
     e.predicted_s = *op.self_time_s;
+    e.fixed_latency_s = std::min(*op.self_time_s, ctx.recorded_call_floor_s);
     e.source_platform = ctx.target.name;
     e.detail = "measured on " + ctx.target.name + ", the platform the workload was recorded on";
     return e;

@@ -45,6 +45,8 @@ struct Quote {
   // Of seconds, the per-call launch gap a roofline or bandwidth time was raised to on a GPU
   // (fallback_models.cpp, call_floor): host time, which what-if leaves to the host.
   double launch_gap_s = 0;
+  // Of seconds, a measured kernel's fixed latency carried unscaled (OpEstimate's).
+  double fixed_latency_s = 0;
 };
 
 // Steps 1-3 on one platform (table, interpolated, implicit-gemm / rnn-as-gemm) for a

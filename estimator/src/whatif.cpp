@@ -131,7 +131,7 @@ WhatIf what_if(const Workload& recorded, std::string_view platform, const Catalo
   // a time to another card of the same architecture, with that kinship's band (one rule, so
   // its errors add up across ops). kind:K, host and overhead are the user's own arithmetic.
   double device_rule_sigma = 0;
-  double touched = 0, held_gap = 0;
+  double touched = 0, held_gap = 0, held_fixed = 0;
   int64_t costless = 0, blas_convs = 0;
   for (const auto& e : ref.ops) {
     const Op& op = w.ops[e.op_index];
@@ -139,14 +139,21 @@ WhatIf what_if(const Workload& recorded, std::string_view platform, const Catalo
     bool no_costs = false;
     // The device part of the op's time moves with peak_flops and mem_bw, its launch gap with
     // host and overhead; kind:<kind> (Amdahl over the class) moves both.
+    // A measured kernel's fixed latency (the fastest call the trace measured) moves with
+    // neither: as an estimate on another chip carries it unscaled, so does what-if (x10 on
+    // every figure had made a trace's 5 us kernels 0.5 us, where estimate keeps them whole).
     const double gap_share = e.predicted_s > 0 ? e.launch_gap_s / e.predicted_s : 0;
+    const double fixed_share =
+        e.predicted_s > 0 ? std::clamp(e.fixed_latency_s / e.predicted_s, 0.0, 1.0 - gap_share) : 0;
+    const double device_share = 1 - gap_share - fixed_share;
     const double device_factor = resource_scale(op, p, scale, no_costs);
-    double factor = gap_share * host_factor + (1 - gap_share) * device_factor;
+    double factor = gap_share * host_factor + fixed_share + device_share * device_factor;
     if (device_factor < 1) held_gap += before * gap_share * host_factor;
+    if (device_factor != 1 || host_factor != 1) held_fixed += before * fixed_share;
     // What of the op the scaling moves (Amdahl's touched part): its device part, its launch
     // gap, or all of it under kind:<kind>. Counting a whole op touched when only its device
     // part moved claimed limits no scaling reaches (12,775x where 115x was the most).
-    double moved_share = (device_factor != 1 ? 1 - gap_share : 0) + (host_factor != 1 ? gap_share : 0);
+    double moved_share = (device_factor != 1 ? device_share : 0) + (host_factor != 1 ? gap_share : 0);
     if (auto it = scale.kinds.find(op.kind); it != scale.kinds.end()) {
       factor /= it->second;
       moved_share = 1;
@@ -169,7 +176,7 @@ WhatIf what_if(const Workload& recorded, std::string_view platform, const Catalo
     change_sigma[e.method] += std::fabs(before - after) * e.uncertainty;
     if (device_factor != 1)
       device_rule_sigma +=
-          before * (1 - gap_share) * std::fabs(1 - device_factor) * est::kinship_band(est::Kinship::same_architecture);
+          before * device_share * std::fabs(1 - device_factor) * est::kinship_band(est::Kinship::same_architecture);
     if (factor != 1) touched += before * moved_share;
   }
   const double residual_factor = 1 / (scale.host * scale.overhead);
@@ -219,6 +226,11 @@ WhatIf what_if(const Workload& recorded, std::string_view platform, const Catalo
                       " up (the host's and driver's part of each call's time in the tables): it does not move with "
                       "the device; host and overhead scale it");
   }
+  if (held_fixed > 0)
+    r.notes.push_back(format_duration(held_fixed) +
+                      " per pass is measured kernels' fixed latency (the fastest call the trace measured on its GPU, "
+                      "carried unscaled as an estimate on another chip carries it): no device or host figure moves "
+                      "it; kind:<kind> does");
   if (costless)
     r.notes.push_back(std::to_string(costless) +
                       " op(s) of kind other have no flops or bytes: peak_flops and mem_bw leave them unchanged");

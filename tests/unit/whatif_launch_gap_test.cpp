@@ -132,3 +132,26 @@ TEST_CASE("whatif: host <-> device copies move with host_link, not with mem_bw")
   CHECK(class_after(mem, "memcpy") >= h2d);
   CHECK(class_after(link, "memcpy") == doctest::Approx(h2d / 2 + other).epsilon(1e-6));
 }
+
+TEST_CASE("whatif: a trace's measured kernels keep their fixed latency, as an estimate on another chip does") {
+  // The H200's ResNet-50 step: x10 on every device figure had made each measured op x10
+  // faster, its 5 us kernels 0.5 us, where an estimate on another chip carries the fastest
+  // call's latency unscaled.
+  ScratchDir dir;
+  const std::string db = dir.file("w.db");
+  REQUIRE(run_fomcast("ingest '" + fomcast::test::source_path("tests/data/profiles/h200_rn50_tf32_b256.json.gz") +
+                          "' --workload rn",
+                      db)
+              .status == 0);
+  const json w = run_json("whatif --workload rn --platform H200 --scale peak_flops=10,mem_bw=10 --json", db);
+  CHECK(any_note_contains(w.at("notes"), "measured kernels' fixed latency"));
+  // Each class moves less than 10x, the small-kernel classes least.
+  for (const char* c : {"conv", "normalization", "elementwise", "gemm"}) {
+    CAPTURE(c);
+    CHECK(class_after(w, c) > class_before(w, c) / 10 * 1.001);
+  }
+  CHECK(class_before(w, "gemm") / class_after(w, "gemm") < 8);  // three tiny fc calls: mostly latency
+  // On its own, no change moves nothing: the fixed part is held, not lost.
+  const json same = run_json("whatif --workload rn --platform H200 --scale peak_flops=1 --json", db);
+  CHECK(same.at("speedup").get<double>() == doctest::Approx(1.0));
+}

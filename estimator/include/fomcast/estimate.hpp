@@ -64,6 +64,10 @@ struct OpEstimate {
   // per-call tables; 0 for measured, bandwidth and roofline times): what-if leaves it to the
   // host, PassEstimate::launch_gap_s sums it.
   double launch_gap_s = 0;
+  // Of predicted_s, a measured kernel's fixed latency carried unscaled (the fastest call the
+  // trace measured on its GPU: fallback_models.cpp): neither a faster chip nor a faster host
+  // moves it, in an estimate on another platform or in what-if.
+  double fixed_latency_s = 0;
   // The method's time was below the op's roofline on the target (flops at the peak of its
   // math precision, bytes at memory bandwidth) and was raised to it: `method` still says
   // where the number came from, this says it was bounded (docs/estimation.md).
