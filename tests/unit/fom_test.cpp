@@ -136,6 +136,10 @@ TEST_CASE("fom --record, history and check track the FOM over time") {
   CHECK(c.err.find("dropped") != std::string::npos);
   CHECK(c.err.find("; \n") == std::string::npos);              // no stray separator
   CHECK(c.err.find("machines changed") == std::string::npos);  // the same machines
+  // The study's own figure moved it, and check says so: the tool is not to blame.
+  CHECK_MESSAGE(c.err.find("the problems' own figures changed between the two records (P1: target_hours 4 -> 8): "
+                           "the FOMs differ by what the study gives, not by the tool") != std::string::npos,
+                c.err);
 
   // The study edited to another target: the check still compares, and says the FOMs are of
   // different machines; a rise is signed.
@@ -172,8 +176,11 @@ TEST_CASE("fom --record, history and check track the FOM over time") {
   REQUIRE(hj.size() == 5);
   CHECK(hj[0]["changes"].empty());
   CHECK(hj[1]["changes"].empty());
-  REQUIRE(hj[3]["changes"].size() == 1);
+  REQUIRE(hj[2]["changes"].size() == 1);
+  CHECK(hj[2]["changes"][0].get<std::string>().starts_with("the problems' own figures changed"));
+  REQUIRE(hj[3]["changes"].size() == 2);  // another target, and P1's target_hours 8 -> 4 again
   CHECK(hj[3]["changes"][0].get<std::string>().starts_with("the machines changed"));
+  CHECK(hj[3]["changes"][1].get<std::string>().find("P1: target_hours 8 -> 4") != std::string::npos);
 }
 
 TEST_CASE("check says when a recorded FOM's inputs changed between records: a spec, a table, a workload") {
