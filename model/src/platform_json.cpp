@@ -146,4 +146,20 @@ json platform_to_json(const Platform& p) {
   return j;
 }
 
+bool same_figures(const Platform& a, const Platform& b) {
+  auto close = [](double x, double y) { return std::fabs(x - y) <= 0.01 * std::max(x, y); };
+  auto close_figure = [&](const std::optional<Sourced>& x, const std::optional<Sourced>& y) {
+    return x.has_value() == y.has_value() && (!x || close(x->value, y->value));
+  };
+  if (a.vendor != b.vendor || a.architecture != b.architecture || a.device_kind != b.device_kind) return false;
+  if (!close_figure(a.compute_units, b.compute_units) || !close_figure(a.mem_bw_bytes_per_s, b.mem_bw_bytes_per_s))
+    return false;
+  if (a.peak_flop_per_s.size() != b.peak_flop_per_s.size()) return false;
+  for (const auto& [dtype, peak] : a.peak_flop_per_s) {
+    const auto other = b.peak_flop_per_s.find(dtype);
+    if (other == b.peak_flop_per_s.end() || !close(peak.value, other->second.value)) return false;
+  }
+  return true;
+}
+
 }  // namespace fomcast

@@ -198,10 +198,6 @@ bool same_memory(double bytes, const Platform& p) {
   return std::fabs(p.mem_bytes->value - bytes) <= 0.05 * p.mem_bytes->value;
 }
 
-}  // namespace
-
-namespace {
-
 // The platforms whose vendor, compute units and memory are the device's.
 std::vector<const Platform*> fitting_figures(const DeviceFigures& d, const std::vector<Platform>& known) {
   std::vector<const Platform*> out;
@@ -212,21 +208,6 @@ std::vector<const Platform*> fitting_figures(const DeviceFigures& d, const std::
     if (same_compute_units(d.compute_units, p) && same_memory(d.mem_bytes, p)) out.push_back(&p);
   }
   return out;
-}
-
-// Two specs an estimate cannot tell apart: one architecture, every peak and the bandwidth
-// within 1% (an MI210 and one GCD of an MI250: 104 CUs, 64 GB, 45.3 TFLOP/s, 1.6 TB/s).
-bool same_figures(const Platform& a, const Platform& b) {
-  auto close = [](double x, double y) { return std::fabs(x - y) <= 0.01 * std::max(x, y); };
-  if (a.architecture != b.architecture || a.peak_flop_per_s.size() != b.peak_flop_per_s.size()) return false;
-  if (!a.mem_bw_bytes_per_s || !b.mem_bw_bytes_per_s ||
-      !close(a.mem_bw_bytes_per_s->value, b.mem_bw_bytes_per_s->value))
-    return false;
-  for (const auto& [dtype, peak] : a.peak_flop_per_s) {
-    const auto other = b.peak_flop_per_s.find(dtype);
-    if (other == b.peak_flop_per_s.end() || !close(peak.value, other->second.value)) return false;
-  }
-  return true;
 }
 
 }  // namespace

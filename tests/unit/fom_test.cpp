@@ -388,3 +388,26 @@ TEST_CASE("a near miss of a platform or workload name says which was meant, in a
   CHECK(run_fomcast("estimate --workload nothing-like-it --platform H100", db).err.find("did you mean") ==
         std::string::npos);
 }
+
+TEST_CASE("a target of the same figures as a calibrated baseline: every ratio 1, the FOM 1") {
+  // A renamed H100 against the H100 given measured times: the baseline's op-model error had
+  // recurred on the target by the cross-platform share (0.36) only, and the FOM of a machine
+  // against itself came out 1.368 (NT3 1.42, ResNet-50 1.37).
+  ScratchDir dir;
+  const std::string db = dir.file("t.db");
+  auto spec = nlohmann::json::parse(test::slurp(source_path("data/platforms/H100.json")));
+  spec["name"] = "H100_twin";
+  spec["device_names"] = {"H100 Twin Test"};
+  REQUIRE(run_fomcast("platforms add '" + dir.write("twin.json", spec.dump()) + "'", db).status == 0);
+  const nlohmann::json study = {{"name", "twin"},
+                                {"baseline", {{"platform", "H100"}, {"nodes", 1}}},
+                                {"target", {{"platform", "H100_twin"}, {"nodes", 1}}},
+                                {"problems",
+                                 {{{"name", "rn"}, {"workload", "resnet50"}, {"baseline_pass_s", 0.5}},
+                                  {{"name", "nt3"}, {"workload", "NT3"}, {"baseline_epoch_s", 20}}}}};
+  const auto r = run_fomcast("fom --json '" + dir.write("twin_study.json", study.dump()) + "'", db);
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  const auto j = nlohmann::json::parse(r.out);
+  for (const auto& p : j["problems"]) CHECK(p["ratio"].get<double>() == doctest::Approx(1.0).epsilon(1e-6));
+  CHECK(j["fom"].get<double>() == doctest::Approx(1.0).epsilon(1e-6));
+}

@@ -222,7 +222,9 @@ TEST_CASE("nsys export: device times the export itself disproves are errors, not
   };
   const std::string original = test::shared_path("traces/nsys_sqlite/pipit_saxpy-mpi-cuda_nsys_perlmutter0.sqlite");
   CHECK_NOTHROW((void)ingest_one(original, "nsys-sqlite"));
-  for (const auto& [sql, says] : cases) {
+  for (const auto& c : cases) {
+    const std::string& sql = c.first;
+    const std::string& says = c.second;
     CAPTURE(sql);
     test::ScratchDir dir;
     const std::string path = dir.file("saxpy.sqlite");

@@ -71,6 +71,10 @@ struct Platform {
   bool placeholder() const { return origin == PlatformOrigin::placeholder; }
 };
 
+// Two specs no estimate can tell apart: one vendor and architecture, the same compute units,
+// every peak and the bandwidth within 1% (an MI210 and one GCD of an MI250; a renamed copy).
+bool same_figures(const Platform&, const Platform&);
+
 // Platform spec files (data/platforms/*.json) and the stored spec_json use this form. An
 // unknown origin is an InputError naming the file.
 nlohmann::json platform_to_json(const Platform&);
