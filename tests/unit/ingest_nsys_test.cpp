@@ -157,9 +157,18 @@ TEST_CASE("nsys export with emit_nvtx op ranges and ProfilerStep ranges (made he
 namespace {
 
 // The made export with `sql` applied: reading it is an InputError naming `field`, saying `says`.
-void expect_broken_export(const std::string& sql, const std::string& field, const std::string& says) {
+// `sql` run on a copy of `base` (else on the made emit_nvtx export): an InputError naming
+// `field` and saying `says`.
+void expect_broken_export(const std::string& sql, const std::string& field, const std::string& says,
+                          const std::string& base = "") {
   test::ScratchDir dir;
-  const std::string path = make_emit_nvtx_export(dir);
+  std::string path = dir.file("broken.sqlite");
+  if (base.empty()) {
+    path = make_emit_nvtx_export(dir);
+  } else {
+    std::filesystem::copy_file(base, path);
+    std::filesystem::permissions(path, std::filesystem::perms::owner_write, std::filesystem::perm_options::add);
+  }
   sqlite3* db = nullptr;
   REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
   exec(db, sql);
@@ -223,23 +232,7 @@ TEST_CASE("nsys export: device times the export itself disproves are errors, not
   const std::string original = test::shared_path("traces/nsys_sqlite/pipit_saxpy-mpi-cuda_nsys_perlmutter0.sqlite");
   CHECK_NOTHROW((void)ingest_one(original, "nsys-sqlite"));
   for (const auto& c : cases) {
-    const std::string& sql = c.first;
-    const std::string& says = c.second;
-    CAPTURE(sql);
-    test::ScratchDir dir;
-    const std::string path = dir.file("saxpy.sqlite");
-    std::filesystem::copy_file(original, path);
-    std::filesystem::permissions(path, std::filesystem::perms::owner_write, std::filesystem::perm_options::add);
-    sqlite3* db = nullptr;
-    REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
-    exec(db, sql);
-    sqlite3_close(db);
-    try {
-      (void)ingest_one(path, "nsys-sqlite");
-      FAIL("no error");
-    } catch (const InputError& e) {
-      CHECK(e.field == "CUPTI_ACTIVITY_KIND_KERNEL.end");
-      CHECK(std::string(e.what()).find(says) != std::string::npos);
-    }
+    CAPTURE(c.first);
+    expect_broken_export(c.first, "CUPTI_ACTIVITY_KIND_KERNEL.end", c.second, original);
   }
 }
