@@ -189,9 +189,14 @@ std::optional<CollectiveTime> modelled(const Platform& p, CollectiveKind kind, d
         if (h < t.seconds) t.seconds = h, t.algorithm = "hierarchical";
       }
     }
-    t.detail = t.algorithm + " over " + format_significant(nodes) + " nodes of " + format_significant(g) +
-               " devices, NICs " + format_significant(l.node_nic_bw / 1e9) + " GB/s per node, alpha " +
-               format_significant(lat * 1e6) + " us";
+    t.detail = kind == CollectiveKind::send_recv
+                   ? "p2p between nodes over the device's share of its node's NICs, " +
+                         format_significant(share / 1e9) + " GB/s (" + format_significant(l.node_nic_bw / 1e9) +
+                         " GB/s a node over the " + format_significant(g) + " devices sending at once), alpha " +
+                         format_significant(lat * 1e6) + " us"
+                   : t.algorithm + " over " + format_significant(nodes) + " nodes of " + format_significant(g) +
+                         " devices, NICs " + format_significant(l.node_nic_bw / 1e9) + " GB/s per node, alpha " +
+                         format_significant(lat * 1e6) + " us";
     if (!p.inter_node_latency_s) t.notes.emplace_back(p.name + ": no inter_node_latency_us in the spec: alpha 0");
     return t;
   }

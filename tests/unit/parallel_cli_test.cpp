@@ -640,3 +640,22 @@ TEST_CASE("tp over attention and dense layers written outside transformer blocks
     said = said || n.get<std::string>().find("run whole on every rank") != std::string::npos;
   CHECK(said);
 }
+
+TEST_CASE("a pipeline send across nodes gets the device's share of its node's NICs, every device sending at once") {
+  // GPT-2 medium, dp=8 x pp=2 on H100 nodes of 8: each stage is one node, and its 8 devices
+  // send their micro-batch's activations (1 x 1024 x 1024 x 4 B x 8 = 33,554,432 B) to the
+  // next node at the same time over 8 x 50 GB/s of NICs: 33,554,432 / 50e9 + 2.7 us = 673.8
+  // us. It had been given the node's whole 400 GB/s: 86.6 us.
+  ScratchDir dir;
+  const std::string db = dir.file("p.db");
+  const json j = fomcast::test::run_json(
+      "estimate --workload gpt2-medium --platform H100 --parallel dp=8,pp=2 --micro-batches 4 --json", db);
+  bool found = false;
+  for (const auto& c : j.at("parallel").at("collectives")) {
+    if (c.at("what") != "pp send/recv (stage 0)") continue;
+    found = true;
+    CHECK(c.at("bytes").get<double>() == 33554432.0);
+    CHECK(c.at("time_s").get<double>() == doctest::Approx(33554432.0 / 50e9 + 2.7e-6).epsilon(1e-6));
+  }
+  CHECK(found);
+}
