@@ -159,12 +159,19 @@ TEST_CASE("a measurement shorter than the model scales the modelled operations, 
   // time, log -0.7651. B's two ops are predicted from the trace's A times scaled by the
   // roofline, whose band (ops_band_there) allows kernel error up to log(1 + band): the
   // kernel part is -log(1 + band), carried by kSharedOpErrorShare, and the rest is the
-  // workload's, carried whole. C's modelled ops (also 1.5 ms) count exp(w + rho k), and C
-  // carries the 52 us unscaled (no host figure for C).
+  // workload's, carried whole. G (twice B's figures, no host figure) counts its modelled ops
+  // x exp(w + rho k) and carries the 52 us unscaled. C, a spec of B's figures, carries the
+  // whole error (one op model): its pass is B's measurement.
   const auto m = measured_passes(w, {make_calibration(w, "B", 0.75e-3, std::nullopt, std::nullopt)});
-  const PassEstimate c = estimate_pass(w, "C", cat, m);
+  const Catalog wider = make_catalog(
+      {platform("A", 10, 1000, 1.0, 1.0), platform("B", 20, 2000, 2.0), platform("G", 40, 4000, std::nullopt)}, {});
+  const PassEstimate twin = estimate_pass(w, "C", cat, m);
+  CHECK(twin.calibration.ops_carry == doctest::Approx(twin.calibration.ops_scale));
+  CHECK(twin.pass_s == doctest::Approx(0.75e-3));
+  const PassEstimate c = estimate_pass(w, "G", wider, m);
+  const double ops_g = estimate_pass(w, "G", wider, {}).ops_s;
   const double scale = (0.75e-3 - 52e-6) / 1.5e-3;
-  const PassEstimate b_model = estimate_pass(w, "B", cat, {});
+  const PassEstimate b_model = estimate_pass(w, "B", wider, {});
   const double band_b = b_model.ops_sigma_s / b_model.ops_s;
   CAPTURE(band_b);
   REQUIRE(std::log1p(band_b) < -std::log(scale));  // a gap beyond the kernels' band
@@ -178,8 +185,8 @@ TEST_CASE("a measurement shorter than the model scales the modelled operations, 
   CHECK(c.calibration.ops_carry == doctest::Approx(carried));
   CHECK(c.calibration.model_error_there_s == doctest::Approx(0.75e-3 - 1.5e-3 - 52e-6));
   CHECK(c.residual_s == doctest::Approx(52e-6));
-  CHECK(c.modelled_s == doctest::Approx(1.5e-3 * carried));
-  CHECK(c.pass_s == doctest::Approx(1.5e-3 * carried + 52e-6));
+  CHECK(c.modelled_s == doctest::Approx(ops_g * carried));
+  CHECK(c.pass_s == doctest::Approx(ops_g * carried + 52e-6));
   // The kernel part not carried widens the band: sqrt(1 - rho^2) of its log, on the modelled ops.
   const double unshared = std::expm1(std::sqrt(1 - kSharedOpErrorShare * kSharedOpErrorShare) * -k);
   CHECK(c.uncertainty >= unshared * c.modelled_s / c.pass_s * (1 - 1e-12));
