@@ -261,7 +261,7 @@ void calibrate_pass(PassEstimate& pe, const Workload& recorded, const PrecisionA
   // itself 1.368.
   const bool twin = there && same_figures(*there, *target);
   const double shared = twin ? 1.0 : kSharedOpErrorShare;
-  c.ops_carry = on_target || !(c.ops_scale > 0) ? c.ops_scale : twin ? c.ops_scale : ops_carry_elsewhere(c);
+  c.ops_carry = on_target || twin || !(c.ops_scale > 0) ? c.ops_scale : ops_carry_elsewhere(c);
 
   pe.calibration = c;
   pe.modelled_s = pe.ops_s * c.ops_carry;

@@ -102,23 +102,25 @@ std::string machines_changed(const FomRecord& before, const FomRecord& now) {
   return out;
 }
 
+// A recorded study's problems by name; none where its JSON cannot be read.
+std::map<std::string, nlohmann::json> problems_by_name(const std::string& study_json) {
+  std::map<std::string, nlohmann::json> out;
+  const auto j = nlohmann::json::parse(study_json, nullptr, false);
+  if (j.is_discarded() || !j.contains("problems") || !j["problems"].is_array()) return out;
+  for (const auto& p : j["problems"])
+    if (p.is_object() && p.contains("name") && p["name"].is_string()) out[p["name"].get<std::string>()] = p;
+  return out;
+}
+
 // "added P4; removed P2" where the two records' studies hold other problems (by name); ""
 // where they hold the same. A FOM over other problems is another harmonic mean: removing a
 // study's slowest problem raised one by 34% without a word.
 std::string problems_changed(const FomRecord& before, const FomRecord& now) {
-  const auto names = [](const std::string& study_json) {
-    std::set<std::string> out;
-    const auto j = nlohmann::json::parse(study_json, nullptr, false);
-    if (j.is_discarded() || !j.contains("problems") || !j["problems"].is_array()) return out;
-    for (const auto& p : j["problems"])
-      if (p.is_object() && p.contains("name") && p["name"].is_string()) out.insert(p["name"].get<std::string>());
-    return out;
-  };
-  const std::set<std::string> a = names(before.study_json), b = names(now.study_json);
+  const auto a = problems_by_name(before.study_json), b = problems_by_name(now.study_json);
   std::string added, removed;
-  for (const auto& n : b)
+  for (const auto& [n, p] : b)
     if (!a.count(n)) added += (added.empty() ? "" : ", ") + n;
-  for (const auto& n : a)
+  for (const auto& [n, p] : a)
     if (!b.count(n)) removed += (removed.empty() ? "" : ", ") + n;
   std::string out;
   if (!added.empty()) out = "added " + added;
@@ -131,18 +133,10 @@ std::string problems_changed(const FomRecord& before, const FomRecord& now) {
 // computed from them: a baseline_hours edited 10 -> 20 -> 10 failed `check` with "dropped
 // 16.81%" and the history said nothing changed.
 std::string measurements_changed(const FomRecord& before, const FomRecord& now) {
-  const auto by_name = [](const std::string& study_json) {
-    std::map<std::string, nlohmann::json> out;
-    const auto j = nlohmann::json::parse(study_json, nullptr, false);
-    if (j.is_discarded() || !j.contains("problems") || !j["problems"].is_array()) return out;
-    for (const auto& p : j["problems"])
-      if (p.is_object() && p.contains("name") && p["name"].is_string()) out[p["name"].get<std::string>()] = p;
-    return out;
-  };
   const auto text = [](const nlohmann::json& v) {
     return v.is_null() ? std::string("none") : v.is_number() ? format_significant(v.get<double>()) : v.dump();
   };
-  const auto a = by_name(before.study_json), b = by_name(now.study_json);
+  const auto a = problems_by_name(before.study_json), b = problems_by_name(now.study_json);
   std::string out;
   int said = 0;
   for (const auto& [name, x] : a) {

@@ -210,15 +210,21 @@ std::vector<const Platform*> fitting_figures(const DeviceFigures& d, const std::
   return out;
 }
 
+// The specs a device's figures name: those that fit, where they are one set of figures
+// (several under two names give the same estimate whichever); none where they differ
+// (better none than a guess).
+std::vector<const Platform*> figure_matches(const DeviceFigures& d, const std::vector<Platform>& known) {
+  auto fits = fitting_figures(d, known);
+  for (const Platform* p : fits)
+    if (!same_figures(*fits.front(), *p)) return {};
+  return fits;
+}
+
 }  // namespace
 
 std::optional<std::string> match_device_figures(const DeviceFigures& d, const std::vector<Platform>& known) {
-  const auto fits = fitting_figures(d, known);
+  const auto fits = figure_matches(d, known);
   if (fits.empty()) return std::nullopt;
-  // Several fit: better none than a guess, unless they are one set of figures under two
-  // names, when the estimate is the same whichever (the note names them all).
-  for (const Platform* p : fits)
-    if (!same_figures(*fits.front(), *p)) return std::nullopt;
   return fits.front()->name;
 }
 
@@ -291,11 +297,11 @@ RecordingPlatform decide(const Workload& w, std::string_view given, const std::v
     if (spec != known.end()) r.note += figures_mismatch(w.device_figures, *spec);
     return r;
   }
-  if (auto by_figures = match_device_figures(w.device_figures, known)) {
-    r.name = *by_figures;
+  if (const auto by_figures = figure_matches(w.device_figures, known); !by_figures.empty()) {
+    r.name = by_figures.front()->name;
     std::string others;
-    for (const Platform* p : fitting_figures(w.device_figures, known))
-      if (p->name != r.name) others += (others.empty() ? "" : ", ") + p->name;
+    for (const Platform* p : by_figures)
+      if (p != by_figures.front()) others += (others.empty() ? "" : ", ") + p->name;
     r.note = "recorded on " + r.name + ": the trace names " + w.device +
              (others.empty() ? ", whose vendor, compute units and memory are that platform's and no other's"
                              : ", whose vendor, compute units and memory are that platform's and " + others +

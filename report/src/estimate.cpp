@@ -66,6 +66,7 @@ std::optional<double> samples_per_s(const RunEstimate& r) {
 json estimate_to_json(const RunEstimate& r, const Workload& w) {
   const PassEstimate& p = r.pass;
   const CalibrationLine& c = p.calibration;
+  const auto sps = samples_per_s(r);
   json ops = json::array();
   for (std::size_t i : ranked(r, w)) {
     const OpEstimate& e = p.ops[i];
@@ -103,7 +104,7 @@ json estimate_to_json(const RunEstimate& r, const Workload& w) {
               // Samples per second of the pass; null where the workload has no batch (a
               // trace that records none and was ingested without --batch).
               {"samples_per_pass", r.samples_per_pass > 0 ? json(r.samples_per_pass) : json(nullptr)},
-              {"samples_per_s", samples_per_s(r) ? json(*samples_per_s(r)) : json(nullptr)},
+              {"samples_per_s", sps ? json(*sps) : json(nullptr)},
               {"nodes", r.nodes},
               {"devices_per_run", r.devices_per_run},
               {"passes_per_epoch", r.passes_per_epoch},
