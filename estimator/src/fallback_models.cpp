@@ -484,7 +484,7 @@ double monotone_z(const TableGroup& g, double x, double log_cols) {
 // (features 0 and 1 of shape_features).
 bool within_measured_rows(const TableGroup& g, const TensorShape& shape) {
   if (g.features.empty()) return false;
-  const auto [rows, cols] = rows_and_cols(shape);
+  const auto [rows, cols] = kernel_rows_and_cols(g.kind, shape);
   const double lr = std::log(rows), lc = std::log(cols), eps = 1e-9;
   double r_lo = INFINITY, r_hi = -INFINITY, c_lo = INFINITY, c_hi = -INFINITY;
   for (const auto& f : g.features) {

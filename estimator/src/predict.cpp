@@ -70,6 +70,25 @@ bool other_implementation_tables(const Context& ctx, const Op& op) {
   return false;
 }
 
+// NeuSight timed each call from the host, the launch gap (25-50 us) in every entry; a GPU
+// trace times the kernel alone. An op the trace measured, read from the target's own memory
+// table, keeps the trace's fixed kernel latency in place of the table's launch floor: a V100
+// trace's 1 us adds of [256] had read 50 us each on the V100 PCIe card, once its
+// elementwise tables were read by element count.
+void keep_measured_call_floor(Quote& q, const PlatformTables& t, const Context& ctx, const Op& op) {
+  const TableGroup* g = nullptr;
+  for (const KernelMode m : {KernelMode::train, KernelMode::inference})
+    if (!g) g = t.find(op.kind, KernelPrecision::fp32, m, std::monostate{});
+  if (!g || !(g->launch_floor_s > 0) || !op.self_time_s) return;
+  const double fixed = std::min(*op.self_time_s, ctx.recorded_call_floor_s);
+  const double floor = std::min(g->launch_floor_s, q.seconds);
+  q.seconds = fixed + (q.seconds - floor);
+  q.fixed_latency_s = fixed;
+  q.detail += "; its " + format_significant(floor * 1e6) +
+              " us launch floor (host-timed) -> the trace's fixed kernel latency " + format_significant(fixed * 1e6) +
+              " us";
+}
+
 OpEstimate applied(OpEstimate e, Quote q) {
   e.method = q.method;
   e.predicted_s = q.seconds;
@@ -242,8 +261,10 @@ OpEstimate predict_unbounded(const Context& ctx, const Op& op, std::size_t index
     // that ran them.
     const bool own = op.self_time_s && ctx.baseline && bandwidth_of(*ctx.baseline) > 0;
     if (const auto* t = ctx.tables(ctx.target.name))
-      if (auto q = quote_memory(*t, ctx.target, op, dtype); q && !(own && q->nearest_log_distance > kBandReach))
+      if (auto q = quote_memory(*t, ctx.target, op, dtype); q && !(own && q->nearest_log_distance > kBandReach)) {
+        if (own) keep_measured_call_floor(*q, *t, ctx, op);
         return applied(std::move(e), std::move(*q));
+      }
     if (!own) {
       if (auto q = memory_from_curves(ctx, op, dtype)) return applied(std::move(e), std::move(*q));
       if (auto q = memory_from_tables(ctx, op, dtype)) return applied(std::move(e), std::move(*q));

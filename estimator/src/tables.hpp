@@ -134,6 +134,9 @@ PlatformTables build_tables(KernelTable table, const std::function<double(Kernel
 // rated in bytes per second (op_bytes at fp32), not flops.
 bool is_memory_kind(OpKind);
 std::pair<double, double> rows_and_cols(const TensorShape&);
+// The same as the kind's kernel walks it, for the tables' features and ranges: a norm or
+// softmax along its rows, an elementwise kernel over one flat run of elements ({n, 1}).
+std::pair<double, double> kernel_rows_and_cols(OpKind, const TensorShape&);
 
 // Whether entry i is left out with entry `exclude`: leaving an entry out leaves its whole
 // shape out, or a GEMM measured with other transposes (half of DeepBench's GEMMs have such

@@ -127,9 +127,12 @@ TEST_CASE("validate --json end_to_end: every shipped published row predicted, me
   // steps timed here the same day (ResNet-50 fp32 -11.9%, tf32 +20.7%, amp NHWC +44.0%;
   // BERT-base fp32 +4.6%, tf32 +19.4%): 9.0% and 7.7%. The model puts the H100 1.21-1.36x
   // slower than the H200 in tf32 where the two ran 1.06-1.19x apart (docs/accuracy.md section
-  // 7, "An H200 and an H100 timed here"): a bar held, not a goal met.
-  CHECK(j["median_abs_step_error"].get<double>() <= 0.091);
-  CHECK(j["median_abs_speedup_error"].get<double>() <= 0.078);
+  // 7, "An H200 and an H100 timed here"): a bar held, not a goal met. Elementwise ops read
+  // by element count, not by rows of the tables' at most 16,372 (ResNet-50's activations had
+  // taken the rate of small launch-bound tensors: an H200 trace's 19.5 ms read 33.8): 7.9% and
+  // 7.2% (the ResNet-50 rows 5-20 points faster, the BERT rows 2-9 points faster).
+  CHECK(j["median_abs_step_error"].get<double>() <= 0.080);
+  CHECK(j["median_abs_speedup_error"].get<double>() <= 0.073);
 }
 
 TEST_CASE("validate --json end_to_end: Lambda's 2, 4 and 8 GPU rows against the data-parallel estimate") {
@@ -163,7 +166,10 @@ TEST_CASE("validate --json end_to_end: Lambda's 2, 4 and 8 GPU rows against the 
   // 10.5% -> 9.2% with the launch floor kept out of precision scaling (above); 9.2% -> 11.2%
   // with the NCHW transforms at their true size (above: the tf32 ResNet rows are 12 of the 39);
   // 11.2% -> 10.8% with the GPUs' launch gap from GPU tables alone; 10.8% -> 10.9% with GEMMs
-  // beyond their table held at its edge's rate (the tf32 BERT rows, too fast, faster).
-  CHECK(j["median_abs_multi_gpu_step_error"].get<double>() <= 0.110);
+  // beyond their table held at its edge's rate (the tf32 BERT rows, too fast, faster);
+  // 10.9% -> 16.0% with elementwise ops read by element count (above): the one-GPU step those
+  // rows build on came out 5-20% faster, and the too-slow elementwise time had stood in for
+  // the time the published runs lose per GPU (the efficiency's error, 7.0%, is unchanged).
+  CHECK(j["median_abs_multi_gpu_step_error"].get<double>() <= 0.161);
   CHECK(j["median_abs_efficiency_error"].get<double>() <= 0.071);
 }
