@@ -75,6 +75,8 @@ NetworkLevels network_levels(const Platform& p) {
   l.intra_lat = figure(p.intra_node_latency_s);
   l.node_nic_bw = figure(p.nics_per_node) * figure(p.nic_bw_bytes_per_s);
   l.inter_lat = figure(p.inter_node_latency_s);
+  if (p.device_kind == "gpu") l.device_link_bw = figure(p.host_link_bw_bytes_per_s);
+  l.intra_links = figure(p.intra_node_links);
   l.flat_bw = figure(p.net_bw_bytes_per_s);
   l.flat_lat = figure(p.net_latency_s);
   // Only where the spec has no network figure at all: a single net_bw (an NVLink bridge's)
@@ -93,6 +95,16 @@ NetworkLevels network_levels(const Platform& p) {
   if (!p.nic_bw_bytes_per_s) l.missing.emplace_back("nic_bw_gb_per_s");
   if (!p.inter_node_latency_s) l.missing.emplace_back("inter_node_latency_us");
   return l;
+}
+
+double group_intra_bw(const NetworkLevels& l, double ranks, bool* over_host_link) {
+  if (over_host_link) *over_host_link = false;
+  if (!(l.intra_links > 0) || ranks < 2) return l.intra_bw;
+  const double peers = ranks - 1;
+  if (peers <= l.intra_links) return l.intra_bw * peers / l.intra_links;
+  if (over_host_link) *over_host_link = true;
+  const double link = l.intra_bw / l.intra_links;
+  return l.device_link_bw > 0 ? std::min(link, l.device_link_bw) : link;
 }
 
 namespace {
@@ -129,8 +141,11 @@ std::optional<CollectiveTime> modelled(const Platform& p, CollectiveKind kind, d
   const double g = per_node > 0 ? static_cast<double>(per_node) : l.devices_per_node;
   const double r = static_cast<double>(ranks);
   // The levels this collective crosses: within one node, or across nodes.
-  const bool one_node = kind == CollectiveKind::send_recv ? same_node : (g > 0 && r <= g);
   const bool intra_ok = l.intra_bw > 0, inter_ok = l.node_nic_bw > 0 && g > 0;
+  // A spec with a link within a node but no node size (a PCIe card with an NVLink bridge):
+  // the devices asked for are one server's.
+  const bool one_node =
+      kind == CollectiveKind::send_recv ? same_node || !(g > 0) : (g > 0 ? r <= g : intra_ok && !inter_ok);
   auto missing_note = [&] {
     std::string m;
     for (const auto& f : l.missing) m += (m.empty() ? "" : ", ") + f;
@@ -146,15 +161,24 @@ std::optional<CollectiveTime> modelled(const Platform& p, CollectiveKind kind, d
     }
   };
   if (one_node && intra_ok) {
-    t.seconds = ring(l.intra_bw, l.intra_lat);
+    bool crosses_host_link = false;
+    const double bw = group_intra_bw(l, kind == CollectiveKind::send_recv ? 2.0 : r, &crosses_host_link);
+    t.seconds = ring(bw, l.intra_lat);
     t.algorithm = kind == CollectiveKind::send_recv ? "p2p" : "ring";
     if (kind == CollectiveKind::allreduce) {
-      const double tree = tree_allreduce_s(bytes, r, l.intra_bw, l.intra_lat);
+      const double tree = tree_allreduce_s(bytes, r, bw, l.intra_lat);
       if (tree < t.seconds) t.seconds = tree, t.algorithm = "tree";
     }
-    t.detail = t.algorithm + " within a node over " + format_significant(l.intra_bw / 1e9) + " GB/s" +
+    t.detail = t.algorithm + " within a node over " + format_significant(bw / 1e9) + " GB/s" +
                (l.intra_over_pcie ? " (PCIe peer-to-peer)" : "") + ", alpha " + format_significant(l.intra_lat * 1e6) +
                " us";
+    if (l.intra_links > 0 && bw != l.intra_bw)
+      t.detail += crosses_host_link ? " (" + format_significant(r) + " devices are more than the " +
+                                          format_significant(l.intra_links + 1) +
+                                          " its direct links join: the ring crosses the host link)"
+                                    : " (" + format_significant(kind == CollectiveKind::send_recv ? 1.0 : r - 1) +
+                                          " of the " + format_significant(l.intra_links) + " direct links of " +
+                                          format_significant(l.intra_bw / 1e9) + " GB/s)";
     if (l.intra_over_pcie) {
       t.uncertainty = 0.5;
       t.notes.push_back(p.name +
@@ -170,22 +194,26 @@ std::optional<CollectiveTime> modelled(const Platform& p, CollectiveKind kind, d
   }
   if (!one_node && inter_ok) {
     const double nodes = std::ceil(r / g);
-    const double share = l.node_nic_bw / g;  // a flat ring crossing nodes: each device's NIC share
+    // A flat ring crossing nodes: each device's share of its node's NICs, no more than its own
+    // link carries (one GPU per node of an 8-NIC spec had been given all 400 GB/s).
+    const bool link_bound = l.device_link_bw > 0 && l.node_nic_bw / g > l.device_link_bw;
+    const double share = link_bound ? l.device_link_bw : l.node_nic_bw / g;
+    const double node_bw = share * g;  // what the node's devices together send
     const double lat = l.inter_lat;
     if (kind == CollectiveKind::send_recv) {
       t.seconds = bytes / share + lat, t.algorithm = "p2p";
     } else {
-      t.seconds = ring(intra_ok ? std::min(share, l.intra_bw) : share, lat), t.algorithm = "ring";
+      t.seconds = ring(intra_ok ? std::min(share, group_intra_bw(l, g)) : share, lat), t.algorithm = "ring";
       if (kind == CollectiveKind::allreduce) {
         const double tree = tree_allreduce_s(bytes, r, share, lat);
         if (tree < t.seconds) t.seconds = tree, t.algorithm = "tree";
         if (intra_ok) {
-          const double h = hierarchical_allreduce_s(bytes, nodes, g, l.intra_bw, l.intra_lat, l.node_nic_bw, lat);
+          const double h = hierarchical_allreduce_s(bytes, nodes, g, group_intra_bw(l, g), l.intra_lat, node_bw, lat);
           if (h < t.seconds) t.seconds = h, t.algorithm = "hierarchical";
         }
       } else if (intra_ok) {
         // Reduce-scatter / all-gather across nodes: half of the hierarchical all-reduce.
-        const double h = hierarchical_allreduce_s(bytes, nodes, g, l.intra_bw, l.intra_lat, l.node_nic_bw, lat) / 2;
+        const double h = hierarchical_allreduce_s(bytes, nodes, g, group_intra_bw(l, g), l.intra_lat, node_bw, lat) / 2;
         if (h < t.seconds) t.seconds = h, t.algorithm = "hierarchical";
       }
     }
@@ -197,6 +225,9 @@ std::optional<CollectiveTime> modelled(const Platform& p, CollectiveKind kind, d
                    : t.algorithm + " over " + format_significant(nodes) + " nodes of " + format_significant(g) +
                          " devices, NICs " + format_significant(l.node_nic_bw / 1e9) + " GB/s per node, alpha " +
                          format_significant(lat * 1e6) + " us";
+    if (link_bound)
+      t.detail += "; each device sends at most its host link's " + format_significant(l.device_link_bw / 1e9) +
+                  " GB/s of its " + format_significant(l.node_nic_bw / g / 1e9) + " GB/s NIC share";
     if (!p.inter_node_latency_s) t.notes.emplace_back(p.name + ": no inter_node_latency_us in the spec: alpha 0");
     return t;
   }

@@ -35,6 +35,7 @@ const Field kFields[] = {
     {"devices_per_node", 1.0, &Platform::devices_per_node},
     {"intra_node_bw_gb_per_s", 1e9, &Platform::intra_node_bw_bytes_per_s},
     {"intra_node_latency_us", 1e-6, &Platform::intra_node_latency_s},
+    {"intra_node_links", 1.0, &Platform::intra_node_links},
     {"nics_per_node", 1.0, &Platform::nics_per_node},
     {"nic_bw_gb_per_s", 1e9, &Platform::nic_bw_bytes_per_s},
     {"inter_node_latency_us", 1e-6, &Platform::inter_node_latency_s},

@@ -21,7 +21,7 @@ namespace {
 using nlohmann::json;
 
 // Figures that count things: a fraction of an SM or of a NIC is a typo.
-const char* const kCountKeys[] = {"compute_units", "devices_per_node", "nics_per_node"};
+const char* const kCountKeys[] = {"compute_units", "devices_per_node", "nics_per_node", "intra_node_links"};
 const char* const kStringKeys[] = {"description", "device_kind", "vendor", "architecture", "host_cpu"};
 // The element types a peak rate may be quoted for (a datasheet's columns).
 const DType kPeakTypes[] = {DType::fp64, DType::fp32, DType::tf32, DType::fp16, DType::bf16, DType::fp8, DType::int8};

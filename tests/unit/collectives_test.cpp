@@ -168,4 +168,56 @@ TEST_CASE("a trace's all-reduce op on a spec with network levels: the collective
   CHECK(e.detail.find("within a node") != std::string::npos);
 }
 
+TEST_CASE("direct links within a node: a group of r devices uses r - 1 of them, a larger one crosses PCIe") {
+  // MI300X: 448 GB/s a direction over seven xGMI links, one to each other GPU. Two GPUs have
+  // one link between them: 64 GB/s, not the 448 any group had been given (7x too fast).
+  Platform mesh = node_of_8();
+  mesh.intra_node_bw_bytes_per_s = fig(448e9);
+  mesh.intra_node_links = fig(7);
+  mesh.host_link_bw_bytes_per_s = fig(63e9);
+  for (const auto& group : {std::pair{2, 64e9}, {4, 192e9}, {8, 448e9}}) {
+    CAPTURE(group.first);
+    const auto t = collective_model(mesh, CollectiveKind::allreduce, 1e8, group.first, 0);
+    REQUIRE(t);
+    CHECK(t->seconds == doctest::Approx(ring_allreduce_s(1e8, group.first, group.second, 2e-6)));
+  }
+  // A send goes over one link.
+  const auto send = collective_model(mesh, CollectiveKind::send_recv, 1e8, 2, 0, true);
+  REQUIRE(send);
+  CHECK(send->seconds == doctest::Approx(1e8 / 64e9 + 2e-6));
+
+  // An NVLink bridge joins a pair (H100 PCIe: 300 GB/s a direction): four cards' ring crosses
+  // the host link on some hop, 63 GB/s. No devices_per_node: the devices asked for are one
+  // server's.
+  Platform bridged;
+  bridged.name = "TEST_BRIDGE";
+  bridged.device_kind = "gpu";
+  bridged.intra_node_bw_bytes_per_s = fig(300e9);
+  bridged.intra_node_links = fig(1);
+  bridged.intra_node_latency_s = fig(0.5e-6);
+  bridged.host_link_bw_bytes_per_s = fig(63e9);
+  const auto pair = collective_model(bridged, CollectiveKind::allreduce, 1e8, 2, 0);
+  REQUIRE(pair);
+  CHECK(pair->seconds == doctest::Approx(1e8 / 300e9 + 2 * 0.5e-6));  // 2 (p-1)/p = 1
+  const auto four = collective_model(bridged, CollectiveKind::allreduce, 1e8, 4, 0);
+  REQUIRE(four);
+  CHECK(four->seconds == doctest::Approx(ring_allreduce_s(1e8, 4, 63e9, 0.5e-6)));
+  CHECK(four->detail.find("crosses the host link") != std::string::npos);
+}
+
+TEST_CASE("across nodes no device sends faster than its own host link, whatever its node's NICs") {
+  // One GPU per node of a spec with 4 NICs of 25 GB/s: its share would be 100 GB/s; its PCIe
+  // link carries 31.5.
+  Platform p = node_of_8();
+  p.host_link_bw_bytes_per_s = fig(31.5e9);
+  const auto t = collective_model(p, CollectiveKind::allreduce, 1e8, 2, 1);
+  REQUIRE(t);
+  CHECK(t->seconds == doctest::Approx(ring_allreduce_s(1e8, 2, 31.5e9, 5e-6)));
+  CHECK(t->detail.find("host link") != std::string::npos);
+  // Eight per node: each device's share (12.5 GB/s) is below its link, unchanged.
+  const auto full = collective_model(p, CollectiveKind::allreduce, 1e8, 32, 8);
+  REQUIRE(full);
+  CHECK(full->seconds == doctest::Approx(hierarchical_allreduce_s(1e8, 4, 8, 300e9, 2e-6, 100e9, 5e-6)));
+}
+
 }  // namespace fomcast::test

@@ -167,6 +167,11 @@ TEST_CASE("platforms add: each malformed field is an error naming it, the databa
       {"tiny peak", [](json& j) { j["peak_tflop_per_s"]["fp32"]["value"] = 1e-7; }, "peak_tflop_per_s.fp32.value",
        "below any machine"},
       {"fractional count", [](json& j) { j["compute_units"]["value"] = 144.5; }, "compute_units.value", "whole number"},
+      {"fractional links",
+       [](json& j) {
+         j["intra_node_links"] = {{"value", 1.5}, {"source", "a bridge"}};
+       },
+       "intra_node_links.value", "whole number"},
       {"missing source", [](json& j) { j["l2_cache_mib"].erase("source"); }, "l2_cache_mib.source", "missing"},
       {"empty source", [](json& j) { j["nic_bw_gb_per_s"]["source"] = "  "; }, "nic_bw_gb_per_s.source", "empty"},
       {"source not text", [](json& j) { j["nics_per_node"]["source"] = 3; }, "nics_per_node.source", "text"},

@@ -51,11 +51,21 @@ struct NetworkLevels {
   // node exchange data peer-to-peer over PCIe, at most at the host link's rate.
   bool intra_over_pcie = false;
   double node_nic_bw = 0;  // nics_per_node x nic_bw: what leaves a node
+  // A GPU's own link to its node's PCIe fabric (host_link), through which its traffic reaches
+  // a NIC (GPUDirect RDMA): no device sends faster than that, however many NICs its node has.
+  double device_link_bw = 0;  // 0: unknown, or not a GPU
+  double intra_links = 0;     // intra_node_links: 0 for a switch (or unknown)
   double inter_lat = 0;
   double flat_bw = 0, flat_lat = 0;  // net_bw / net_latency: the pre-level single figure
   std::vector<std::string> missing;  // spec fields with no figure ("intra_node_bw_gb_per_s", ...)
 };
 NetworkLevels network_levels(const Platform&);
+
+// What one device of a collective over `ranks` devices of one node sends at: on a switch the
+// whole intra_bw; on a mesh of direct links (intra_links, one per peer) ranks - 1 of them; a
+// group larger than the mesh crosses the host link on some hop, the ring's slowest (sets
+// *over_host_link). A point-to-point send (ranks 2) uses one link.
+double group_intra_bw(const NetworkLevels&, double ranks, bool* over_host_link = nullptr);
 
 struct CollectiveTime {
   double seconds = 0;

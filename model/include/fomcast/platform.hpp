@@ -55,6 +55,10 @@ struct Platform {
   std::optional<Sourced> devices_per_node;
   std::optional<Sourced> intra_node_bw_bytes_per_s;  // per device, one direction (NVLink, xGMI)
   std::optional<Sourced> intra_node_latency_s;
+  // Direct links from each device to others of its node, one per peer, intra_node_bw split
+  // evenly over them (MI300X: seven xGMI links, a full mesh of eight; an NVLink bridge: one,
+  // a pair). Unset: a switch (NVSwitch), every group at the whole intra_node_bw.
+  std::optional<Sourced> intra_node_links;
   std::optional<Sourced> nics_per_node;
   std::optional<Sourced> nic_bw_bytes_per_s;  // per NIC, one direction
   std::optional<Sourced> inter_node_latency_s;
