@@ -199,11 +199,11 @@ ParallelRequest study_parallel_request(const Study& study, const StudyProblem& s
 
 // A problem with a parallel layout: its step on the side's platform, rolled up with the
 // global batch. A layout that does not fit names the problem's field.
-static RunEstimate parallel_problem(const Workload& w, const ParallelRequest& req, const std::string& platform,
+static ParallelRun parallel_problem(const Workload& w, const ParallelRequest& req, const std::string& platform,
                                     const Catalog& catalog, const StudyInputs& in, const RunOptions& opts,
                                     const std::string& path) {
   try {
-    return run_parallel(w, platform, catalog, req, in.expand_model, in.layers, opts, path + ".parallel").run;
+    return run_parallel(w, platform, catalog, req, in.expand_model, in.layers, opts, path + ".parallel");
   } catch (const UsageError& e) {
     throw InputError(w.name, without_field(e.what(), path + ".parallel"), 0, -1, path + ".parallel");
   }
@@ -301,12 +301,17 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
       throw InputError(study.file, e.what(), 0, -1, path + "." + (what.empty() ? "workload" : what));
     }
     RunEstimate base, target;
+    std::optional<ParallelEstimate> base_layout, target_layout;
     try {
       // One unit of work runs on one device (or one parallel layout's devices): the machine
       // runs nodes x devices per counted node of them at once (study.hpp).
       auto run = [&](const StudySide& side) {
         opts.nodes = side.nodes * side.devices_per_unit;
-        if (layout) return parallel_problem(*w, *layout, side.platform, *in.catalog, in, opts, path);
+        if (layout) {
+          ParallelRun r = parallel_problem(*w, *layout, side.platform, *in.catalog, in, opts, path);
+          (&side == &study.baseline ? base_layout : target_layout) = std::move(r.parallel);
+          return std::move(r.run);
+        }
         try {
           // A side the study measures ran: its time is the problem's, whatever the model says.
           if (!(&side == &study.target && sp.target_hours))
@@ -332,7 +337,7 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
     }
     p.baseline = estimated_side(study.baseline, base, nodes_per_unit);
     p.estimates = std::make_shared<const ProblemEstimates>(
-        ProblemEstimates{apply_precision(*w, opts.precision).workload, base, target});
+        ProblemEstimates{apply_precision(*w, opts.precision).workload, base, target, base_layout, target_layout});
     p.target = sp.target_hours ? measured_side(study.target, *sp.target_hours * 3600.0, nodes_per_unit)
                                : estimated_side(study.target, target, nodes_per_unit);
     const bool target_calibrated = !sp.target_hours && target.pass.calibration.calibrated;

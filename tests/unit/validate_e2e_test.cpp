@@ -171,5 +171,7 @@ TEST_CASE("validate --json end_to_end: Lambda's 2, 4 and 8 GPU rows against the 
   // rows build on came out 5-20% faster, and the too-slow elementwise time had stood in for
   // the time the published runs lose per GPU (the efficiency's error, 7.0%, is unchanged).
   CHECK(j["median_abs_multi_gpu_step_error"].get<double>() <= 0.161);
-  CHECK(j["median_abs_efficiency_error"].get<double>() <= 0.071);
+  // The efficiency 7.0% -> 6.5% once H100 PCIe's NVLink bridge joined pairs only (larger
+  // groups' all-reduce over PCIe).
+  CHECK(j["median_abs_efficiency_error"].get<double>() <= 0.066);
 }

@@ -64,6 +64,10 @@ struct ProblemEstimates {
   Workload workload;
   RunEstimate baseline;  // on the baseline platform, as estimated (before calibration)
   RunEstimate target;    // on the target platform, as estimated (before calibration)
+  // Under a parallel layout, each side's step as the layout splits it (the busiest device's
+  // compute, exposed communication, pipeline bubble): the passes' operations are one
+  // micro-batch on one device, before tensor and pipeline parallelism divide it.
+  std::optional<ParallelEstimate> baseline_layout, target_layout;
 };
 
 struct ProblemResult {
