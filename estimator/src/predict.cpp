@@ -95,6 +95,7 @@ OpEstimate applied(OpEstimate e, Quote q) {
   e.uncertainty = q.uncertainty;
   e.launch_gap_s = q.launch_gap_s;
   e.fixed_latency_s = q.fixed_latency_s;
+  e.wait_s = q.wait_s;
   e.detail = std::move(q.detail);
   e.source_platform = std::move(q.source);
   e.notes = std::move(q.notes);

@@ -47,6 +47,8 @@ struct Quote {
   double launch_gap_s = 0;
   // Of seconds, a measured kernel's fixed latency carried unscaled (OpEstimate's).
   double fixed_latency_s = 0;
+  // Of seconds, a measured collective's wait for the other ranks (OpEstimate's).
+  double wait_s = 0;
 };
 
 // Steps 1-3 on one platform (table, interpolated, implicit-gemm / rnn-as-gemm) for a

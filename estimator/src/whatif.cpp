@@ -143,8 +143,10 @@ WhatIf what_if(const Workload& recorded, std::string_view platform, const Catalo
     // neither: as an estimate on another chip carries it unscaled, so does what-if (x10 on
     // every figure had made a trace's 5 us kernels 0.5 us, where estimate keeps them whole).
     const double gap_share = e.predicted_s > 0 ? e.launch_gap_s / e.predicted_s : 0;
+    // A measured collective's wait for the other ranks is held with them: it is the ranks'
+    // skew, not the network's (net_bw=2 had halved a DLRM all-to-all that was 99.8% wait).
     const double fixed_share =
-        e.predicted_s > 0 ? std::clamp(e.fixed_latency_s / e.predicted_s, 0.0, 1.0 - gap_share) : 0;
+        e.predicted_s > 0 ? std::clamp((e.fixed_latency_s + e.wait_s) / e.predicted_s, 0.0, 1.0 - gap_share) : 0;
     const double device_share = 1 - gap_share - fixed_share;
     const double device_factor = resource_scale(op, p, scale, no_costs);
     double factor = gap_share * host_factor + fixed_share + device_share * device_factor;

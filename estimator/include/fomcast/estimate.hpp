@@ -68,6 +68,10 @@ struct OpEstimate {
   // trace measured on its GPU: fallback_models.cpp): neither a faster chip nor a faster host
   // moves it, in an estimate on another platform or in what-if.
   double fixed_latency_s = 0;
+  // Of predicted_s, a measured collective's wait for the other ranks: its measured time beyond
+  // what the collective model moves on the recording platform, carried as measured (the
+  // ranks' skew, their host's and their compute's, which no network model times).
+  double wait_s = 0;
   // The method's time was below the op's roofline on the target (flops at the peak of its
   // math precision, bytes at memory bandwidth) and was raised to it: `method` still says
   // where the number came from, this says it was bounded (docs/estimation.md).
