@@ -37,16 +37,25 @@ std::string resnet50_in(const ScratchDir& dir, const std::string& memory_format)
   return path;
 }
 
+// The elementwise time of the H200's profiled step (a trace under tests/data/profiles) and of
+// the shipped model at that step's batch, memory format and precision, both on the H200.
+struct Elementwise {
+  double measured_s, model_s;
+};
+Elementwise on_h200(const std::string& trace, const std::string& memory_format, const std::string& precision) {
+  ScratchDir dir;
+  const std::string db = dir.file("e.db");
+  run_json("ingest '" + source_path("tests/data/profiles/" + trace) + "' --workload traced", db);
+  run_json("ingest '" + resnet50_in(dir, memory_format) + "' --workload model", db);
+  return {
+      elementwise_s(run_json("estimate --workload traced --platform H200", db)),
+      elementwise_s(run_json("estimate --workload model --platform H200 --batch 256 --precision " + precision, db))};
+}
+
 }  // namespace
 
 TEST_CASE("elementwise by element count: ResNet-50's tf32 activations on an H200 take what the H200's trace measured") {
-  ScratchDir dir;
-  const std::string db = dir.file("e.db");
-  run_json("ingest '" + source_path("tests/data/profiles/h200_rn50_tf32_b256.json.gz") + "' --workload traced", db);
-  run_json("ingest '" + resnet50_in(dir, "channels_first") + "' --workload model", db);
-  const double measured = elementwise_s(run_json("estimate --workload traced --platform H200", db));
-  const double model =
-      elementwise_s(run_json("estimate --workload model --platform H200 --batch 256 --precision tf32", db));
+  const auto [measured, model] = on_h200("h200_rn50_tf32_b256.json.gz", "channels_first", "tf32");
   // The trace's ReLUs, residual adds and their gradients: 19.5 ms of its 121 ms step. Read by
   // rows they had come out at 33.8 ms; by element count 19.0.
   CHECK(measured == doctest::Approx(0.0195).epsilon(0.02));
@@ -55,13 +64,7 @@ TEST_CASE("elementwise by element count: ResNet-50's tf32 activations on an H200
 }
 
 TEST_CASE("elementwise by element count: ResNet-50's amp-fp16 NHWC activations on an H200") {
-  ScratchDir dir;
-  const std::string db = dir.file("e.db");
-  run_json("ingest '" + source_path("tests/data/profiles/h200_rn50_amp_b256_nhwc.json.gz") + "' --workload traced", db);
-  run_json("ingest '" + resnet50_in(dir, "channels_last") + "' --workload model", db);
-  const double measured = elementwise_s(run_json("estimate --workload traced --platform H200", db));
-  const double model =
-      elementwise_s(run_json("estimate --workload model --platform H200 --batch 256 --precision amp-fp16", db));
+  const auto [measured, model] = on_h200("h200_rn50_amp_b256_nhwc.json.gz", "channels_last", "amp-fp16");
   // 10.4 ms in the trace, the half-precision tensors streamed at 4.0-4.4 TB/s of the card's
   // 4.8. Read by rows the model's came out at 21.3 ms (x2.05); by element count 14.0 (x1.35):
   // what remains is the sources' achievable fraction of bandwidth (0.705 at the median) against
