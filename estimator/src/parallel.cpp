@@ -343,6 +343,7 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
       static_cast<std::size_t>(P), std::vector<std::size_t>(static_cast<std::size_t>(M), 0));
   auto send_b = send_f;
   std::vector<double> stage_compute(static_cast<std::size_t>(P), 0), stage_comm(static_cast<std::size_t>(P), 0);
+  std::vector<double> stage_optimizer(static_cast<std::size_t>(P), 0);
   for (int64_t s = 0; s < P; ++s) {
     const auto su = static_cast<std::size_t>(s);
     const int cs = static_cast<int>(3 * s), ps = cs + 1, ds = cs + 2;  // compute, p2p, data-parallel streams
@@ -484,6 +485,7 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
     if (layout.zero_stage >= 1 && D > 1) opt /= static_cast<double>(D);
     const auto o = g.add({"optimizer", cs, false, opt});
     stage_compute[su] += opt;
+    stage_optimizer[su] = opt;
     if (any_bucket) g.depend(last_comm, o);
     if (D > 1 && (layout.zero_stage == 1 || layout.zero_stage == 2) && stage_params > 0) {
       const double t = timed_on(dp_net, "zero all-gather of parameters (stage " + std::to_string(s) + ")",
@@ -500,7 +502,9 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
       g.depend(send_b[su + 1][mu], B[su][mu].first);
     }
   const CriticalPath cp = critical_path(g);
-  out.compute_s = *std::max_element(stage_compute.begin(), stage_compute.end());
+  const auto busiest = std::max_element(stage_compute.begin(), stage_compute.end());
+  out.compute_s = *busiest;
+  out.optimizer_s = stage_optimizer[static_cast<std::size_t>(busiest - stage_compute.begin())];
   out.comm_total_s = *std::max_element(stage_comm.begin(), stage_comm.end());
   out.exposed_comm_s = cp.exposed_comm_s;
   out.bubble_s = std::max(0.0, cp.without_comm_s - out.compute_s);

@@ -51,6 +51,7 @@ json memory_json(const DeviceMemory& m) {
 
 void add_parallel_json(json& j, const ParallelEstimate& p) {
   j["compute_s"] = p.compute_s;
+  j["optimizer_s"] = p.optimizer_s;
   j["exposed_comm_s"] = p.exposed_comm_s;
   j["bubble_s"] = p.bubble_s;
   j["scaling_efficiency"] = p.scaling_efficiency;

@@ -15,12 +15,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_json.hpp"
 #include "fomcast/fom.hpp"
 #include "fomcast/report/html.hpp"
 #include "test_support.hpp"
 
 using namespace fomcast;
 using fomcast::test::run_fomcast;
+using fomcast::test::run_json;
 using fomcast::test::ScratchDir;
 using fomcast::test::shared_path;
 using fomcast::test::slurp;
@@ -523,6 +525,29 @@ TEST_CASE(
   CHECK(sum[1] == doctest::Approx(seconds_of(m[2])).epsilon(0.02));
   // The coverage table says what its operation times are.
   CHECK(html.find("time, one micro-batch unsplit") != std::string::npos);
+}
+
+TEST_CASE("fomcast report: a layout's optimizer is its once-a-step update, not scaled with the micro-batches") {
+  // gpt2-dgx's GPT-2 large: dp=4, tp=2, 16 micro-batches a step. Scaled with the forward and
+  // backward kinds to the device's compute, its optimizer showed 116 ms on the A100s; the
+  // layout's update is 6.6 ms, which estimate --json gives as optimizer_s.
+  ScratchDir dir;
+  const std::string db = dir.file("g.db");
+  const std::string html = report(source_path("data/studies/gpt2-dgx.json"), dir.file("g.html"), db);
+  const nlohmann::json est = run_json(
+      "estimate --workload gpt2-large --platform A100_SXM4_80GB --precision amp-bf16 --parallel dp=4,tp=2 "
+      "--micro-batches 16 --batch-per-gpu 8",
+      db);
+  const double update = est["optimizer_s"].get<double>();
+  CHECK(update > 0);
+  CHECK(update < 0.01 * est["pass_s"].get<double>());
+  const auto section = html.find("gpt2-large dp4 tp2");
+  REQUIRE(section != std::string::npos);
+  const auto table = html.find("<table", html.find("<h4>Where the time goes</h4>", section));
+  const std::string kinds = html.substr(table, html.find("</table>", table) - table);
+  std::smatch m;
+  REQUIRE(std::regex_search(kinds, m, std::regex("</span>optimizer</td><td[^>]*>([^<]+)</td>")));
+  CHECK(seconds_of(m[1]) == doctest::Approx(update).epsilon(0.02));
 }
 
 TEST_CASE("fomcast report: a workload's per-call launch gaps are stated beside its passes, as estimate states them") {

@@ -147,6 +147,7 @@ struct ParallelEstimate {
   int64_t devices = 1, micro_batch = 0, global_batch = 0, gpus_per_node = 0;
   double step_s = 0;
   double compute_s = 0;             // the busiest device's compute, optimizer included
+  double optimizer_s = 0;           // of compute_s, the optimizer's update (once a step)
   double exposed_comm_s = 0;        // what communication adds to the critical path
   double bubble_s = 0;              // pipeline idle time on the critical path
   double residual_s = 0;            // the single-device estimate's host residual, once per step
