@@ -144,6 +144,16 @@ Platform parse_user_platform_spec(std::string_view text, std::string_view file_n
     r.figure(j.at(key), key, whole);
   }
 
+  // One direct link per peer: a device of a node of N has at most N - 1 (more would split
+  // intra_node_bw over links no collective of the node can use: a pair got 1/8 of it).
+  if (j.contains("intra_node_links") && j.contains("devices_per_node")) {
+    const double links = j.at("intra_node_links").at("value").get<double>();
+    const double devices = j.at("devices_per_node").at("value").get<double>();
+    if (links > devices - 1)
+      r.fail("intra_node_links.value", "must be at most devices_per_node - 1 (" + format_significant(devices - 1) +
+                                           "): one direct link per other device of the node (got " +
+                                           format_significant(links) + ")");
+  }
   Platform p = platform_from_json(j, r.file);  // the shared conversion, now on a checked spec
   p.origin = PlatformOrigin::user;
   return p;

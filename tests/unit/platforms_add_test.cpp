@@ -172,6 +172,11 @@ TEST_CASE("platforms add: each malformed field is an error naming it, the databa
          j["intra_node_links"] = {{"value", 1.5}, {"source", "a bridge"}};
        },
        "intra_node_links.value", "whole number"},
+      {"more links than peers",
+       [](json& j) {
+         j["intra_node_links"] = {{"value", 8}, {"source", "a mesh"}};
+       },
+       "intra_node_links.value", "at most devices_per_node - 1 (7)"},
       {"missing source", [](json& j) { j["l2_cache_mib"].erase("source"); }, "l2_cache_mib.source", "missing"},
       {"empty source", [](json& j) { j["nic_bw_gb_per_s"]["source"] = "  "; }, "nic_bw_gb_per_s.source", "empty"},
       {"source not text", [](json& j) { j["nics_per_node"]["source"] = 3; }, "nics_per_node.source", "text"},
