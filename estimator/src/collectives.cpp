@@ -199,21 +199,22 @@ std::optional<CollectiveTime> modelled(const Platform& p, CollectiveKind kind, d
     const bool link_bound = l.device_link_bw > 0 && l.node_nic_bw / g > l.device_link_bw;
     const double share = link_bound ? l.device_link_bw : l.node_nic_bw / g;
     const double node_bw = share * g;  // what the node's devices together send
+    const double node_intra = group_intra_bw(l, g);
     const double lat = l.inter_lat;
     if (kind == CollectiveKind::send_recv) {
       t.seconds = bytes / share + lat, t.algorithm = "p2p";
     } else {
-      t.seconds = ring(intra_ok ? std::min(share, group_intra_bw(l, g)) : share, lat), t.algorithm = "ring";
+      t.seconds = ring(intra_ok ? std::min(share, node_intra) : share, lat), t.algorithm = "ring";
       if (kind == CollectiveKind::allreduce) {
         const double tree = tree_allreduce_s(bytes, r, share, lat);
         if (tree < t.seconds) t.seconds = tree, t.algorithm = "tree";
         if (intra_ok) {
-          const double h = hierarchical_allreduce_s(bytes, nodes, g, group_intra_bw(l, g), l.intra_lat, node_bw, lat);
+          const double h = hierarchical_allreduce_s(bytes, nodes, g, node_intra, l.intra_lat, node_bw, lat);
           if (h < t.seconds) t.seconds = h, t.algorithm = "hierarchical";
         }
       } else if (intra_ok) {
         // Reduce-scatter / all-gather across nodes: half of the hierarchical all-reduce.
-        const double h = hierarchical_allreduce_s(bytes, nodes, g, group_intra_bw(l, g), l.intra_lat, node_bw, lat) / 2;
+        const double h = hierarchical_allreduce_s(bytes, nodes, g, node_intra, l.intra_lat, node_bw, lat) / 2;
         if (h < t.seconds) t.seconds = h, t.algorithm = "hierarchical";
       }
     }

@@ -516,9 +516,7 @@ std::optional<Quote> memory_from_curves(const Context& ctx, const Op& op, DType 
     const Platform* q = ctx.catalog.platform(name);
     if (!q || !(bandwidth_of(*q) > 0) || !comparable_devices(*q, ctx.target)) continue;
     const PlatformTables* t = ctx.tables(name);
-    const TableGroup* g = nullptr;
-    for (const KernelMode m : {KernelMode::train, KernelMode::inference})
-      if (!g) g = t->find(op.kind, KernelPrecision::fp32, m, std::monostate{});
+    const TableGroup* g = memory_group(*t, op.kind);
     if (!g || g->gap_curve.size() < kCurveNeighbours) continue;
     // Only up to the largest ops the source measured against its gap: beyond, it says nothing
     // of how streaming goes on. Below its smallest, a call is launch-bound: it takes what the
@@ -602,9 +600,7 @@ std::optional<Quote> memory_from_tables(const Context& ctx, const Op& op, DType 
     auto q = quote_memory(*c.tables, *c.platform, op, dtype);
     if (!q) continue;
     if (!anchor) anchor = &c;
-    const TableGroup* g = nullptr;
-    for (const KernelMode m : {KernelMode::train, KernelMode::inference})
-      if (!g) g = c.tables->find(op.kind, KernelPrecision::fp32, m, std::monostate{});
+    const TableGroup* g = memory_group(*c.tables, op.kind);
     const double frac_s = g && g->top_bandwidth_fraction > 0 ? g->top_bandwidth_fraction : 1.0;
     const double f_t = own_arch ? frac_t : frac_s;
     const double launch = g ? std::min(g->launch_floor_s, q->seconds) : 0;
@@ -721,6 +717,28 @@ std::optional<Quote> bandwidth(const Context& ctx, const Op& op, double bytes) {
   return q;
 }
 
+namespace {
+
+// A collective measured on the recording platform, carried to the target: the transfer a model
+// times there (`base_model_s`) moves by that model's ratio to the target (`target_model_s`), and
+// the rest of the measured time, the ranks' wait for each other, is carried as measured: it is
+// their skew (their hosts' and their compute's), which no network model times. In the 8-rank
+// DLRM trace the ranks' steps differ by 7 ms where each computes 1.2 ms; carried whole by the
+// model's ratio, its 3.3 ms all-to-all of 24.6 KB, 7 us of it transfer on its V100s, came out
+// at 17.3 ms on MI300X (RCCL's 20.5 us base latency over NCCL's 3.6). Returns the detail's
+// words for the wait ("" when there is none).
+std::string carry_measured_collective(Quote& q, double measured_s, double base_model_s, double target_model_s) {
+  const double transfer = std::min(measured_s, base_model_s);
+  q.wait_s = measured_s - transfer;
+  q.seconds = transfer * target_model_s / base_model_s + q.wait_s;
+  return q.wait_s > 0 ? ", and " + format_significant(q.wait_s * 1e6) +
+                            " us the ranks' wait for each other, carried as measured (their skew, which no network "
+                            "model times)"
+                      : std::string();
+}
+
+}  // namespace
+
 std::optional<Quote> network(const Context& ctx, const Op& op, const CollectiveShape& c) {
   // A spec with network levels: the collective model (collectives.hpp) for the kinds it knows.
   auto has_levels = [](const Platform& p) { return p.intra_node_bw_bytes_per_s || p.nic_bw_bytes_per_s; };
@@ -740,28 +758,16 @@ std::optional<Quote> network(const Context& ctx, const Op& op, const CollectiveS
       q.detail = (c.op == CollectiveKind::alltoall ? "all-to-all as an all-gather's volume: " : "") + t->detail;
       q.notes = t->notes;
       // A measured collective holds its wait for the other ranks too, which the model knows
-      // nothing of (the bare model cut a measured 692 us all-reduce to 12.5 us). Only the
-      // transfer the model times on the recording platform moves with the network; the rest
-      // is the ranks' skew, carried as measured: in the 8-rank DLRM trace the ranks' steps
-      // differ by 7 ms where each computes 1.2 ms, so host time, not the GPU, sets it. Carried
-      // whole by the model's ratio, its 3.3 ms all-to-all of 24.6 KB, 7 us of it transfer on
-      // its V100s, came out at 17.3 ms on MI300X (RCCL's 20.5 us base latency over NCCL's 3.6).
+      // nothing of (the bare model cut a measured 692 us all-reduce to 12.5 us).
       if (op.self_time_s && ctx.baseline && has_levels(*ctx.baseline))
         if (auto b = collective_model(*ctx.baseline, as, static_cast<double>(c.bytes), c.ranks, 0);
             b && b->seconds > 0) {
           const double measured = *op.self_time_s;
-          const double transfer = std::min(measured, b->seconds);
-          q.wait_s = measured - transfer;
-          q.seconds = transfer * t->seconds / b->seconds + q.wait_s;
-          q.detail =
-              "measured " + format_significant(measured * 1e6) + " us on " + ctx.baseline->name + ": " +
-              format_significant(transfer * 1e6) + " us the collective model's transfer there, x its ratio (" +
-              q.detail + "; " + format_significant(b->seconds * 1e6) + " us on " + ctx.baseline->name + ")" +
-              (q.wait_s > 0
-                   ? ", and " + format_significant(q.wait_s * 1e6) +
-                         " us the ranks' wait for each other, carried as measured (their skew, which no network model "
-                         "times)"
-                   : std::string());
+          const std::string wait = carry_measured_collective(q, measured, b->seconds, t->seconds);
+          q.detail = "measured " + format_significant(measured * 1e6) + " us on " + ctx.baseline->name + ": " +
+                     format_significant(std::min(measured, b->seconds) * 1e6) +
+                     " us the collective model's transfer there, x its ratio (" + q.detail + "; " +
+                     format_significant(b->seconds * 1e6) + " us on " + ctx.baseline->name + ")" + wait;
           q.source = ctx.baseline->name;
         }
       return q;
@@ -792,21 +798,13 @@ std::optional<Quote> network(const Context& ctx, const Op& op, const CollectiveS
                format_significant(steps) + " x latency " +
                (ctx.target.net_latency_s ? format_significant(lat * 1e6) + " us" : "(unknown, 0)");
     // A measured collective also holds its wait for the other ranks (a rank's imbalance),
-    // which the ring model knows nothing of: the transfer the model times on the recording
-    // platform moves by the model's ratio, the wait as the pass's compute (as above).
+    // which the ring model knows nothing of: carried as above.
     const bool base_net =
         ctx.baseline && ctx.baseline->net_bw_bytes_per_s && ctx.baseline->net_bw_bytes_per_s->value > 0;
     if (op.self_time_s && base_net && ring(*ctx.baseline) > 0) {
-      const double transfer = std::min(*op.self_time_s, ring(*ctx.baseline));
-      q.wait_s = *op.self_time_s - transfer;
-      q.seconds = transfer * q.seconds / ring(*ctx.baseline) + q.wait_s;
-      q.detail =
-          "measured on " + ctx.baseline->name + ": its ring model's transfer x the model's ratio (" + q.detail + ")" +
-          (q.wait_s > 0
-               ? ", and " + format_significant(q.wait_s * 1e6) +
-                     " us the ranks' wait for each other, carried as measured (their skew, which no network model "
-                     "times)"
-               : std::string());
+      const std::string wait = carry_measured_collective(q, *op.self_time_s, ring(*ctx.baseline), q.seconds);
+      q.detail = "measured on " + ctx.baseline->name + ": its ring model's transfer x the model's ratio (" + q.detail +
+                 ")" + wait;
       q.source = ctx.baseline->name;
     }
     return q;

@@ -76,9 +76,7 @@ bool other_implementation_tables(const Context& ctx, const Op& op) {
 // trace's 1 us adds of [256] had read 50 us each on the V100 PCIe card, once its
 // elementwise tables were read by element count.
 void keep_measured_call_floor(Quote& q, const PlatformTables& t, const Context& ctx, const Op& op) {
-  const TableGroup* g = nullptr;
-  for (const KernelMode m : {KernelMode::train, KernelMode::inference})
-    if (!g) g = t.find(op.kind, KernelPrecision::fp32, m, std::monostate{});
+  const TableGroup* g = memory_group(t, op.kind);
   if (!g || !(g->launch_floor_s > 0) || !op.self_time_s) return;
   const double fixed = std::min(*op.self_time_s, ctx.recorded_call_floor_s);
   const double floor = std::min(g->launch_floor_s, q.seconds);

@@ -193,6 +193,12 @@ std::pair<double, double> kernel_rows_and_cols(OpKind kind, const TensorShape& t
   return kind == OpKind::elementwise ? std::pair{rows * cols, 1.0} : std::pair{rows, cols};
 }
 
+const TableGroup* memory_group(const PlatformTables& t, OpKind kind) {
+  for (const KernelMode m : {KernelMode::train, KernelMode::inference})
+    if (const TableGroup* g = t.find(kind, KernelPrecision::fp32, m, std::monostate{})) return g;
+  return nullptr;
+}
+
 OpShape table_shape(OpShape shape) {
   if (auto* c = std::get_if<ConvShape>(&shape); c && c->dims == 1) c->dims = 2;
   return shape;

@@ -137,6 +137,9 @@ std::pair<double, double> rows_and_cols(const TensorShape&);
 // The same as the kind's kernel walks it, for the tables' features and ranges: a norm or
 // softmax along its rows, an elementwise kernel over one flat run of elements ({n, 1}).
 std::pair<double, double> kernel_rows_and_cols(OpKind, const TensorShape&);
+// A platform's fp32 table of a memory-bound kind (NeuSight measured fp32 only), the training
+// one first; nullptr when it has none.
+const TableGroup* memory_group(const PlatformTables&, OpKind);
 
 // Whether entry i is left out with entry `exclude`: leaving an entry out leaves its whole
 // shape out, or a GEMM measured with other transposes (half of DeepBench's GEMMs have such

@@ -147,6 +147,13 @@ json platform_to_json(const Platform& p) {
   return j;
 }
 
+std::size_t sourced_figure_count(const Platform& p) {
+  std::size_t n = p.peak_flop_per_s.size();
+  for (const auto& f : kFields)
+    if (p.*(f.member)) ++n;
+  return n;
+}
+
 bool same_figures(const Platform& a, const Platform& b) {
   auto close = [](double x, double y) { return std::fabs(x - y) <= 0.01 * std::max(x, y); };
   auto close_figure = [&](const std::optional<Sourced>& x, const std::optional<Sourced>& y) {

@@ -50,28 +50,7 @@ json platform_added_to_json(const PlatformAdded& a) {
 
 std::string platform_added_to_text(const PlatformAdded& a) {
   const Platform& p = a.platform;
-  std::size_t figures = p.peak_flop_per_s.size();
-  for (const auto& f : {p.mem_bw_bytes_per_s,
-                        p.mem_bytes,
-                        p.host_link_bw_bytes_per_s,
-                        p.net_bw_bytes_per_s,
-                        p.net_latency_s,
-                        p.compute_units,
-                        p.clock_hz,
-                        p.l2_bytes,
-                        p.devices_per_node,
-                        p.intra_node_bw_bytes_per_s,
-                        p.intra_node_latency_s,
-                        p.intra_node_links,
-                        p.nics_per_node,
-                        p.nic_bw_bytes_per_s,
-                        p.inter_node_latency_s,
-                        p.collective_base_latency_s,
-                        p.power_w,
-                        p.host_speed,
-                        p.overhead_factor,
-                        p.launch_overhead_s})
-    if (f) ++figures;
+  const std::size_t figures = sourced_figure_count(p);
   std::string out = "Added platform '" + p.name + "' (origin user, " + std::to_string(figures) + " sourced figures)";
   if (!a.replaced_origin.empty()) out += ", replacing the " + a.replaced_origin + " platform of that name";
   return out + "\n";

@@ -1,6 +1,7 @@
 // Platforms: one node of a machine, every figure with its source.
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -78,6 +79,9 @@ struct Platform {
 // Two specs no estimate can tell apart: one vendor and architecture, the same compute units,
 // every peak and the bandwidth within 1% (an MI210 and one GCD of an MI250; a renamed copy).
 bool same_figures(const Platform&, const Platform&);
+
+// How many sourced figures a spec gives: its peak rates and every other figure of the file form.
+std::size_t sourced_figure_count(const Platform&);
 
 // Platform spec files (data/platforms/*.json) and the stored spec_json use this form. An
 // unknown origin is an InputError naming the file.
