@@ -89,6 +89,29 @@ TEST_CASE("json errors: each bad Kineto input names the file and where") {
        kHead + R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 100, "dur": 5, "args": )"
                R"({"Input Dims": [[0x40, 5], [5, 128]]}}]})",
        "not JSON: '0x40' is no JSON value", "traceEvents[0].args.Input Dims"},
+      // A list that mixes sizes and shapes is no shape: it had been read as one (a
+      // GenericList of GenericLists nests shapes deeper, as the Chakra trace's
+      // record_param_comms outputs do, and reads).
+      {"mixed-dims.json",
+       kHead + R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 100, "dur": 5, "args": )"
+               R"({"Input Dims": [[[5], 128], [5, 128]]}}]})",
+       "input 1 mixes sizes and lists of sizes", "traceEvents[0].args.Input Dims"},
+      {"mixed-deep-dims.json",
+       kHead + R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 100, "dur": 5, "args": )"
+               R"({"Input Dims": [[[[5], 6]], [5, 128]]}}]})",
+       "input 1 mixes sizes and lists of sizes", "traceEvents[0].args.Input Dims"},
+      // A step marker whose number cannot be read, or given twice, was passed over: the
+      // steps around it merged into one.
+      {"bad-step.json",
+       kHead + kGood + ",\n" +
+           R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#-1", "pid": 1, "tid": 1, "ts": 90, "dur": 50}]})",
+       "not ProfilerStep#<number>", ""},
+      {"twice-step.json",
+       kHead + kGood + ",\n" +
+           R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 1, "tid": 1, "ts": 90, "dur": 50},)"
+           "\n" +
+           R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 1, "tid": 1, "ts": 150, "dur": 50}]})",
+       "its number given twice", ""},
       // An op named "" and an event dropped for want of its type.
       {"no-name.json", kHead + R"({"ph": "X", "cat": "cpu_op", "pid": 1, "tid": 1, "ts": 100, "dur": 5}]})",
        "without a name", "traceEvents[0].name"},
@@ -118,6 +141,31 @@ TEST_CASE("json errors: each bad Kineto input names the file and where") {
     CHECK(says(e, c.message));
     if (*c.field) CHECK(e.field == std::string(c.field));
   }
+}
+
+TEST_CASE("json errors: the recording device's properties, and a file cut before its format shows") {
+  ScratchDir dir;
+  // A NaN (no JSON) in deviceProperties had dropped the device without a word, and the
+  // estimate moved with it; a count of 0 or below made a placeholder platform.
+  const auto props = [&](const std::string& name, const std::string& device) {
+    return dir.write(name, R"({"schemaVersion": 1, "deviceProperties": [)" + device + R"(], "traceEvents": [)" + "\n" +
+                               kGood + "]}");
+  };
+  const InputError nan = ingest_error(props("nan.json", R"({"name": "AMD Radeon Graphics", "numSms": NaN})"));
+  CHECK(says(nan, "`deviceProperties` is not valid JSON"));
+  CHECK(nan.field == "deviceProperties");
+  const InputError zero = ingest_error(props("zero.json", R"({"name": "AMD Radeon Graphics", "numSms": 0})"));
+  CHECK(says(zero, "not a positive whole number"));
+  CHECK(zero.field == "deviceProperties[0].numSms");
+  const InputError negative =
+      ingest_error(props("negative.json", R"({"name": "AMD Radeon Graphics", "totalGlobalMem": -1})"));
+  CHECK(negative.field == "deviceProperties[0].totalGlobalMem");
+  // A real trace cut at 1,000 bytes, before "traceEvents": truncated, not "not a format".
+  const std::string whole =
+      test::slurp(test::shared_path("traces/pytorch_kineto/hta_amd_mi250_minitoy_train_ROCm6_2_kineto.json"));
+  const InputError cut = ingest_error(dir.write("cut.json", whole.substr(0, 1000)));
+  CHECK(says(cut, "truncated?"));
+  CHECK(cut.byte_offset == 1000);
 }
 
 TEST_CASE("json errors: empty, garbage, non-Kineto JSON and a truncated gzip") {
@@ -450,7 +498,18 @@ TEST_CASE("execution traces: a node tree that is no tree is an error naming the 
   CHECK(says(missing, "parent 99999 of node id"));
   CHECK(says(missing, "is no node of the trace"));
   const InputError root = error_of([&](nlohmann::json& j) { nodes(j)[5]["parent"] = j["nodes"][5]["id"]; });
-  CHECK(says(root, "is its own parent, a second root"));
+  CHECK(says(root, "has no parent but itself, a second root"));
+  // Every node without a parent (-1), or without the key: each became a root, and the ops a
+  // wrapper calls counted beside it (9 ops for 4, the estimate 2.5x).
+  const InputError orphans = error_of([&](nlohmann::json& j) {
+    for (auto& n : nodes(j)) n["parent"] = -1;
+  });
+  CHECK(says(orphans, "a second root"));
+  const InputError no_parent = error_of([&](nlohmann::json& j) { nodes(j)[5].erase("parent"); });
+  CHECK(says(no_parent, "node without a `parent`"));
+  CHECK(no_parent.field.find("nodes[5]") == 0);
+  const InputError no_name = error_of([&](nlohmann::json& j) { nodes(j)[5].erase("name"); });
+  CHECK(says(no_name, "node without a `name`"));
   const InputError negative = error_of([&](nlohmann::json& j) { nodes(j)[5]["id"] = -36; });
   CHECK(says(negative, "a negative id (-36)"));
   CHECK(negative.field == "nodes[5].id");

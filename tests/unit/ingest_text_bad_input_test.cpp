@@ -168,6 +168,10 @@ TEST_CASE("negative, NaN, infinite and absurd numbers are refused") {
       {"tau",
        "1 templated_functions_MULTI_TIME\n# Name Calls Subrs Excl Incl ProfileCalls #\n\"f\" 1 0 5 10 0\n"
        "5 aggregates\n"},
+      // A timer given twice: the root's second line had set the run's length (max of the two).
+      {"tau",
+       "2 templated_functions_MULTI_TIME\n# Name Calls Subrs Excl Incl ProfileCalls #\n"
+       "\".TAU application\" 1 1 5 10 0\n\".TAU application\" 1 1 5 9999999 0\n"},
   };
   for (const auto& entry : cases) {
     const auto& format = entry.first;
@@ -265,6 +269,18 @@ TEST_CASE("SQLite files that are not nsys exports, and broken ones") {
   // A real export cut in half: SQLite reports it corrupt.
   const std::string whole = slurp(shared_path("traces/nsys_sqlite/pipit_saxpy-mpi-cuda_nsys_perlmutter0.sqlite"));
   expect_positioned_error(dir.write("half.sqlite", whole.substr(0, whole.size() / 2)), "nsys-sqlite");
+  // A damaged page, whole length kept: the leaf of RUNTIME (page 29) overwritten from its
+  // middle read as 139 events without a word; SQLite's own check finds it, at that page.
+  std::string damaged = whole;
+  std::fill(damaged.begin() + 28 * 4096 + 2048, damaged.begin() + 29 * 4096, '\xee');
+  const std::string damaged_path = dir.write("damaged.sqlite", damaged);
+  expect_positioned_error(damaged_path, "nsys-sqlite", "damaged");
+  try {
+    (void)ingest_one(damaged_path, "auto");
+  } catch (const InputError& e) {
+    CHECK(e.field == "page 29");
+    CHECK(e.byte_offset == 28 * 4096);
+  }
   // A text file forced as nsys-sqlite.
   expect_positioned_error(dir.write("t.txt", "not sqlite"), "nsys-sqlite", "not a SQLite file");
   // Wrong types: text where nanoseconds belong.

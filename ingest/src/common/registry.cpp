@@ -71,6 +71,30 @@ const ingest::FormatReader* best_reader(std::string_view head, const std::string
 // 64 KB "meta" string ahead of "traceEvents" had been "not a format fomcast reads").
 constexpr std::size_t kLongHeadBytes = std::size_t{16} << 20;
 
+// Where a whole JSON document (`text`, from its first byte) is cut short: the offset at its
+// end when a string or a bracket is still open there, -1 when it closes.
+int64_t json_open_at_end(std::string_view text) {
+  int64_t depth = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return in_string || depth > 0 ? static_cast<int64_t>(text.size()) : -1;
+}
+
 // Which reader a file is for, from its decompressed head and its name.
 std::string detect(const ingest::InputFile& file) {
   const std::string& path = file.path();
@@ -83,6 +107,13 @@ std::string detect(const ingest::InputFile& file) {
   if (!best) {
     if (const std::string why = ingest::unsupported_format_message(head, path); !why.empty())
       throw InputError(path, why, 0, 0);
+    // A JSON file cut before the keys that tell its format: say so, not "not a format".
+    if (first != std::string_view::npos && (head[first] == '{' || head[first] == '[') && head.size() < 64 * 1024)
+      if (const int64_t end = json_open_at_end(head); end >= 0)
+        throw InputError(path,
+                         "a JSON document that ends at byte " + std::to_string(end) +
+                             " with a bracket or string still open, before any format's keys (truncated?)",
+                         0, end);
     std::string names;
     for (const auto& n : ingest_formats()) names += (names.empty() ? "" : ", ") + n;
     throw InputError(path, "not a format fomcast reads (known: " + names + "); use --format to force one", 0, 0);

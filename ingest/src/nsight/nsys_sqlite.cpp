@@ -13,9 +13,11 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 
 #include "common/ops.hpp"
@@ -81,6 +83,29 @@ class Export {
   }
 
   const std::string& path() const { return path_; }
+
+  // A damaged b-tree page still reads as rows (a leaf whose cells run off its end yields the
+  // ones before), so an export that SQLite's own check finds damaged is refused before
+  // anything is read from it, at the first damaged page's offset.
+  void check_structure() const {
+    std::string problem;
+    each("PRAGMA quick_check(1)", [&](sqlite3_stmt* st) {
+      const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+      if (t && std::string_view(t) != "ok") problem = t;
+    });
+    if (problem.empty()) return;
+    int64_t page_bytes = 0;
+    each("PRAGMA page_size", [&](sqlite3_stmt* st) { page_bytes = sqlite3_column_int64(st, 0); });
+    int64_t offset = -1;
+    std::string field = "sqlite_master";
+    if (const auto at = problem.find("page "); at != std::string::npos) {
+      const int64_t page = std::strtoll(problem.c_str() + at + 5, nullptr, 10);
+      if (page > 0 && page_bytes > 0) offset = (page - 1) * page_bytes, field = "page " + std::to_string(page);
+    }
+    std::replace(problem.begin(), problem.end(), '\n', ' ');
+    while (!problem.empty() && problem.back() == ' ') problem.pop_back();
+    throw InputError(path_, "the SQLite export is damaged (SQLite's quick_check: " + problem + ")", 0, offset, field);
+  }
 
  private:
   static std::string uri(const std::string& path) {
@@ -718,6 +743,7 @@ void check_device_times(const Export& db, const Schema& schema, const Activity& 
 Workload read_nsys_sqlite(const InputFile& file, const IngestOptions& options) {
   check_header(file);
   const Export db(file);
+  db.check_structure();
   const Schema schema = read_schema(db);
   const Tables tables = find_tables(file.path(), schema);
   Names names = read_string_ids(db, schema);

@@ -150,6 +150,10 @@ class NodeParser {
         once(2048, "attrs"), attrs(v);
     }
     if (!has_id) r_.fail("id", "node without an `id`");
+    // Every writer gives both: a node without a name cannot be matched to an op, and one
+    // without a parent would count as an op of its own what its parent's time already holds.
+    if (!(seen & 1)) r_.fail("name", "node without a `name`");
+    if (!(seen & (4 | 4096))) r_.fail("parent", "node without a `parent` (or `ctrl_deps`)");
     if (n_.id < 0) r_.fail("id", "a negative id (" + std::to_string(n_.id) + ")");
     // The sizes Kineto's `Input Dims` must have: a size of 1e9 made a 96-day add.
     for (const auto& [text, field] : {std::pair{std::string_view(n_.shapes), "input_shapes"},
@@ -293,19 +297,20 @@ std::string EtIndex::graph_problem(std::size_t& at) const {
       at = i;
       return "id " + std::to_string(nodes_[i].id) + " given twice (also node " + std::to_string(it->second) + ")";
     }
-  std::optional<std::size_t> root;  // the node that names itself as its parent
+  // The root names itself as its parent, or none (a negative parent); a second such node
+  // would make its subtree's ops count beside the ops they call.
+  std::optional<std::size_t> root;
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     const Node& n = nodes_[i];
-    if (n.parent == n.id) {
+    if (n.parent == n.id || n.parent < 0) {
       if (root) {
         at = i;
-        return "node id " + std::to_string(n.id) + " is its own parent, a second root (node id " +
+        return "node id " + std::to_string(n.id) + " has no parent but itself, a second root (node id " +
                std::to_string(nodes_[*root].id) + " is the trace's)";
       }
       root = i;
       continue;
     }
-    if (n.parent < 0) continue;  // none
     at = i;
     if (!index.contains(n.parent))
       return "parent " + std::to_string(n.parent) + " of node id " + std::to_string(n.id) + " is no node of the trace";
@@ -631,6 +636,11 @@ Workload execution_trace_workload(const EtIndex& et, std::string_view format,
   if (!by_optimizer || pass_rf_ids)
     w.calls = first_pass_calls(nodes, counted, identities, w.ops, steps, step_node_id, step, pass_rf_ids);
   w.notes.push_back("execution trace (schema " + et.schema() + "): shapes and counts, no times (self_time_s empty)");
+  // The readers follow PyTorch's 1.x schemas (1.0.1 to 1.1.x, with or without Chakra's
+  // suffix); a later major version may mean its fields differently, and that is said.
+  if (!et.schema().empty() && !et.schema().starts_with("1."))
+    w.notes.push_back("schema '" + et.schema() +
+                      "' is not one this reader was built on (1.0.1 to 1.1.x): read by their fields' meanings");
   if (by_optimizer)
     w.notes.push_back("no ProfilerStep#N nodes: its " + std::to_string(optimizer_steps) +
                       " Optimizer.step nodes make as many passes; counts are per pass");

@@ -231,6 +231,7 @@ class KinetoReader {
   uint32_t last_thread_ = kNone;
   std::vector<StepSpan> steps_;
   std::set<int64_t> step_numbers_;
+  int64_t element_offset_ = -1;  // the event being read, for an error about it
   bool steps_sorted_ = true;
   bool use_steps_ = false;             // counts come from within the steps (count_passes decides)
   bool steps_from_optimizer_ = false;  // the steps are the intervals between Optimizer.step annotations
@@ -394,6 +395,7 @@ class KinetoReader {
       }
     }
     const TraceEvent& e = parser_.parse(element);
+    element_offset_ = element.offset;
     // TensorFlow 2's trace-viewer export names its processes by device ("/host:CPU",
     // "/device:GPU:0"): remembered to say where such a file's kernels are when none is here.
     if (e.ph == 'M' && e.name == "process_name" &&
@@ -506,7 +508,13 @@ class KinetoReader {
       }
       number = number * 10 + (c - '0');
     }
-    if (!ok || !step_numbers_.insert(number).second) return;
+    // A marker whose number cannot be read, or one given twice, had been passed over: the
+    // steps around it merged and the pass came out longer, without a word.
+    if (!ok || !step_numbers_.insert(number).second)
+      throw InputError(
+          file_.path(),
+          "step marker '" + std::string(e.name) + "': " + (ok ? "its number given twice" : "not ProfilerStep#<number>"),
+          line_at_offset(file_, element_offset_), element_offset_, "traceEvents[].name");
     steps_.push_back({number, ts, ts + e.dur, e.dur});
     steps_sorted_ = false;
   }
@@ -1255,7 +1263,10 @@ class KinetoReader {
     for (const char* key : {"deviceProperties", "computeProperties"}) {
       auto it = info.captured.find(key);
       if (it == info.captured.end() || !w.device.empty()) continue;
+      // The list finds the platform the trace was recorded on: text that is no JSON (a NaN)
+      // had dropped it without a word, and the estimate had moved with it.
       const auto j = nlohmann::json::parse(it->second, nullptr, false);
+      if (j.is_discarded()) throw InputError(file_.path(), std::string("`") + key + "` is not valid JSON", 0, -1, key);
       if (j.is_array() && !j.empty() && j[0].is_object() && j[0].contains("name") && j[0]["name"].is_string()) {
         w.device = j[0]["name"].get<std::string>();
         w.notes.push_back("device: " + w.device + " (" + std::to_string(j.size()) + " listed in " + key + ")");
@@ -1264,7 +1275,13 @@ class KinetoReader {
         // vendor is the one whose wavefront is 64 wide (AMD's) or 32 (NVIDIA's warp).
         const auto& d = j[0];
         auto whole = [&](const char* k) {
-          return d.contains(k) && d[k].is_number_integer() ? d[k].get<int64_t>() : int64_t{0};
+          if (!d.contains(k)) return int64_t{0};
+          if (!d[k].is_number_integer() || d[k].get<int64_t>() <= 0)
+            throw InputError(
+                file_.path(),
+                std::string("`") + k + "` of the first device is not a positive whole number (" + d[k].dump() + ")", 0,
+                -1, std::string(key) + "[0]." + k);
+          return d[k].get<int64_t>();
         };
         const int64_t warp = whole("warpSize");
         w.device_figures.vendor = warp == 64 ? "AMD" : warp == 32 ? "NVIDIA" : "";

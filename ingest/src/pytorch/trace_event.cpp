@@ -3,6 +3,7 @@
 #include "pytorch/trace_event.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -28,9 +29,21 @@ std::string dims_problem(std::string_view text) {
   double elements = 1;
   int depth = 0;
   int64_t input = 0;  // the outer list's element a size is in, from 1
+  // Per list open at each depth: whether it has held sizes or lists. A tensor's sizes are
+  // numbers, a list's entries are shapes (a GenericList of GenericLists nests them deeper); a
+  // list of both ([[[5]], 128]) is no shape. Past kMaxDepth nothing is checked: the JSON
+  // scanner bounds nesting.
+  constexpr std::size_t kMaxDepth = 16;
+  enum class Held : char { nothing, sizes, lists };
+  std::array<Held, kMaxDepth + 2> held{};
+  auto at = [&](int d) -> Held& { return held[std::min(static_cast<std::size_t>(d), kMaxDepth + 1)]; };
   for (std::size_t i = 0; i < text.size();) {
     const char c = text[i];
     if (c == '[') {
+      if (depth > 1 && at(depth) == Held::sizes)
+        return "input " + std::to_string(input) + " mixes sizes and lists of sizes";
+      if (depth >= 1) at(depth) = Held::lists;
+      at(depth + 1) = Held::nothing;
       if (++depth == 2) ++input;
       elements = 1;
       ++i;
@@ -67,6 +80,8 @@ std::string dims_problem(std::string_view text) {
     if (!decimal || stop != number.c_str() + number.size() || !std::isfinite(d) || d != std::floor(d) || d < 0)
       return "size '" + number + "' is not a whole number >= 0";
     if (d > kMaxDim) return "size " + number + " is absurd (over 2^40)";
+    if (at(depth) == Held::lists) return "input " + std::to_string(input) + " mixes sizes and lists of sizes";
+    at(depth) = Held::sizes;
     elements *= d;
     i = end;
   }

@@ -11,6 +11,7 @@
 // parentheses and even quotes, so a line is read from both ends.
 #include <cctype>
 #include <cmath>
+#include <unordered_map>
 
 #include "common/readers.hpp"
 #include "decode/text_scan.hpp"
@@ -28,6 +29,7 @@ constexpr double kMaxEventValue = 1e300;  // user events hold sums of squares of
 // numbers (TAU does not escape quotes inside names).
 struct QuotedLine {
   std::string name;
+  std::string raw_name;  // as written, source location and all: what TAU keeps unique
   std::vector<double> values;
   std::string group;
 };
@@ -46,7 +48,8 @@ QuotedLine parse_quoted(std::string_view t, std::size_t expected_min, std::size_
   }
   const std::size_t close = body.rfind('"');
   if (close == 0) text::fail(file, line, "unclosed quoted name in " + text::quote(t));
-  q.name = tau::clean_name(body.substr(1, close - 1));
+  q.raw_name = std::string(body.substr(1, close - 1));
+  q.name = tau::clean_name(q.raw_name);
   for (auto f : text::fields(body.substr(close + 1))) {
     const auto v = text::parse_number(f);
     if (!v) text::fail(file, line, "bad number " + text::quote(f) + " for '" + q.name + "'");
@@ -133,6 +136,9 @@ Workload read_tau(const InputFile& file, const IngestOptions&) {
   tau::ThreadProfile thread;
   thread.node = node_from_path(path);
   const std::size_t n_values = stats_column ? 6 : 5;
+  // TAU writes each timer of a thread once; a second line of one name would be summed as
+  // more calls, or (the root) taken as the run's length in place of the first.
+  std::unordered_map<std::string, int64_t> line_of_timer;
   for (int64_t k = 0; k < count; ++k) {
     const text::Line* line = next();
     if (!line)
@@ -140,6 +146,9 @@ Workload read_tau(const InputFile& file, const IngestOptions&) {
           path, "the file ends after " + std::to_string(k) + " of " + std::to_string(count) + " timers (truncated?)",
           lines.empty() ? 0 : lines.back().number);
     const auto q = parse_quoted(text::trim(line->text), n_values, n_values, kMaxValue, line->number, path);
+    if (const auto [it, fresh] = line_of_timer.emplace(q.raw_name, line->number); !fresh)
+      text::fail(path, line->number,
+                 "timer '" + q.name + "' given twice (also on line " + std::to_string(it->second) + ")");
     tau::Timer t;
     t.name = q.name;
     t.group = q.group;
