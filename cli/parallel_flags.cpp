@@ -94,6 +94,8 @@ std::vector<LayerCost> model_layer_costs(const Workload& w) {
     c.kept_attention_mask_bytes = l.kept_attention_mask_bytes;
     c.kept_replicated_mask_bytes = l.kept_replicated_mask_bytes;
     c.tied_to_embedding = !l.shares_weights_of.empty() && type_of(l.shares_weights_of) == "embedding";
+    // Its vocabulary: the parallel cross-entropy's all-reduces are per token (output / vocabulary).
+    if (c.tied_to_embedding && !l.output_shape.empty()) c.out_features = static_cast<double>(l.output_shape.back());
     out.push_back(std::move(c));
   }
   return out;

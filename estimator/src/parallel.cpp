@@ -182,6 +182,8 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
     if (layout.tp > 1) derived = megatron_blocks(std::move(derived), w.name, layout.tp, flag);
   }
   const std::vector<LayerCost>& layers = from_trace ? derived.layers : model_layers;
+  const double vocabulary = vocabulary_params(layers);
+  auto split = [&](const LayerCost& l) { return split_by_tp(l, vocabulary); };
   if (layers.empty())
     throw UsageError(f + ": workload '" + w.name +
                      "' has no layer list: the layout needs each layer's parameters and activations");
@@ -263,7 +265,7 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
     // tensor-parallel share of it: together the split layers split exactly the region's ops.
     // Sequence parallel splits a block's remaining ops over the sequence: all of it splits.
     auto tp_factor = [&](double region_share) {
-      if (T <= 1 || !split_by_tp(layers[i])) return 1.0;
+      if (T <= 1 || !split(layers[i])) return 1.0;
       if (layout.sequence_parallel && is_block(layers[i])) return 1 / static_cast<double>(T);
       return region_share / static_cast<double>(T) + (1 - region_share);
     };
@@ -279,7 +281,7 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
   }
   if (layout.sequence_parallel && T == 1)
     out.notes.push_back("--sequence-parallel at tp=1: nothing to split (it splits what tensor parallel leaves whole)");
-  if (T > 1 && std::none_of(layers.begin(), layers.end(), split_by_tp)) {
+  if (T > 1 && std::none_of(layers.begin(), layers.end(), split)) {
     out.notes.push_back("tp=" + std::to_string(T) +
                         ": no transformer block or embedding to split (Megatron layout): every layer replicated");
   } else if (T > 1) {
@@ -289,7 +291,7 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
     std::size_t n = 0;
     for (const auto& l : layers) {
       macs += l.forward_macs;
-      if (l.params > 0 && !split_by_tp(l)) whole += l.forward_macs, ++n;
+      if (l.params > 0 && !split(l)) whole += l.forward_macs, ++n;
     }
     if (macs > 0 && whole / macs > 0.05)
       out.notes.push_back("tp=" + std::to_string(T) + ": " + std::to_string(n) + " layer(s) with weights, " +
@@ -343,45 +345,94 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
       static_cast<std::size_t>(P), std::vector<std::size_t>(static_cast<std::size_t>(M), 0));
   auto send_b = send_f;
   std::vector<double> stage_compute(static_cast<std::size_t>(P), 0), stage_comm(static_cast<std::size_t>(P), 0);
-  std::vector<double> stage_optimizer(static_cast<std::size_t>(P), 0);
+  std::vector<double> stage_optimizer(static_cast<std::size_t>(P), 0), tied_copy_s(static_cast<std::size_t>(P), 0);
+  // Per stage: the node after which its gradients are final (its last bucket's collective, or
+  // its last backward), and its optimizer.
+  std::vector<std::size_t> grads_done(static_cast<std::size_t>(P), 0), optimizer_node(static_cast<std::size_t>(P), 0);
   for (int64_t s = 0; s < P; ++s) {
     const auto su = static_cast<std::size_t>(s);
     const int cs = static_cast<int>(3 * s), ps = cs + 1, ds = cs + 2;  // compute, p2p, data-parallel streams
     const std::size_t lo = starts[su], hi = starts[su + 1];
     double stage_params = 0;
-    for (std::size_t i = lo; i < hi; ++i) stage_params += layers[i].params * tp_rank_share(layers[i], T);
+    // A tied LM head without the word embedding on its stage holds a copy of the table.
+    const double tied_copy = tied_copy_params(layers, lo, hi, vocabulary) / static_cast<double>(T);
+    tied_copy_s[su] = tied_copy;
+    auto rank_params = [&](std::size_t i) {
+      return layers[i].params * tp_rank_share(layers[i], T, vocabulary) + (layers[i].tied_to_embedding ? tied_copy : 0);
+    };
+    auto trained_rank_params = [&](std::size_t i) {
+      return layers[i].trainable_params.value_or(layers[i].params) * tp_rank_share(layers[i], T, vocabulary) +
+             (layers[i].tied_to_embedding ? tied_copy : 0);
+    };
+    for (std::size_t i = lo; i < hi; ++i) stage_params += rank_params(i);
     const double boundary = b * layers[hi - 1].output_elems * act_bytes;
     // Every device of a stage sends at once to the next stage: across nodes each gets its
     // share of the node's NICs (one in G of them when a node holds G of the stage's ranks),
     // not the node's whole bandwidth (a 33.5 MB send between H100 nodes had taken 86.6 us).
     const double send_s = s + 1 < P ? timed("pp send/recv (stage " + std::to_string(s) + ")", CollectiveKind::send_recv,
-                                            boundary, 2, std::min(T * D, node), pp_same_node, 2 * M)
+                                            boundary, 2, std::min(T * D, node), pp_same_node, M)
                                     : 0;
     std::vector<double> ag_s(hi - lo, 0);
     if (D > 1 && layout.zero_stage >= 3)
       for (std::size_t i = lo; i < hi; ++i) {
-        const double bytes = layers[i].params * tp_rank_share(layers[i], T) * par_bytes;
+        const double bytes = rank_params(i) * par_bytes;
         if (bytes > 0)
           ag_s[i - lo] = timed_on(dp_net, "zero-3 all-gather (" + layers[i].name + ")", CollectiveKind::allgather,
                                   bytes, D, dp_per_node, true, 2 * M);
       }
-    // Two all-reduces per block each way; a recomputed block runs its forward's two again in
-    // the backward.
-    std::vector<double> tp_s(hi - lo, 0);
-    // Under sequence parallel each all-reduce is a reduce-scatter and an all-gather of the
+    // Megatron's tensor-parallel collectives of one micro-batch, forward and backward, per
+    // layer. Under sequence parallel an all-reduce is a reduce-scatter and an all-gather of the
     // same tensor (the same ring volume, twice the steps' latency).
+    std::vector<double> tp_fwd(hi - lo, 0), tp_bwd(hi - lo, 0);
+    auto tp_call = [&](const std::string& what, CollectiveKind kind, double bytes, int64_t calls) {
+      const char* name = kind == CollectiveKind::allreduce        ? "tp all-reduce ("
+                         : kind == CollectiveKind::reduce_scatter ? "tp reduce-scatter ("
+                                                                  : "tp all-gather (";
+      return timed(name + what + ")", kind, bytes, T, tp_per_node, true, calls);
+    };
     if (T > 1)
       for (std::size_t i = lo; i < hi; ++i) {
-        if (!is_block(layers[i])) continue;
-        const double bytes = b * layers[i].output_elems * act_bytes;
-        const int64_t calls = (rerun(i) ? 6 : 4) * M;
-        tp_s[i - lo] = layout.sequence_parallel
-                           ? 2 * (timed("tp reduce-scatter (" + layers[i].name + ")", CollectiveKind::reduce_scatter,
-                                        bytes, T, tp_per_node, true, calls) +
-                                  timed("tp all-gather (" + layers[i].name + ")", CollectiveKind::allgather, bytes, T,
-                                        tp_per_node, true, calls))
-                           : 2 * timed("tp all-reduce (" + layers[i].name + ")", CollectiveKind::allreduce, bytes, T,
-                                       tp_per_node, true, calls);
+        const LayerCost& l = layers[i];
+        const std::size_t k = i - lo;
+        if (is_block(l)) {
+          // Two all-reduces of the block's output each way; a recomputed block runs its
+          // forward's two again in the backward.
+          const double bytes = b * l.output_elems * act_bytes;
+          const int64_t calls = (rerun(i) ? 6 : 4) * M;
+          const double two = layout.sequence_parallel
+                                 ? 2 * (tp_call(l.name, CollectiveKind::reduce_scatter, bytes, calls) +
+                                        tp_call(l.name, CollectiveKind::allgather, bytes, calls))
+                                 : 2 * tp_call(l.name, CollectiveKind::allreduce, bytes, calls);
+          tp_fwd[k] = two;
+          tp_bwd[k] = two * (rerun(i) ? 2 : 1);
+        } else if (is_vocabulary(l, vocabulary)) {
+          // Each rank looks up the tokens of its share of the vocabulary (zeros elsewhere), and
+          // one all-reduce sums the output (sequence parallel: a reduce-scatter); token ids
+          // have no gradient, so nothing goes back.
+          const double bytes = b * l.output_elems * act_bytes;
+          tp_fwd[k] =
+              tp_call(l.name + ", word embedding",
+                      layout.sequence_parallel ? CollectiveKind::reduce_scatter : CollectiveKind::allreduce, bytes, M);
+        } else if (l.tied_to_embedding) {
+          // The vocabulary-parallel logits: the head's input gradient is all-reduced backward
+          // (Megatron's copy_to_tensor_model_parallel_region; sequence parallel: the input
+          // all-gathered forward and its gradient reduce-scattered back), and the parallel
+          // cross-entropy all-reduces three fp32 values per token forward (the logits'
+          // maximum, the target's logit, the sum of the exponentials).
+          const double in_elems = l.in_features > 0 && l.out_features > 0
+                                      ? l.output_elems / l.out_features * l.in_features
+                                      : (i > 0 ? layers[i - 1].output_elems : 0);
+          const double bytes = b * in_elems * act_bytes;
+          if (bytes > 0 && layout.sequence_parallel) {
+            tp_fwd[k] += tp_call(l.name + ", LM head input", CollectiveKind::allgather, bytes, M);
+            tp_bwd[k] += tp_call(l.name + ", LM head input", CollectiveKind::reduce_scatter, bytes, M);
+          } else if (bytes > 0) {
+            tp_bwd[k] += tp_call(l.name + ", LM head input", CollectiveKind::allreduce, bytes, M);
+          }
+          if (l.out_features > 0)
+            tp_fwd[k] += 3 * tp_call(l.name + ", cross-entropy", CollectiveKind::allreduce,
+                                     b * l.output_elems / l.out_features * 4, 3 * M);
+        }
       }
     // One micro-batch's forward or backward through the stage's layers.
     std::vector<std::size_t> last_bwd_layer_op(hi - lo, 0);
@@ -397,8 +448,7 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
         stage_compute[su] += forward ? fwd[i] : bwd[i];
         if (ag_s[i - lo] > 0) g.depend(ag, op), stage_comm[su] += ag_s[i - lo];
         std::size_t end = op;
-        if (tp_s[i - lo] > 0) {
-          const double tp_here = tp_s[i - lo] * (!forward && rerun(i) ? 2 : 1);
+        if (const double tp_here = forward ? tp_fwd[i - lo] : tp_bwd[i - lo]; tp_here > 0) {
           end = g.add({"tp collectives " + layers[i].name, cs, true, tp_here});
           stage_comm[su] += tp_here;
         }
@@ -407,6 +457,47 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
         c.last = end;
       }
       return c;
+    };
+    // Data parallel: the gradients in buckets, backward order, each bucket's collective as
+    // soon as the layer that fills it has finished its backward. DDP, and ZeRO-1 (whose ranks
+    // keep whole gradients), reduce the last micro-batch's only, the others accumulating in
+    // place (no_sync); ZeRO-2 and -3 keep only their shard of the gradients, so every
+    // micro-batch's are reduce-scattered into it (DeepSpeed's and FSDP's way).
+    struct Bucket {
+      std::size_t filled_by = 0;  // the layer whose backward completes it
+      double seconds = 0;
+    };
+    std::vector<Bucket> buckets;
+    int64_t oversized_buckets = 0;  // a layer's gradients alone past twice the bucket size
+    const bool every_micro_batch = layout.zero_stage >= 2;
+    if (D > 1) {
+      double bucket = 0;
+      for (std::size_t k = 0; k < hi - lo; ++k) {
+        const std::size_t i = hi - 1 - k;
+        // Only trained parameters have gradients to reduce (not frozen layers, nor batch
+        // norm's running statistics).
+        bucket += trained_rank_params(i) * par_bytes;
+        if (bucket > 0 && (bucket >= layout.bucket_bytes || i == lo)) {
+          if (bucket > 2 * layout.bucket_bytes) ++oversized_buckets;
+          const double t =
+              timed_on(dp_net,
+                       "dp " + std::string(grad_kind == CollectiveKind::allreduce ? "all-reduce" : "reduce-scatter") +
+                           " bucket " + std::to_string(buckets.size()) + " (stage " + std::to_string(s) + ")",
+                       grad_kind, bucket, D, dp_per_node, true, every_micro_batch ? M : 1);
+          buckets.push_back({i, t});
+          bucket = 0;
+        }
+      }
+    }
+    std::size_t last_comm = 0;
+    bool any_bucket = false;
+    auto reduce_buckets = [&] {
+      for (std::size_t n = 0; n < buckets.size(); ++n) {
+        const auto id = g.add({"dp bucket " + std::to_string(n), ds, true, buckets[n].seconds});
+        g.depend(last_bwd_layer_op[buckets[n].filled_by - lo], id);
+        stage_comm[su] += buckets[n].seconds;
+        last_comm = id, any_bucket = true;
+      }
     };
     // 1F1B: P - s - 1 warm-up forwards, then one forward one backward, then the rest.
     const int64_t warm = std::min(P - s - 1, M);
@@ -437,39 +528,13 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
         send_b[su][static_cast<std::size_t>(next_b)] = id;
         stage_comm[su] += back_s;
       }
+      if (every_micro_batch || next_b == M - 1) reduce_buckets();
       ++next_b;
     };
     for (int64_t i = 0; i < warm; ++i) do_f();
     while (next_b < M) {
       if (next_f < M) do_f();
       do_b();
-    }
-    // Data parallel: the last micro-batch's gradients in buckets, backward order.
-    int64_t oversized_buckets = 0;  // a layer's gradients alone past twice the bucket size
-    std::size_t last_comm = 0;
-    bool any_bucket = false;
-    if (D > 1) {
-      double bucket = 0;
-      int n_bucket = 0;
-      for (std::size_t k = 0; k < hi - lo; ++k) {
-        const std::size_t i = hi - 1 - k;
-        // Only trained parameters have gradients to reduce (not frozen layers, nor batch
-        // norm's running statistics).
-        bucket += layers[i].trainable_params.value_or(layers[i].params) * tp_rank_share(layers[i], T) * par_bytes;
-        if (bucket > 0 && (bucket >= layout.bucket_bytes || i == lo)) {
-          if (bucket > 2 * layout.bucket_bytes) ++oversized_buckets;
-          const double t =
-              timed_on(dp_net,
-                       "dp " + std::string(grad_kind == CollectiveKind::allreduce ? "all-reduce" : "reduce-scatter") +
-                           " bucket " + std::to_string(n_bucket) + " (stage " + std::to_string(s) + ")",
-                       grad_kind, bucket, D, dp_per_node, true, 1);
-          const auto id = g.add({"dp bucket " + std::to_string(n_bucket++), ds, true, t});
-          g.depend(last_bwd_layer_op[i - lo], id);
-          stage_comm[su] += t;
-          last_comm = id, any_bucket = true;
-          bucket = 0;
-        }
-      }
     }
     // --bucket-mb 0.001 gave as many buckets as the default 25: a layer is never split.
     if (oversized_buckets > 0 && layout.bucket_bytes != ParallelLayout{}.bucket_bytes) {
@@ -487,12 +552,37 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
     stage_compute[su] += opt;
     stage_optimizer[su] = opt;
     if (any_bucket) g.depend(last_comm, o);
+    grads_done[su] = any_bucket ? last_comm : B[su][static_cast<std::size_t>(M - 1)].last;
+    optimizer_node[su] = o;
     if (D > 1 && (layout.zero_stage == 1 || layout.zero_stage == 2) && stage_params > 0) {
       const double t = timed_on(dp_net, "zero all-gather of parameters (stage " + std::to_string(s) + ")",
                                 CollectiveKind::allgather, stage_params * par_bytes, D, dp_per_node, true, 1);
       const auto id = g.add({"zero all-gather params", ds, true, t});
       g.depend(o, id);
       stage_comm[su] += t;
+    }
+  }
+  // The word embedding's two copies (its own stage's and the tied head's) stay one weight:
+  // their gradients are all-reduced once a step, after each stage's data-parallel reduction
+  // and before either optimizer (Megatron's embedding group).
+  if (const auto copy = std::find_if(tied_copy_s.begin(), tied_copy_s.end(), [](double p) { return p > 0; });
+      copy != tied_copy_s.end()) {
+    const auto head = static_cast<std::size_t>(copy - tied_copy_s.begin());
+    std::size_t table = 0;
+    while (table < starts.size() - 1 && !std::any_of(layers.begin() + static_cast<std::ptrdiff_t>(starts[table]),
+                                                     layers.begin() + static_cast<std::ptrdiff_t>(starts[table + 1]),
+                                                     [&](const LayerCost& l) { return is_vocabulary(l, vocabulary); }))
+      ++table;
+    if (table < starts.size() - 1) {
+      const double t =
+          timed("embedding all-reduce (stages " + std::to_string(table) + " and " + std::to_string(head) + ")",
+                CollectiveKind::allreduce, *copy * par_bytes, 2, pp_same_node ? 2 : 1, pp_same_node, 1);
+      const auto id = g.add({"embedding all-reduce", static_cast<int>(3 * P), true, t});
+      for (const std::size_t s : {table, head}) {
+        g.depend(grads_done[s], id);
+        g.depend(id, optimizer_node[s]);
+        stage_comm[s] += t;
+      }
     }
   }
   for (int64_t s = 0; s + 1 < P; ++s)

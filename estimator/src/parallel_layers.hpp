@@ -1,20 +1,50 @@
 // What parallel.cpp and parallel_memory.cpp both ask of a layer and a workload.
 #pragma once
 
+#include <algorithm>
+#include <vector>
+
 #include "fomcast/parallel.hpp"
 
 namespace fomcast {
 
-// Megatron's tensor-parallel layout splits the transformer blocks, the embeddings and the LM
-// head tied to the token embedding (vocabulary-parallel) T ways; every other layer is
-// replicated.
-inline bool split_by_tp(const LayerCost& l) {
-  return l.type == "transformer_block" || l.type == "embedding" || l.tied_to_embedding;
+// Megatron's word embedding, split over the vocabulary (VocabParallelEmbedding): the
+// embedding with the most parameters, the table an LM head is tied to. Position and
+// token-type embeddings are plain tables that every rank holds whole. Returns its parameters
+// (0: no embedding).
+inline double vocabulary_params(const std::vector<LayerCost>& layers) {
+  double most = 0;
+  for (const auto& l : layers)
+    if (l.type == "embedding") most = std::max(most, l.params);
+  return most;
 }
+inline bool is_vocabulary(const LayerCost& l, double vocabulary) {
+  return l.type == "embedding" && vocabulary > 0 && l.params >= vocabulary;
+}
+
+// Megatron's tensor-parallel layout splits the transformer blocks, the word embedding and the
+// LM head tied to it (vocabulary-parallel) T ways; every other layer is replicated.
 inline bool is_block(const LayerCost& l) { return l.type == "transformer_block"; }
+inline bool split_by_tp(const LayerCost& l, double vocabulary) {
+  return is_block(l) || l.tied_to_embedding || is_vocabulary(l, vocabulary);
+}
 // The share of the layer's weights (and of what it keeps) one of `tp` ranks holds.
-inline double tp_rank_share(const LayerCost& l, int64_t tp) {
-  return tp > 1 && split_by_tp(l) ? 1.0 / static_cast<double>(tp) : 1.0;
+inline double tp_rank_share(const LayerCost& l, int64_t tp, double vocabulary) {
+  return tp > 1 && split_by_tp(l, vocabulary) ? 1.0 / static_cast<double>(tp) : 1.0;
+}
+
+// A pipeline stage holding a tied LM head but not the word embedding keeps its own copy of
+// the table (Megatron's last stage: the two copies' gradients are all-reduced every step so
+// they stay one weight). The copy's parameters for the layers [lo, hi), 0 when they hold the
+// table or no tied head.
+inline double tied_copy_params(const std::vector<LayerCost>& layers, std::size_t lo, std::size_t hi,
+                               double vocabulary) {
+  bool head = false;
+  for (std::size_t i = lo; i < hi; ++i) {
+    if (is_vocabulary(layers[i], vocabulary)) return 0;
+    head = head || layers[i].tied_to_embedding;
+  }
+  return head ? vocabulary : 0;
 }
 
 // Whether --recompute checkpoints the layer (its input kept, its forward run again in the

@@ -4,7 +4,8 @@
 // activations of the micro-batches a stage holds at once under 1F1B (stage s: min(P - s, M)),
 // or with recomputation only each checkpointed layer's input plus one such layer's full
 // activations (parallel_layers.hpp says which layers are checkpointed). Each stage holds its
-// own layers (parallel.cpp's cut); the fullest stage is the one reported. A model's layers
+// own layers (parallel.cpp's cut), and a stage with a tied LM head but not the word embedding
+// a copy of the table; the fullest stage is the one reported. A model's layers
 // say what each keeps; a trace's do not, and the model's total is shared out instead.
 #include <algorithm>
 
@@ -22,7 +23,8 @@ DeviceMemory device_memory(const Workload& w, const std::vector<LayerCost>& laye
   double total_params = 0, total_out = 0;
   for (const auto& l : layers) total_params += l.params, total_out += l.output_elems;
   auto per = [&](double bytes) { return total_params > 0 ? bytes / total_params : 0.0; };
-  auto split = [&](const LayerCost& l) { return tp_rank_share(l, layout.tp); };
+  const double vocabulary = vocabulary_params(layers);
+  auto split = [&](const LayerCost& l) { return tp_rank_share(l, layout.tp, vocabulary); };
   // Without the stages' cut (a caller that has none), every stage is taken as 1/P of the
   // parameters and activations.
   const bool cut = starts.size() == static_cast<std::size_t>(P) + 1 && starts.back() == layers.size();
@@ -77,6 +79,8 @@ DeviceMemory device_memory(const Workload& w, const std::vector<LayerCost>& laye
         held += keeps;
       }
     }
+    // The word embedding's copy beside a tied LM head on another stage, split like the table.
+    if (cut) params += tied_copy_params(layers, starts[s], starts[s + 1], vocabulary) / T;
     params *= share;
     // A trace has no model description: weights and gradients in the GEMMs' element type;
     // its optimizer state and activations are not known and not counted (said in `detail`).

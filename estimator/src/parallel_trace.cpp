@@ -237,7 +237,9 @@ DerivedLayers megatron_blocks(DerivedLayers in, const std::string& workload, int
       std::to_string(std::llround(first->hidden)) + ", MLP " + std::to_string(std::llround(first->ffn)) +
       "; attention's input projection, batched GEMMs, output projection and MLP), each split " + std::to_string(tp) +
       " ways as Megatron does, with its two all-reduces each way" +
-      (tied_head ? "; the output projection tied to the token embedding split over the vocabulary" : "") +
+      (tied_head ? "; the output projection tied to the token embedding split over the vocabulary (the lookup's "
+                   "all-reduce forward, the head input's backward, the parallel cross-entropy's three forward)"
+                 : "") +
       (replicated_linears > 0
            ? "; " + std::to_string(replicated_linears) + " other linear layers with weights replicated"
            : std::string()));

@@ -3,6 +3,7 @@
 // gradient all-reduce with the backward pass, and a DAG whose critical path overlap changes.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <numeric>
 
 #include "fomcast/collectives.hpp"
@@ -133,6 +134,37 @@ TEST_CASE("data parallel: exposed communication is 0 under the backward pass and
   REQUIRE(e.collectives.size() == 4);
   CHECK(e.collectives[0].bytes == doctest::Approx(4e6));
   CHECK(e.collectives[0].time.seconds == doctest::Approx(ring_allreduce_s(4e6, 4, 1e9, 0)));
+}
+
+TEST_CASE("ZeRO-2 and -3 reduce-scatter every micro-batch's gradients; DDP and ZeRO-1 only the last's") {
+  // Two micro-batches of the four 4 MB layers above; at 1 GB/s a bucket's reduce-scatter over
+  // 4 ranks is 3/4 x 4 MB = 3 ms, the parameters' all-gather after the optimizer 3/4 x 16 MB
+  // = 12 ms.
+  const Toy t = toy(6e-3, 12e-3, 0);
+  const std::vector<LayerCost> layers{layer("in", 0, 2), layer("a", 1e6, 1), layer("b", 1e6, 1), layer("c", 1e6, 1),
+                                      layer("d", 1e6, 1)};
+  ParallelLayout l;
+  l.dp = 4;
+  l.micro_batches = 2;
+  l.bucket_bytes = 1024 * 1024;
+  const double rs = ring_reduce_scatter_s(4e6, 4, 1e9, 0);
+  CHECK(rs == doctest::Approx(3e-3));
+  auto run = [&](int zero) {
+    l.zero_stage = zero;
+    return estimate_parallel(t.w, t.pass, layers, toy_platform(1e9), catalog(), l);
+  };
+  // ZeRO-1: whole gradients accumulate in place, the last micro-batch's are reduced.
+  const auto one = run(1);
+  CHECK(one.collectives[0].calls_per_step == 1);
+  CHECK(one.comm_total_s == doctest::Approx(4 * rs + 12e-3));
+  // ZeRO-2: a rank keeps only its shard, so each micro-batch's gradients are reduced into it.
+  const auto two = run(2);
+  CHECK(two.collectives[0].calls_per_step == 2);
+  CHECK(two.comm_total_s == doctest::Approx(2 * 4 * rs + 12e-3));
+  // The first micro-batch's reduce-scatters run under the second's compute: the step ends
+  // as ZeRO-1's (the last buckets from 26 ms, then the all-gather: 50 ms).
+  CHECK(two.step_s == doctest::Approx(one.step_s));
+  CHECK(two.step_s == doctest::Approx(50e-3));
 }
 
 TEST_CASE("tensor parallel: two all-reduces of b x s x h per block each way, GEMMs split") {
@@ -337,6 +369,59 @@ TEST_CASE("tensor parallel: an LM head tied to the token embedding splits over t
   // Tied (Megatron's vocabulary-parallel logits): it halves too.
   layers[1].tied_to_embedding = true;
   CHECK(estimate_parallel(t.w, t.pass, layers, toy_platform(100e9), catalog(), l).compute_s == doctest::Approx(6e-3));
+}
+
+TEST_CASE("tensor parallel: the word embedding's and the tied LM head's collectives; a pipeline's copy of the table") {
+  const Toy t = toy(4e-3, 8e-3, 0);
+  const double sh = 16.0 * 64;  // a sample: 16 tokens of 64
+  LayerCost wte = layer("wte", 1000.0 * 64, 0, sh, "embedding");
+  LayerCost wpe = layer("wpe", 16.0 * 64, 0, sh, "embedding");  // positions: whole on every rank
+  LayerCost head = layer("lm_head", 0, 1, 16.0 * 1000);
+  head.tied_to_embedding = true;
+  head.out_features = 1000;
+  const std::vector<LayerCost> layers{wte, wpe, layer("h.0", 1e6, 1, sh, "transformer_block"),
+                                      layer("ln_f", 128, 0, sh), head};
+  const Platform p = toy_platform(100e9);
+  ParallelLayout l;
+  l.tp = 2;
+  const auto e = estimate_parallel(t.w, t.pass, layers, p, catalog(), l);
+  auto find = [&](const ParallelEstimate& est, const std::string& what) {
+    const auto it = std::find_if(est.collectives.begin(), est.collectives.end(),
+                                 [&](const CollectiveLine& c) { return c.what == what; });
+    REQUIRE(it != est.collectives.end());
+    return *it;
+  };
+  // The vocabulary-parallel lookup sums its output forward; the head's input gradient is
+  // summed backward; the cross-entropy sums three fp32 values per token forward.
+  CHECK(find(e, "tp all-reduce (wte, word embedding)").bytes == doctest::Approx(sh * 4));
+  CHECK(find(e, "tp all-reduce (lm_head, LM head input)").bytes == doctest::Approx(sh * 4));
+  const auto ce = find(e, "tp all-reduce (lm_head, cross-entropy)");
+  CHECK(ce.bytes == doctest::Approx(16 * 4));
+  CHECK(ce.calls_per_step == 3);
+  CHECK(std::none_of(e.collectives.begin(), e.collectives.end(),
+                     [](const CollectiveLine& c) { return c.what.find("wpe") != std::string::npos; }));
+  // All on the compute stream: the block's four, the lookup's, the head's input and the
+  // cross-entropy's three are exposed.
+  const double ar = ring_allreduce_s(sh * 4, 2, 100e9, 0);
+  CHECK(e.exposed_comm_s == doctest::Approx(6 * ar + 3 * ring_allreduce_s(16 * 4, 2, 100e9, 0)));
+  // The table and the block split, the position embedding and the norm do not.
+  ParallelLayout one;
+  const double total = 64000 + 1024 + 1e6 + 128;
+  CHECK(device_memory(t.w, layers, p, l).weights_bytes / device_memory(t.w, layers, p, one).weights_bytes ==
+        doctest::Approx((32000 + 1024 + 5e5 + 128) / total));
+  // Two stages, the head's without the table: it holds a copy of its half (32,000
+  // parameters), and the copies' gradients are all-reduced once a step.
+  l.pp = 2;
+  const DeviceMemory m = device_memory(t.w, layers, p, l, {0, 2, 5});
+  CHECK(m.stage == 1);
+  CHECK(m.weights_bytes == doctest::Approx((5e5 + 128 + 32000) * 16e6 / total));
+  const auto piped = estimate_parallel(t.w, t.pass, layers, p, catalog(), l);
+  const auto emb = find(piped, "embedding all-reduce (stages 0 and 1)");
+  CHECK(emb.bytes == doctest::Approx(32000 * 4));
+  CHECK(emb.calls_per_step == 1);
+  // One stage holding both: no copy, no such all-reduce.
+  CHECK(std::none_of(e.collectives.begin(), e.collectives.end(),
+                     [](const CollectiveLine& c) { return c.what.find("embedding all-reduce") != std::string::npos; }));
 }
 
 TEST_CASE(

@@ -65,9 +65,11 @@ ParallelLayout parse_parallel(std::string_view text, std::string_view flag = "--
 struct LayerCost {
   std::string name, type;
   double params = 0;
-  double forward_macs = 0;                   // per sample
-  double output_elems = 0;                   // per sample: what goes to the next layer (and back as a gradient)
-  double in_features = 0, out_features = 0;  // a trace's linear layer: its weight K x N (0 elsewhere)
+  double forward_macs = 0;  // per sample
+  double output_elems = 0;  // per sample: what goes to the next layer (and back as a gradient)
+  // A trace's linear layer: its weight K x N; a model's tied LM head: N alone, its vocabulary
+  // (0 elsewhere).
+  double in_features = 0, out_features = 0;
   // per sample: activation elements the forward keeps for the backward (0: not known, as in
   // a trace; memory then falls back to the model's total)
   double kept_elems = 0;
