@@ -281,10 +281,14 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
   }
   if (layout.sequence_parallel && T == 1)
     out.notes.push_back("--sequence-parallel at tp=1: nothing to split (it splits what tensor parallel leaves whole)");
-  if (T > 1 && std::none_of(layers.begin(), layers.end(), split)) {
-    out.notes.push_back("tp=" + std::to_string(T) +
-                        ": no transformer block or embedding to split (Megatron layout): every layer replicated");
-  } else if (T > 1) {
+  // Tensor parallel with nothing Megatron's layout splits ran T devices at one's speed, a 50%
+  // efficiency said only in a note; a trace with no block is refused the same way.
+  if (T > 1 && std::none_of(layers.begin(), layers.end(), split))
+    throw UsageError(f + ": tp=" + std::to_string(T) + ": none of the " + std::to_string(layers.size()) +
+                     " layers of workload '" + w.name +
+                     "' is a transformer block (`transformer_block`) or a word embedding, what Megatron's "
+                     "layout splits; data and pipeline parallel work on it");
+  if (T > 1) {
     // Layers with weights that the layout leaves whole: a model written as attention and dense
     // layers rather than transformer blocks ran tp=8 at tp=1's compute, without a word.
     double macs = 0, whole = 0;

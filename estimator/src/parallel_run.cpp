@@ -19,7 +19,8 @@ namespace {
 // grow with it), recomputation, and half precision where activations are kept in 4 bytes. A
 // study's problem gets its own field names, a command line the flags.
 [[noreturn]] void refuse_unfit(const std::string& head, const DeviceMemory& m, int64_t batch, const Workload& run,
-                               const ParallelLayout& l, bool layout_given, std::string_view flag, const Platform& p) {
+                               const ParallelLayout& l, bool layout_given, std::string_view flag, const Platform& p,
+                               int64_t global_batch = 0) {
   const bool cli = flag.starts_with("--");
   auto name = [&](const char* option, const char* field) { return std::string(cli ? option : field); };
   const double fixed = m.weights_bytes + m.gradients_bytes + m.optimizer_bytes;
@@ -39,9 +40,18 @@ namespace {
     const double per_sample = batch > 0 ? m.activations_bytes / static_cast<double>(batch) : 0;
     if (per_sample > 0) {
       const auto most = static_cast<int64_t>((m.capacity_bytes - fixed) / per_sample);
-      remedies.push_back(most >= 1 ? "a micro-batch of at most about " + std::to_string(most) + " (" +
-                                         name(layout_given ? "--batch-per-gpu" : "--batch", "batch_size") + ")"
-                                   : std::string("no micro-batch fits as it is"));
+      // With the global batch given, the micro-batch is what it leaves each device and
+      // micro-batch: more micro-batches (gradient accumulation) make it smaller.
+      int64_t steps = most >= 1 && global_batch > 0 ? (global_batch + l.dp * most - 1) / (l.dp * most) : 0;
+      while (steps > 0 && global_batch % (l.dp * steps) != 0 && l.dp * steps <= global_batch) ++steps;
+      if (steps > 0 && l.dp * steps > global_batch) steps = 0;
+      remedies.push_back(most < 1 ? std::string("no micro-batch fits as it is")
+                         : steps > 0
+                             ? "a micro-batch of at most about " + std::to_string(most) + " (" +
+                                   name("--micro-batches", "micro_batches") + " " + std::to_string(steps) +
+                                   ": the global batch " + std::to_string(global_batch) + " over dp x micro-batches)"
+                             : "a micro-batch of at most about " + std::to_string(most) + " (" +
+                                   name(layout_given ? "--batch-per-gpu" : "--batch", "batch_size") + ")");
     }
     if (!l.recompute)
       remedies.push_back("recomputation (" +
@@ -132,7 +142,7 @@ ParallelRun run_parallel(const Workload& stored, std::string_view platform, cons
     refuse_unfit(f + ": workload '" + stored.name + "' does not fit on " + p->name +
                      " with dp=" + std::to_string(l.dp) + ",tp=" + std::to_string(l.tp) +
                      ",pp=" + std::to_string(l.pp) + " at a micro-batch of " + std::to_string(b),
-                 m, b, out.micro, l, true, flag, *p);
+                 m, b, out.micro, l, true, flag, *p, req.global_batch);
   // The count is of the model's tensors only: the CUDA context, library workspaces (cuBLAS,
   // cuDNN) and the allocator's fragmentation come on top, commonly 1-2 GiB a device.
   if (m.capacity_bytes > 0 && m.total_bytes > 0.9 * m.capacity_bytes)

@@ -83,13 +83,22 @@ ScalingCurve scaling_curve(const Workload& stored, std::string_view platform, co
   c.platform = std::string(platform);
   c.key = key;
   c.weak = weak;
+  // Weak scaling keeps the batch per device, so the global batch grows with the devices: a
+  // global batch given with it had been dropped without a word.
+  if (weak && base.global_batch > 0)
+    throw UsageError(
+        "--global-batch with --weak: weak scaling keeps the batch per device (--batch-per-gpu) and the "
+        "global batch grows with the devices; strong scaling (without --weak) keeps a global batch");
   int64_t global = base.global_batch;
-  // Strong scaling with nothing fixed by the caller: the global batch of the largest point at
-  // the workload's batch per device, the smaller points accumulating micro-batches (values
+  // Strong scaling over dp with no batch per device or micro-batch count fixed: the global
+  // batch (the caller's, else the largest point's at the workload's batch per device) reached
+  // at the workload's batch per device, the smaller points accumulating micro-batches (values
   // increase, so every point's dp divides the largest's micro-batch count when they double).
-  const bool accumulate = !weak && base.global_batch == 0 && base.batch_per_gpu == 0 &&
-                          base.layout.micro_batches == 0 && key == "dp" && stored.batch_size > 0 && !values.empty();
-  if (accumulate) global = values.back() * base.layout.micro() * stored.batch_size;
+  // A global batch given had instead been one micro-batch per device: 512 sequences on one
+  // GPU, refused, where the same sweep without it reached every point.
+  const bool accumulate = !weak && base.batch_per_gpu == 0 && base.layout.micro_batches == 0 && key == "dp" &&
+                          stored.batch_size > 0 && !values.empty();
+  if (accumulate && global == 0) global = values.back() * base.layout.micro() * stored.batch_size;
   for (const int64_t v : values) {
     ParallelRequest r = base;
     (key == "dp" ? r.layout.dp : key == "tp" ? r.layout.tp : r.layout.pp) = v;
@@ -102,17 +111,22 @@ ScalingCurve scaling_curve(const Workload& stored, std::string_view platform, co
     } else if (accumulate) {
       // The largest layout's global batch, reached on the smaller ones by accumulating
       // gradients over more micro-batches of the workload's batch.
-      const int64_t per = r.layout.dp * stored.batch_size;
+      // The largest micro-batch, up to the workload's batch, that the global batch divides
+      // into dp x at least pp micro-batches (a model is expanded at it; a trace keeps its own).
+      int64_t micro = stored.batch_size;
+      while (micro > 1 && (global % (r.layout.dp * micro) != 0 || global / (r.layout.dp * micro) < r.layout.pp))
+        --micro;
+      const int64_t per = r.layout.dp * micro;
       if (global % per != 0 || global / per < r.layout.pp) {
         // Strong scaling keeps the global batch: a point that cannot reach it says so.
         p.error = "strong scaling keeps the global batch of " + std::to_string(global) +
-                  ", which dp=" + std::to_string(r.layout.dp) + " x " + std::to_string(stored.batch_size) +
-                  " per device does not divide into at least pp micro-batches";
+                  ", which dp=" + std::to_string(r.layout.dp) +
+                  " does not divide into at least pp micro-batches of a whole sample";
         c.points.push_back(p);
         continue;
       }
       r.layout.micro_batches = global / per;
-      r.batch_per_gpu = stored.batch_size, r.global_batch = 0;
+      r.batch_per_gpu = micro, r.global_batch = 0;
     } else {
       if (global == 0)
         global = r.layout.dp * r.layout.micro() * (r.batch_per_gpu > 0 ? r.batch_per_gpu : stored.batch_size);
@@ -121,6 +135,7 @@ ScalingCurve scaling_curve(const Workload& stored, std::string_view platform, co
     try {
       const ParallelRun run = run_parallel(stored, platform, catalog, r, expand, layers, opts);
       const auto& e = run.parallel;
+      p.layout = e.layout;  // with the micro-batch count the point was run at
       p.global_batch = e.global_batch, p.micro_batch = e.micro_batch;
       p.step_s = e.step_s, p.compute_s = e.compute_s, p.exposed_comm_s = e.exposed_comm_s, p.bubble_s = e.bubble_s;
       p.samples_per_s = e.samples_per_s;

@@ -156,6 +156,7 @@ json scaling_to_json(const ScalingCurve& c) {
     if (p.error.empty()) {
       j.update({{"global_batch", p.global_batch},
                 {"micro_batch", p.micro_batch},
+                {"micro_batches", p.layout.micro()},
                 {"step_s", p.step_s},
                 {"compute_s", p.compute_s},
                 {"exposed_comm_s", p.exposed_comm_s},
@@ -174,22 +175,24 @@ json scaling_to_json(const ScalingCurve& c) {
 
 std::string scaling_to_text(const ScalingCurve& c) {
   std::string s = c.workload + " on " + c.platform + ", " + (c.weak ? "weak" : "strong") + " scaling over " + c.key +
-                  " (efficiency: throughput per device against the first point; vs 1: against one device)\n";
+                  " (efficiency: throughput per device against the first point; vs 1: against one device doing the "
+                  "point's global batch micro-batch by micro-batch, its optimizer once a step)\n";
   TextTable t;
-  t.header = {"dp",      "tp",           "pp",     "devices",   "global batch", "step",
-              "compute", "exposed comm", "bubble", "samples/s", "efficiency",   "vs 1"};
-  t.right_align = std::vector<bool>(12, true);
+  t.header = {"dp",   "tp",      "pp",           "devices", "global batch", "micro-batch", "x micro-batches",
+              "step", "compute", "exposed comm", "bubble",  "samples/s",    "efficiency",  "vs 1"};
+  t.right_align = std::vector<bool>(14, true);
   std::string errors;
   for (const auto& p : c.points) {
     std::vector<std::string> row{std::to_string(p.layout.dp), std::to_string(p.layout.tp), std::to_string(p.layout.pp),
                                  std::to_string(p.devices)};
     if (p.error.empty()) {
       row.insert(row.end(),
-                 {std::to_string(p.global_batch), format_duration(p.step_s), format_duration(p.compute_s),
-                  format_duration(p.exposed_comm_s), format_duration(p.bubble_s), format_significant(p.samples_per_s),
-                  format_percent(p.efficiency, 1), format_percent(p.scaling_efficiency, 1)});
+                 {std::to_string(p.global_batch), std::to_string(p.micro_batch), std::to_string(p.layout.micro()),
+                  format_duration(p.step_s), format_duration(p.compute_s), format_duration(p.exposed_comm_s),
+                  format_duration(p.bubble_s), format_significant(p.samples_per_s), format_percent(p.efficiency, 1),
+                  format_percent(p.scaling_efficiency, 1)});
     } else {
-      row.insert(row.end(), {"-", "-", "-", "-", "-", "-", "-", "-"});
+      row.insert(row.end(), {"-", "-", "-", "-", "-", "-", "-", "-", "-", "-"});
       errors += "  " + std::to_string(p.devices) + " devices: " + p.error + "\n";
     }
     t.rows.push_back(row);

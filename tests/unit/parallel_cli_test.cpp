@@ -218,11 +218,31 @@ TEST_CASE("scaling: strong and weak curves, efficiency per point") {
   CHECK(j["points"][3]["micro_batch"] == 3);
   // Strong scaling: the step shrinks as devices grow.
   CHECK(j["points"][3]["step_s"].get<double>() < j["points"][0]["step_s"].get<double>());
-  // 192 samples at dp=1 need 192 per device: too big for 80 GB, said per point.
-  const auto big =
-      run_fomcast("scaling --workload gpt2-small --platform H100 --parallel dp=1,8 --global-batch 192", db);
+  // A global batch given, nothing else: reached at the workload's micro-batch of 12 by
+  // accumulating, 16 micro-batches on one device and 2 on eight (it had been one micro-batch
+  // of 192 on one device, refused, where the same sweep without it reached every point).
+  const auto given =
+      run_fomcast("scaling --workload gpt2-small --platform H100 --parallel dp=1,8 --global-batch 192 --json", db);
+  REQUIRE_MESSAGE(given.status == 0, given.err);
+  const json jg = json::parse(given.out);
+  for (const auto& p : jg["points"]) {
+    REQUIRE_MESSAGE(!p.contains("error"), p.dump());
+    CHECK(p["micro_batch"] == 12);
+    CHECK(p["global_batch"] == 192);
+  }
+  CHECK(jg["points"][0]["micro_batches"] == 16);
+  CHECK(jg["points"][1]["micro_batches"] == 2);
+  // With the micro-batch count fixed too, 192 samples at dp=1 need 192 per device: too big
+  // for 80 GB, said per point.
+  const auto big = run_fomcast(
+      "scaling --workload gpt2-small --platform H100 --parallel dp=1,8 --global-batch 192 --micro-batches 1", db);
   REQUIRE(big.status == 0);
   CHECK(big.out.find("does not fit") != std::string::npos);
+  // Weak scaling keeps the batch per device: a global batch with it is refused.
+  const auto weak_global =
+      run_fomcast("scaling --workload gpt2-small --platform H100 --parallel dp=1,8 --global-batch 192 --weak", db);
+  CHECK(weak_global.status == 2);
+  CHECK(weak_global.err.find("--global-batch with --weak") != std::string::npos);
   // Strong with nothing given: the largest point's global batch (4 x 12), the smaller points
   // accumulating micro-batches of 12; efficiency against one device at most 100%.
   const auto acc = run_fomcast("scaling --workload gpt2-small --platform H100 --parallel dp=1,2,4 --json", db);
@@ -236,13 +256,21 @@ TEST_CASE("scaling: strong and weak curves, efficiency per point") {
     CHECK(p["scaling_efficiency"].get<double>() <= 1 + 1e-12);
   }
   CHECK(ja["points"][0]["scaling_efficiency"].get<double>() == doctest::Approx(1));
-  // A point that cannot keep the global batch (48 is no multiple of 3 x 12) says so.
+  // A point whose devices do not divide the global batch at the workload's micro-batch takes
+  // the largest micro-batch below it that does: 48 on dp=3 is 2 micro-batches of 8.
   const auto odd = run_fomcast("scaling --workload gpt2-small --platform H100 --parallel dp=1,3,4 --json", db);
   REQUIRE(odd.status == 0);
   const json jo = json::parse(odd.out);
   REQUIRE(jo["points"].size() == 3);
-  CHECK(jo["points"][1]["error"].get<std::string>().find("keeps the global batch of 48") != std::string::npos);
+  REQUIRE_MESSAGE(!jo["points"][1].contains("error"), jo["points"][1].dump());
+  CHECK(jo["points"][1]["micro_batch"] == 8);
+  CHECK(jo["points"][1]["micro_batches"] == 2);
   CHECK(jo["points"][2]["global_batch"] == 48);
+  // One that no whole micro-batch reaches (96 over dp=5) says so.
+  const auto five = run_fomcast("scaling --workload gpt2-small --platform H100 --parallel dp=1,5,8 --json", db);
+  REQUIRE(five.status == 0);
+  const json jf = json::parse(five.out);
+  CHECK(jf["points"][1]["error"].get<std::string>().find("keeps the global batch of 96") != std::string::npos);
   const auto w = run_fomcast("scaling --workload gpt2-small --platform H100 --parallel dp=1,4 --weak", db);
   REQUIRE(w.status == 0);
   CHECK(w.out.find("weak scaling over dp") != std::string::npos);
@@ -566,7 +594,7 @@ TEST_CASE(
   CHECK(j["nodes"] == 2);
   // One device, half a node: said as given, not rounded to "0 node(s)".
   const auto half = run_fomcast("estimate --workload gpt2-small --platform A100 --nodes 0.5", db);
-  CHECK(half.out.find("runs/day on 0.5 node(s)") != std::string::npos);
+  CHECK(half.out.find("runs/day on 0.5 node(s) of one A100 device each") != std::string::npos);
   // A global batch the model cannot be expanded at: the flag, not the shipped model file.
   const auto big =
       run_fomcast("estimate --workload gpt2-small --platform A100 --parallel dp=4 --global-batch 1000000000", db);

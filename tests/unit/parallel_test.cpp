@@ -217,7 +217,10 @@ TEST_CASE("tensor parallel: attention and the per-head / 4h elementwise ops spli
 
 TEST_CASE("data parallel across nodes with tensor parallel: the TP ranks share the node's NICs") {
   const Toy t = toy(4e-3, 8e-3, 0);
-  const std::vector<LayerCost> layers{layer("a", 1e6, 1), layer("b", 1e6, 1)};
+  // Blocks, so that tensor parallel has something to split (two of 2 M parameters: each
+  // rank's gradients are 1 M of 4 B, a 4 MB bucket).
+  const std::vector<LayerCost> layers{layer("a", 2e6, 1, 1000, "transformer_block"),
+                                      layer("b", 2e6, 1, 1000, "transformer_block")};
   Platform p = toy_platform(300e9);
   p.nics_per_node = fig(4);
   p.nic_bw_bytes_per_s = fig(25e9);
