@@ -34,7 +34,9 @@ void add_estimate_command(CLI::App& app, Globals& g) {
   auto o = std::make_shared<Opts>();
   cmd->add_option("--workload", o->workload, "Workload name (see `fomcast workloads`)")->required();
   cmd->add_option("--platform", o->platform, "Target platform (see `fomcast platforms`)")->required();
-  cmd->add_option("--nodes", o->nodes, "Nodes running runs side by side, for units/day (default 1)")
+  cmd->add_option("--nodes", o->nodes,
+                  "Runs side by side, one per device of the platform (CANDLE's nodes: a DGX's 8 GPUs are --nodes 8; "
+                  "under --parallel one run per layout), for units/day (default 1)")
       ->transform(in_range(ranges::nodes));
   cmd->add_option("--epochs", o->epochs, "Epochs per run (default: the workload's)")
       ->transform(in_range(ranges::epochs));
@@ -50,7 +52,9 @@ void add_estimate_command(CLI::App& app, Globals& g) {
       ->check(empty_precision);
   cmd->add_option("--top", o->top, "Operations listed in the text table (default 15)")->transform(in_range(kTopRange));
   cmd->add_flag("--all", o->all, "List every operation");
-  cmd->add_flag("-v,--verbose", o->verbose, "Print the estimate's assumptions and notes too (--json always has them)");
+  cmd->add_flag("-v,--verbose", o->verbose,
+                "Print the estimate's assumptions and notes too, and under --parallel each collective (bytes, "
+                "calls a step, time); --json always has them");
   cmd->add_flag("--json", o->json, "JSON output");
   add_parallel_flags(*cmd, o->parallel);
   cmd->callback([&g, o] {

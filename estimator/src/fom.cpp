@@ -137,7 +137,7 @@ SideRate estimated_side(const StudySide& side, const RunEstimate& run, double no
 
 std::string run_note(const std::string& workload, const RunEstimate& r) {
   std::string s = workload + " on " + r.pass.platform + ": " + std::to_string(r.passes_per_epoch) + " passes/epoch x " +
-                  std::to_string(r.epochs) + " epoch(s), pass " + format_significant(r.pass.pass_s * 1e3) + " ms +/- " +
+                  std::to_string(r.epochs) + " epoch(s), pass " + format_duration(r.pass.pass_s) + " +/- " +
                   format_whole_percent(r.pass.uncertainty) + ", " + format_whole_percent(r.pass.table_coverage) +
                   " of the " + (r.pass.coverage_of_baseline ? "baseline" : "predicted") + " time from its own tables";
   std::string methods;
@@ -368,6 +368,10 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
   FomResult result = fom_from_problems(study.name, std::move(problems));
   // Units of work named right: a node count is what the study counts, one run per platform
   // device; where the spec says how many devices a machine's node holds, say which it is.
+  // A problem with a parallel layout (or its own devices per unit) runs on that many
+  // devices, not one: said so, where "one run per device" had contradicted the table.
+  const bool many = std::any_of(study.problems.begin(), study.problems.end(),
+                                [](const StudyProblem& p) { return !p.parallel.empty() || p.nodes_per_unit != 1; });
   if (in.catalog)
     for (const auto* side : {&study.baseline, &study.target}) {
       const Platform* p = in.catalog->platform(side->platform);
@@ -376,9 +380,11 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
       result.notes.push_back(
           role + ": " + side->platform + "'s spec gives " + format_significant(p->devices_per_node->value, 3) +
           " devices per machine node (" + p->devices_per_node->source + "); the study counts " +
-          format_significant(side->nodes, 6) + " nodes" +
+          format_significant(side->nodes, 6) + (side->nodes == 1 ? " node" : " nodes") +
           (side->unit.empty() ? std::string() : " (" + side->unit + ")") + " of " +
-          format_significant(side->devices_per_unit, 3) + " device(s) each, one run per device" +
+          format_significant(side->devices_per_unit, 3) + " device(s) each, " +
+          (many ? "each problem's run on the devices its layout or nodes_per_unit names (the table's devices per unit)"
+                : "one run per device") +
           (side->devices_per_unit_given ? std::string() : " (" + role + ".devices_per_unit not given: 1)"));
     }
   return result;

@@ -270,7 +270,10 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
          (r.devices_per_run > 1 ? "with " + format_significant(r.nodes) + " run(s) side by side, each on " +
                                       std::to_string(r.devices_per_run) + " devices (" +
                                       format_significant(r.nodes * static_cast<double>(r.devices_per_run)) + " in all)"
-                                : "on " + format_significant(r.nodes) + " node(s)") +
+                                // A node here is one device running one run (CANDLE's), not a
+                                // machine's node of 8 GPUs, which a user sizing a DGX read it as.
+                                : "on " + format_significant(r.nodes) + " node(s) of one " + r.pass.platform +
+                                      " device each, one run per device (--nodes)") +
          "\n";
   if (const auto sps = samples_per_s(r))
     out += "       " + format_number(*sps, *sps < 100 ? 2 : 0) + " samples/s (" +

@@ -441,31 +441,45 @@ std::string share(double part, double whole) { return whole > 0 ? format_share(p
 
 std::string summary_table(const std::vector<SideView>& sides) {
   HtmlTable t;
-  bool layout = false;
-  for (const auto& s : sides) layout = layout || rest_of_step(*s.run) > 0;
-  t.header = {"side", "platform", "pass", "= ops", "+ overhead"};
-  if (layout) t.header.push_back("+ rest of the step");
+  // Under a layout the pass is the step, split as the layout's op graph splits it: the busiest
+  // device's compute, the communication overlap did not hide, the pipeline's bubble. Its
+  // operations are one micro-batch on one device: shown as "ops", the other micro-batches
+  // and the layout had read as a "rest of the step" of 87-94%.
+  bool layout = false, rest = false;
+  for (const auto& s : sides) layout = layout || s.layout, rest = rest || (!s.layout && rest_of_step(*s.run) > 0);
+  if (layout)
+    t.header = {"side", "platform", "step", "= compute", "+ exposed communication", "+ pipeline bubble", "+ overhead"};
+  else
+    t.header = {"side", "platform", "pass", "= ops", "+ overhead"};
+  if (rest) t.header.push_back("+ rest of the step");
   for (const char* h : {"passes/epoch", "epoch", "epochs", "run (unit)", "runs/day", "from own tables"})
     t.header.push_back(h);
-  t.numeric = {false, false, true, true, true, true, true, true, true, true, true};
-  if (layout) t.numeric.push_back(true);
+  t.numeric = std::vector<bool>(t.header.size(), true);
+  t.numeric[0] = t.numeric[1] = false;
   for (const auto& s : sides) {
     const RunEstimate& r = *s.run;
-    std::string overhead = format_duration(r.pass.residual_s);
-    t.rows.push_back(
-        {esc(s.role), esc(r.pass.platform),
-         format_duration(r.pass.pass_s) +
-             (r.pass.uncertainty > 0 ? " <span class=\"muted\">" + plus_minus(r.pass.uncertainty) + "</span>" : ""),
-         format_duration(carried_ops_s(r)), overhead});
-    if (layout) t.rows.back().push_back(format_duration(rest_of_step(r)));
-    t.rows.back().insert(t.rows.back().end(),
-                         {format_number(static_cast<double>(r.passes_per_epoch), 0), format_duration(r.epoch_s),
-                          std::to_string(r.epochs), format_duration(r.run_s),
-                          // The run's count is of the platform's devices (a study's nodes x devices_per_unit).
-                          three_digits(r.units_per_day) + "<div class=\"src\">on " + format_count(r.nodes) + " device" +
-                              (r.nodes == 1 ? "" : "s") + "</div>",
-                          format_share(r.pass.table_coverage) + "<div class=\"src\">of the " +
-                              (r.pass.coverage_of_baseline ? "measured" : "predicted") + " time</div>"});
+    std::vector<std::string> row{
+        esc(s.role), esc(r.pass.platform),
+        format_duration(r.pass.pass_s) +
+            (r.pass.uncertainty > 0 ? " <span class=\"muted\">" + plus_minus(r.pass.uncertainty) + "</span>" : "")};
+    if (layout) {
+      row.push_back(format_duration(s.layout ? s.layout->compute_s : carried_ops_s(r)) +
+                    (s.layout ? "<div class=\"src\">busiest device</div>" : ""));
+      row.push_back(format_duration(s.layout ? s.layout->exposed_comm_s : 0.0));
+      row.push_back(format_duration(s.layout ? s.layout->bubble_s : 0.0));
+    } else {
+      row.push_back(format_duration(carried_ops_s(r)));
+    }
+    row.push_back(format_duration(r.pass.residual_s));
+    if (rest) row.push_back(format_duration(s.layout ? 0.0 : rest_of_step(r)));
+    row.insert(row.end(), {format_number(static_cast<double>(r.passes_per_epoch), 0), format_duration(r.epoch_s),
+                           std::to_string(r.epochs), format_duration(r.run_s),
+                           // The run's count is of the platform's devices (a study's nodes x devices_per_unit).
+                           three_digits(r.units_per_day) + "<div class=\"src\">on " + format_count(r.nodes) +
+                               " device" + (r.nodes == 1 ? "" : "s") + "</div>",
+                           format_share(r.pass.table_coverage) + "<div class=\"src\">of the " +
+                               (r.pass.coverage_of_baseline ? "measured" : "predicted") + " time</div>"});
+    t.rows.push_back(std::move(row));
   }
   return t.render();
 }
@@ -835,7 +849,8 @@ std::string method_section() {
 <p>A problem's time per unit of work (one training run) is measured, or estimated in the steps of the CANDLE
 exascale method: profile the training on a baseline machine; take the operations covering 95% of a pass with
 their matrix sizes and times; time those operations on the target (DeepBench results, <code>fomcast bench</code>
-measurements); roll the operation times up per pass (one minibatch), multiply by passes per epoch and epochs per
+measurements); roll the operation times up per pass (one minibatch; under a parallel layout, one training step of the global
+batch), multiply by passes per epoch and epochs per
 run; 86,400 s / time per run &times; the runs the machine holds at once (nodes &times; devices per node /
 devices per unit) gives units of work per day, and the target's units/day over the
 baseline's the problem's ratio.</p>
