@@ -349,7 +349,8 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
       static_cast<std::size_t>(P), std::vector<std::size_t>(static_cast<std::size_t>(M), 0));
   auto send_b = send_f;
   std::vector<double> stage_compute(static_cast<std::size_t>(P), 0), stage_comm(static_cast<std::size_t>(P), 0);
-  std::vector<double> stage_optimizer(static_cast<std::size_t>(P), 0), tied_copy_s(static_cast<std::size_t>(P), 0);
+  std::vector<double> stage_optimizer(static_cast<std::size_t>(P), 0);
+  std::vector<double> stage_table_copy(static_cast<std::size_t>(P), 0);  // parameters per rank
   // Per stage: the node after which its gradients are final (its last bucket's collective, or
   // its last backward), and its optimizer.
   std::vector<std::size_t> grads_done(static_cast<std::size_t>(P), 0), optimizer_node(static_cast<std::size_t>(P), 0);
@@ -360,13 +361,12 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
     double stage_params = 0;
     // A tied LM head without the word embedding on its stage holds a copy of the table.
     const double tied_copy = tied_copy_params(layers, lo, hi, vocabulary) / static_cast<double>(T);
-    tied_copy_s[su] = tied_copy;
-    auto rank_params = [&](std::size_t i) {
-      return layers[i].params * tp_rank_share(layers[i], T, vocabulary) + (layers[i].tied_to_embedding ? tied_copy : 0);
-    };
-    auto trained_rank_params = [&](std::size_t i) {
-      return layers[i].trainable_params.value_or(layers[i].params) * tp_rank_share(layers[i], T, vocabulary) +
-             (layers[i].tied_to_embedding ? tied_copy : 0);
+    stage_table_copy[su] = tied_copy;
+    // A layer's parameters on one rank (only those with a gradient, `trained`), the copy with
+    // the head that uses it.
+    auto rank_params = [&](std::size_t i, bool trained = false) {
+      const double n = trained ? layers[i].trainable_params.value_or(layers[i].params) : layers[i].params;
+      return n * tp_rank_share(layers[i], T, vocabulary) + (layers[i].tied_to_embedding ? tied_copy : 0);
     };
     for (std::size_t i = lo; i < hi; ++i) stage_params += rank_params(i);
     const double boundary = b * layers[hi - 1].output_elems * act_bytes;
@@ -480,7 +480,7 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
         const std::size_t i = hi - 1 - k;
         // Only trained parameters have gradients to reduce (not frozen layers, nor batch
         // norm's running statistics).
-        bucket += trained_rank_params(i) * par_bytes;
+        bucket += rank_params(i, true) * par_bytes;
         if (bucket > 0 && (bucket >= layout.bucket_bytes || i == lo)) {
           if (bucket > 2 * layout.bucket_bytes) ++oversized_buckets;
           const double t =
@@ -569,24 +569,23 @@ ParallelEstimate estimate_parallel(const Workload& w, const PassEstimate& pass,
   // The word embedding's two copies (its own stage's and the tied head's) stay one weight:
   // their gradients are all-reduced once a step, after each stage's data-parallel reduction
   // and before either optimizer (Megatron's embedding group).
-  if (const auto copy = std::find_if(tied_copy_s.begin(), tied_copy_s.end(), [](double p) { return p > 0; });
-      copy != tied_copy_s.end()) {
-    const auto head = static_cast<std::size_t>(copy - tied_copy_s.begin());
-    std::size_t table = 0;
-    while (table < starts.size() - 1 && !std::any_of(layers.begin() + static_cast<std::ptrdiff_t>(starts[table]),
-                                                     layers.begin() + static_cast<std::ptrdiff_t>(starts[table + 1]),
-                                                     [&](const LayerCost& l) { return is_vocabulary(l, vocabulary); }))
-      ++table;
-    if (table < starts.size() - 1) {
-      const double t =
-          timed("embedding all-reduce (stages " + std::to_string(table) + " and " + std::to_string(head) + ")",
-                CollectiveKind::allreduce, *copy * par_bytes, 2, pp_same_node ? 2 : 1, pp_same_node, 1);
-      const auto id = g.add({"embedding all-reduce", static_cast<int>(3 * P), true, t});
-      for (const std::size_t s : {table, head}) {
-        g.depend(grads_done[s], id);
-        g.depend(id, optimizer_node[s]);
-        stage_comm[s] += t;
-      }
+  const auto copy = std::find_if(stage_table_copy.begin(), stage_table_copy.end(), [](double n) { return n > 0; });
+  const auto word =
+      std::find_if(layers.begin(), layers.end(), [&](const LayerCost& l) { return is_vocabulary(l, vocabulary); });
+  if (copy != stage_table_copy.end() && word != layers.end()) {
+    const auto head = static_cast<std::size_t>(copy - stage_table_copy.begin());
+    // The stage whose layers hold the table: the last stage start at or before it.
+    const auto table = static_cast<std::size_t>(
+        std::upper_bound(starts.begin(), starts.end(), static_cast<std::size_t>(word - layers.begin())) -
+        starts.begin() - 1);
+    const double t =
+        timed("embedding all-reduce (stages " + std::to_string(table) + " and " + std::to_string(head) + ")",
+              CollectiveKind::allreduce, *copy * par_bytes, 2, pp_same_node ? 2 : 1, pp_same_node, 1);
+    const auto id = g.add({"embedding all-reduce", static_cast<int>(3 * P), true, t});
+    for (const std::size_t s : {table, head}) {
+      g.depend(grads_done[s], id);
+      g.depend(id, optimizer_node[s]);
+      stage_comm[s] += t;
     }
   }
   for (int64_t s = 0; s + 1 < P; ++s)
