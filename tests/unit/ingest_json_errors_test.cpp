@@ -522,6 +522,15 @@ TEST_CASE("execution traces: a node tree that is no tree is an error naming the 
       n["inputs"]["values"][7] = 1000000000000000;
   const InputError ranks = ingest_error(dir.write("chakra.json", chakra.dump()), "chakra-json");
   CHECK(says(ranks, "over 1000000000000000 ranks: no job has that many"));
+  // An unsigned attribute given as -1 read as "no rf_id" (the node's Kineto join dropped).
+  nlohmann::json unsigned_attr = nlohmann::json::parse(
+      test::slurp(test::shared_path("traces/chakra/chakra_1.0.2-chakra.0.0.4_allgather_et.json")));
+  for (auto& n : unsigned_attr["nodes"])
+    for (auto& a : n["attrs"])
+      if (a["name"] == "rf_id") a["value"] = -1;
+  const InputError negative_rf = ingest_error(dir.write("rf.json", unsigned_attr.dump()), "chakra-json");
+  CHECK(says(negative_rf, "a negative value (-1) where the schema's is unsigned"));
+  CHECK(negative_rf.field.find("attrs.rf_id") != std::string::npos);
   // The file as it is reads; a format that is none says which are.
   IngestOptions o;
   o.workload = "ok";

@@ -219,9 +219,16 @@ class NodeParser {
         if (key_is(k, "name")) {
           name = r_.string_of(x, "attrs.name");
         } else if (key_is(k, "value")) {
+          // The schema's counts and ids are unsigned: -1 had read as "no rf_id" and dropped the
+          // node's join to its Kineto event, or a negative message size, without a word.
+          auto count = [&](const char* field) {
+            const int64_t n = r_.integer_of(x, field);
+            if (n < 0) r_.fail(field, "a negative value (" + std::to_string(n) + ") where the schema's is unsigned");
+            return n;
+          };
           // "name" comes first in every ET writer; a value before it is skipped.
           if (name == "rf_id")
-            n_.rf_id = r_.integer_of(x, "attrs.rf_id");
+            n_.rf_id = count("attrs.rf_id");
           else if (name == "tid")
             n_.tid = r_.integer_of(x, "attrs.tid");
           else if (name == "collective_name")
@@ -229,11 +236,11 @@ class NodeParser {
           else if (name == "dtype")
             n_.comm.dtype = r_.string_of(x, "attrs.dtype");
           else if (name == "in_msg_nelems")
-            n_.comm.in_nelems = r_.integer_of(x, "attrs.in_msg_nelems");
+            n_.comm.in_nelems = count("attrs.in_msg_nelems");
           else if (name == "out_msg_nelems")
-            n_.comm.out_nelems = r_.integer_of(x, "attrs.out_msg_nelems");
+            n_.comm.out_nelems = count("attrs.out_msg_nelems");
           else if (name == "pg_size")
-            n_.comm.group_size = r_.integer_of(x, "attrs.pg_size");
+            n_.comm.group_size = count("attrs.pg_size");
         }
       }
     }
