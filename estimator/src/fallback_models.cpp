@@ -197,9 +197,18 @@ std::string raise_to_call_floor(const Context& ctx, OpKind kind, Quote& q) {
 
 }  // namespace
 
+std::optional<double> measured_kernel_latency(const Context& ctx, const Op& op) {
+  if (!op.self_time_s || !ctx.baseline || ctx.baseline->device_kind != "gpu" || ctx.host_timed ||
+      !(ctx.recorded_call_floor_s > 0))
+    return std::nullopt;
+  return std::min(*op.self_time_s, ctx.recorded_call_floor_s);
+}
+
 double launch_gap_part(const Context& ctx, const Op& op, const OpEstimate& e) {
   // On a CPU the op runs where it is called: no launch, no gap a host could hide.
   if (ctx.target.device_kind == "cpu") return 0;
+  // A GPU trace's op timed as a kernel, its fixed latency in place of a table's gap: none.
+  if (e.fixed_latency_s > 0 && measured_kernel_latency(ctx, op)) return 0;
   switch (e.method) {
     case Method::table:
     case Method::interpolated:
@@ -286,15 +295,21 @@ std::optional<Quote> scaled_from(const Context& ctx, const Source& src, const Op
                        ctx.target.name + "'s bf16 rate");
   // The launch gap is the measuring host's, not the chip's: the source's own is taken off,
   // the kernel's time is carried, and the target gets the sources' median gap (its own
-  // host is unknown; sources_launch_floor).
+  // host is unknown; sources_launch_floor). An op a GPU trace timed as a kernel gets the
+  // kernel's fixed latency instead: DLRM's 4-14 us GEMMs on a V100 had read 39 us each on an
+  // H100 (the A100 table's 53.5 us floor -> the sources' 39.3), the trace's host time counted
+  // again beside its residual, and the H100 came out slower than the V100.
   const double launch = std::min(launch_floor(*src.tables, op.kind), q->seconds);
-  const double launch_to = launch > 0 ? sources_launch_floor(ctx, op.kind) : 0.0;
+  const auto kernel = measured_kernel_latency(ctx, op);
+  const double launch_to = !(launch > 0) ? 0.0 : kernel ? *kernel : sources_launch_floor(ctx, op.kind);
   const auto r = ratio_for(q->seconds - launch);
   if (!r) return std::nullopt;
   q->seconds = launch_to + (q->seconds - launch) * *r;
+  if (kernel && launch > 0) q->fixed_latency_s = launch_to;
   q->uncertainty = quad(q->uncertainty, kinship_band(kin));
   q->detail = src.platform->name + " " + std::string(to_string(q->method)) + " (" + q->detail + "): its " +
-              format_significant(launch * 1e6) + " us launch floor -> the sources' median " +
+              format_significant(launch * 1e6) + " us launch floor (host-timed) -> " +
+              (kernel ? "the trace's fixed kernel latency " : "the sources' median ") +
               format_significant(launch_to * 1e6) + " us, the rest x " + format_significant(*r) + ", " + why;
   q->method = Method::scaled_table;
   q->source = src.platform->name;
@@ -717,16 +732,6 @@ std::optional<Quote> bandwidth(const Context& ctx, const Op& op, double bytes) {
   return q;
 }
 
-namespace {
-
-// A collective measured on the recording platform, carried to the target: the transfer a model
-// times there (`base_model_s`) moves by that model's ratio to the target (`target_model_s`), and
-// the rest of the measured time, the ranks' wait for each other, is carried as measured: it is
-// their skew (their hosts' and their compute's), which no network model times. In the 8-rank
-// DLRM trace the ranks' steps differ by 7 ms where each computes 1.2 ms; carried whole by the
-// model's ratio, its 3.3 ms all-to-all of 24.6 KB, 7 us of it transfer on its V100s, came out
-// at 17.3 ms on MI300X (RCCL's 20.5 us base latency over NCCL's 3.6). Returns the detail's
-// words for the wait ("" when there is none).
 std::string carry_measured_collective(Quote& q, double measured_s, double base_model_s, double target_model_s) {
   const double transfer = std::min(measured_s, base_model_s);
   q.wait_s = measured_s - transfer;
@@ -736,8 +741,6 @@ std::string carry_measured_collective(Quote& q, double measured_s, double base_m
                             "model times)"
                       : std::string();
 }
-
-}  // namespace
 
 std::optional<Quote> network(const Context& ctx, const Op& op, const CollectiveShape& c) {
   // A spec with network levels: the collective model (collectives.hpp) for the kinds it knows.

@@ -32,12 +32,28 @@ double sources_launch_floor(const Context&, OpKind);
 // target's own table's (its fastest latency-bound kernel of the kind) where it has one, else
 // sources_launch_floor's; 0 where neither says (DeepBench's device-time tables).
 double target_launch_gap(const Context&, OpKind);
+// An op a GPU trace timed on the device: its time there is the kernel's alone (the host's
+// dispatch is in the trace's residual), so where a host-timed table's launch gap would stand
+// in an estimate of it, the kernel's fixed latency does (the fastest latency-bound call the
+// trace measured, never above the op's own time). nullopt for any other op, or when the trace
+// holds no latency-bound call to say what that latency is.
+std::optional<double> measured_kernel_latency(const Context&, const Op&);
 // The part of one call's estimated time that is that gap: a time read from a table of
 // per-call measurements (NeuSight's: CUDA events around one PyTorch call), or transferred
 // with the sources' median gap, holds the host's and driver's time of the call. Measured,
 // bandwidth and roofline times hold none, nor DeepBench's device-time tables (gap 0).
 // The roll-up stores it in OpEstimate::launch_gap_s.
 double launch_gap_part(const Context&, const Op&, const OpEstimate&);
+
+// A collective measured on the recording platform, carried to the target: the transfer a model
+// times there (`base_model_s`) moves by that model's ratio to the target (`target_model_s`), and
+// the rest of the measured time, the ranks' wait for each other, is carried as measured: it is
+// their skew (their hosts' and their compute's), which no network model times. In the 8-rank
+// DLRM trace the ranks' steps differ by 7 ms where each computes 1.2 ms; carried whole by the
+// model's ratio, its 3.3 ms all-to-all of 24.6 KB, 7 us of it transfer on its V100s, came out
+// at 17.3 ms on MI300X (RCCL's 20.5 us base latency over NCCL's 3.6). Sets q's seconds and
+// wait_s; returns the detail's words for the wait ("" when there is none).
+std::string carry_measured_collective(Quote& q, double measured_s, double base_model_s, double target_model_s);
 
 // scaled-table: the source's time for the op (its table's, or the op's own measurement)
 // x the roofline ratio source -> target.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fallback_models.hpp"
+#include "fomcast/collectives.hpp"
 #include "fomcast/format.hpp"
 #include "layout_transform.hpp"
 #include "similarity.hpp"
@@ -71,19 +72,19 @@ bool other_implementation_tables(const Context& ctx, const Op& op) {
 }
 
 // NeuSight timed each call from the host, the launch gap (25-50 us) in every entry; a GPU
-// trace times the kernel alone. An op the trace measured, read from the target's own memory
-// table, keeps the trace's fixed kernel latency in place of the table's launch floor: a V100
-// trace's 1 us adds of [256] had read 50 us each on the V100 PCIe card, once its
-// elementwise tables were read by element count.
-void keep_measured_call_floor(Quote& q, const PlatformTables& t, const Context& ctx, const Op& op) {
-  const TableGroup* g = memory_group(t, op.kind);
-  if (!g || !(g->launch_floor_s > 0) || !op.self_time_s) return;
-  const double fixed = std::min(*op.self_time_s, ctx.recorded_call_floor_s);
-  const double floor = std::min(g->launch_floor_s, q.seconds);
-  q.seconds = fixed + (q.seconds - floor);
-  q.fixed_latency_s = fixed;
+// trace times the kernel alone. An op the trace measured, read from the target's own table,
+// keeps the trace's fixed kernel latency in place of the table's launch floor: a V100 trace's
+// 1 us adds of [256] had read 50 us each on the V100 PCIe card, once its elementwise tables
+// were read by element count; DLRM's 4-14 us GEMMs 53.5 us each off an A100's GEMM table.
+// `table_floor_s`: the floor the table's time holds.
+void keep_measured_call_floor(Quote& q, double table_floor_s, const Context& ctx, const Op& op) {
+  const auto kernel = measured_kernel_latency(ctx, op);
+  if (!(table_floor_s > 0) || !kernel) return;
+  const double floor = std::min(table_floor_s, q.seconds);
+  q.seconds = *kernel + (q.seconds - floor);
+  q.fixed_latency_s = *kernel;
   q.detail += "; its " + format_significant(floor * 1e6) +
-              " us launch floor (host-timed) -> the trace's fixed kernel latency " + format_significant(fixed * 1e6) +
+              " us launch floor (host-timed) -> the trace's fixed kernel latency " + format_significant(*kernel * 1e6) +
               " us";
 }
 
@@ -223,7 +224,10 @@ OpEstimate predict_unbounded(const Context& ctx, const Op& op, std::size_t index
           if (in_fp32) r.rate_stood_in = DType::fp32;
           return r;
         };
-        if (!uncorrected) return own(std::move(*q));
+        if (!uncorrected) {
+          keep_measured_call_floor(*q, target_launch_gap(ctx, op.kind), ctx, op);
+          return own(std::move(*q));
+        }
         if (const Platform* sib = sibling_with_kind(ctx, op.kind))
           if (auto s = sibling_quote(ctx, *sib, op, in_fp32 ? DType::fp32 : dtype)) return own(std::move(*s));
         via_gemm = std::move(q);
@@ -242,7 +246,24 @@ OpEstimate predict_unbounded(const Context& ctx, const Op& op, std::size_t index
     }
   } else if (op.kind == OpKind::collective) {
     if (const auto* c = std::get_if<CollectiveShape>(&op.shape)) {
-      if (auto q = collective_from_tables(ctx, *c)) return applied(std::move(e), std::move(*q));
+      if (auto q = collective_from_tables(ctx, *c)) {
+        // A measured collective holds the ranks' wait as well as the transfer the table times:
+        // the wait is carried as measured, as the network model's path does (a DLRM rank's
+        // 601 us all-reduce of 448 B, mostly wait, had read 102 us off a P100 table, and the
+        // slower GPU came out faster).
+        if (op.self_time_s && ctx.baseline && c->ranks > 1 && c->bytes > 0)
+          if (const auto b =
+                  collective_time(ctx.catalog, *ctx.baseline, c->op, static_cast<double>(c->bytes), c->ranks, 0);
+              b && b->seconds > 0 && q->seconds > 0) {
+            const double table_s = q->seconds;
+            const std::string wait = carry_measured_collective(*q, *op.self_time_s, b->seconds, table_s);
+            q->detail = "measured " + format_significant(*op.self_time_s * 1e6) + " us on " + ctx.baseline->name +
+                        ": " + format_significant(std::min(*op.self_time_s, b->seconds) * 1e6) +
+                        " us the transfer there (" + b->detail + "), x the table's " +
+                        format_significant(table_s * 1e6) + " us here over it (" + q->detail + ")" + wait;
+          }
+        return applied(std::move(e), std::move(*q));
+      }
       if (auto q = network(ctx, op, *c)) return applied(std::move(e), std::move(*q));
     } else if (auto q = network(ctx, op, CollectiveShape{})) {
       return applied(std::move(e), std::move(*q));
@@ -261,7 +282,10 @@ OpEstimate predict_unbounded(const Context& ctx, const Op& op, std::size_t index
     const bool own = op.self_time_s && ctx.baseline && bandwidth_of(*ctx.baseline) > 0;
     if (const auto* t = ctx.tables(ctx.target.name))
       if (auto q = quote_memory(*t, ctx.target, op, dtype); q && !(own && q->nearest_log_distance > kBandReach)) {
-        if (own) keep_measured_call_floor(*q, *t, ctx, op);
+        if (own) {
+          const TableGroup* g = memory_group(*t, op.kind);
+          keep_measured_call_floor(*q, g ? g->launch_floor_s : 0.0, ctx, op);
+        }
         return applied(std::move(e), std::move(*q));
       }
     if (!own) {

@@ -117,6 +117,37 @@ TEST_CASE("external: DLRM rank 0 on V100, fbgemm ops and the embedding table") {
   check_reproduces_on_recording_platform(named, db);
 }
 
+TEST_CASE("external: DLRM rank 0 runs faster on a faster GPU and slower on a slower one") {
+  // Its 4-14 us GEMMs had read 39 us each on an H100 (a host-timed table's launch gap, the
+  // trace's host time counted again beside its 7.6 ms residual: 14.77 ms against the V100's
+  // measured 14.46), and its mostly-wait all-reduce 102 us off the P100's table for 601 us
+  // measured (14.41 ms): the faster GPU slower, the slower one faster.
+  ScratchDir dir;
+  const std::string db = dir.file("o.db");
+  const json in = run_json(
+      "ingest " + external("param_dlrm_8ranks/worker0_step_12.1694128201545.pt.trace.json.gz") + " --workload dlrm0",
+      db);
+  const double measured = in["pass_s"].get<double>();
+  auto pass = [&](const std::string& platform) {
+    return run_json("estimate --workload dlrm0 --platform " + platform, db)["pass_s"].get<double>();
+  };
+  CHECK(pass("V100_SXM2_32GB") == doctest::Approx(measured).epsilon(1e-6));
+  CHECK(pass("H100") < measured);
+  CHECK(pass("A100") < measured);
+  CHECK(pass("NV_P100") > measured);
+  CHECK(pass("NV_T4") > measured);
+  // The H100's tiny GEMMs keep the trace's kernel latency; none of the ops' time is a host's
+  // launch gap (the trace's residual holds its host).
+  const json h100 = run_json("estimate --workload dlrm0 --platform H100", db);
+  bool kernel_latency = false;
+  for (const auto& op : h100["ops"])
+    kernel_latency = kernel_latency ||
+                     (op["kind"] == "gemm" &&
+                      op["detail"].get<std::string>().find("the trace's fixed kernel latency") != std::string::npos);
+  CHECK(kernel_latency);
+  CHECK(h100["launch_gap_s"].get<double>() == 0);
+}
+
 TEST_CASE("external: an ET joins the Kineto trace of its own run and refuses another run's") {
   ScratchDir dir;
   const std::string db = dir.file("f.db");
