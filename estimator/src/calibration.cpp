@@ -308,12 +308,18 @@ void calibrate_pass(PassEstimate& pe, const Workload& recorded, const PrecisionA
   const std::string where = m->platform.empty() ? std::string("an unnamed platform") : m->platform;
   pe.notes.push_back(
       "calibrated by " + m->source + " on " + where + ": " + seconds(m->pass_s) + " per pass = modelled operations " +
-      seconds(modelled_there) + " " + (c.model_error_there_s < 0 ? "- " : "+ ") + "op-model error " +
+      seconds(modelled_there) + " " + (c.model_error_there_s < 0 ? "- " : "+ ") +
+      (ops_overlap(c) ? "overlap (operations that ran at the same time) " : "op-model error ") +
       seconds(std::abs(c.model_error_there_s)) + " + host and framework residual " + seconds(c.residual_there_s) +
       " (" + format_percent_significant(m->pass_s > 0 ? c.residual_there_s / m->pass_s : 0, 3) + "; " + c.split_basis +
       ")");
   for (const auto& n : m->notes) pe.notes.push_back("calibration: " + n);
-  if (std::abs(c.ops_scale - 1) > 5e-4 && on_target)
+  if (ops_overlap(c))
+    pe.notes.push_back("the modelled operations are scaled by " + format_significant(c.ops_carry, 3) +
+                       ": the trace's operations overlapped on " + where + " (their measured times sum to " +
+                       seconds(modelled_there) + " in a pass of " + seconds(m->pass_s - c.residual_there_s) +
+                       " of operations: concurrent streams or threads), and the overlap is carried whole");
+  else if (std::abs(c.ops_scale - 1) > 5e-4 && on_target)
     pe.notes.push_back("the modelled operations are scaled by " + format_significant(c.ops_scale, 3) +
                        " = (measured - residual) / modelled on " + where + ": the model is " +
                        (c.ops_scale > 1 ? "faster" : "slower") + " than " + where + " ran");

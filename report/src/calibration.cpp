@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fomcast/calibrate.hpp"
 #include "fomcast/report/calibration.hpp"
 #include "fomcast/report/text_table.hpp"
 
@@ -55,9 +56,15 @@ std::string calibration_to_text(const CalibrationResult& r) {
   const CalibrationLine& k = p.calibration;
   out += "modelled   " + format_duration(k.modelled_there_s) + ": the workload's operations as estimated on " +
          c.platform + "\n";
-  out += "op error   " + std::string(k.model_error_there_s < 0 ? "-" : "+") +
-         format_duration(std::abs(k.model_error_there_s)) + ": the op model's error there (x " +
-         format_significant(k.ops_scale, 3) + "); the part that recurs on other platforms moves with the operations\n";
+  if (ops_overlap(k))
+    out += "overlap    -" + format_duration(std::abs(k.model_error_there_s)) +
+           ": the trace's operations ran at the same time there (their measured times sum to more than the pass: x " +
+           format_significant(k.ops_scale, 3) + "); it moves with the operations to other platforms\n";
+  else
+    out += "op error   " + std::string(k.model_error_there_s < 0 ? "-" : "+") +
+           format_duration(std::abs(k.model_error_there_s)) + ": the op model's error there (x " +
+           format_significant(k.ops_scale, 3) +
+           "); the part that recurs on other platforms moves with the operations\n";
   out += "           of its log " + format_significant(k.kernel_log_error + k.workload_log_error, 3) + ", " +
          format_significant(k.kernel_log_error, 3) + " is kernel error (at most log(1 + " +
          format_percent_significant(k.ops_band_there, 3) +

@@ -8,9 +8,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fomcast/calibrate.hpp"
 #include "fomcast/platform_match.hpp"
 #include "fomcast/report/estimate.hpp"
 #include "fomcast/report/text_table.hpp"
+#include "fomcast/trace_notes.hpp"
 
 namespace fomcast {
 
@@ -199,16 +201,17 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
     out += "       calibrated by " + c.measured.source + " on " + there + ": " + format_duration(c.measured.pass_s) +
            " per pass = modelled " + format_duration(c.modelled_there_s) +
            (c.model_error_there_s == 0 ? std::string()
-                                       : std::string(c.model_error_there_s < 0 ? " - " : " + ") + "op-model error " +
+                                       : std::string(c.model_error_there_s < 0 ? " - " : " + ") +
+                                             (ops_overlap(c) ? "overlap " : "op-model error ") +
                                              format_duration(std::abs(c.model_error_there_s))) +
            " + residual " + format_duration(c.residual_there_s) + "\n";
     if (c.measured.platform != p.platform) {
-      out +=
-          "       " +
-          // A factor that rounds to 1 ("x 1" beside ops that moved) says nothing.
-          (format_significant(c.ops_carry, 3) == "1" ? std::string()
-                                                     : "modelled ops x " + format_significant(c.ops_carry, 3) + ", ") +
-          "residual " + c.carry_detail + "\n";
+      out += "       " +
+             // A factor that rounds to 1 ("x 1" beside ops that moved) says nothing.
+             (format_significant(c.ops_carry, 3) == "1" ? std::string()
+                                                        : "modelled ops x " + format_significant(c.ops_carry, 3) +
+                                                              (ops_overlap(c) ? " (the overlap)" : "") + ", ") +
+             "residual " + c.carry_detail + "\n";
       out += "       bounds of the residual rule: " + format_duration(p.pass_low_s) + " to " +
              format_duration(p.pass_high_s) + " (gap carried unscaled " + format_duration(p.pass_unscaled_s) +
              ", scaled with the ops " + format_duration(p.pass_scaled_s) + ")\n";
@@ -252,6 +255,16 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
     if (note.find(kGivenPlatformContradictsTrace) != std::string::npos)
       out += "WARNING " + note + ": its measured times are read as " + w.recorded_on +
              "'s (ingest again without --platform, or with that platform, if the trace is right)\n";
+  // A range-profiler trace's op times are shares of a session that replayed every kernel:
+  // projected, they scale that session, not a step (an A100 trace's 121 ms ranges made a
+  // 6.0 s pass on H100), said where the numbers are, not only in an ingest note.
+  if (p.platform != w.recorded_on)
+    for (const std::string& note : w.notes)
+      if (note.starts_with(kRangeProfilerNote))
+        out +=
+            "WARNING projected from a CUPTI range-profiler trace: its op times are shares of the profiling "
+            "session, which replayed every kernel to read its counters, not kernel durations; the pass here scales "
+            "that session, not a training step (a trace without the range profiler times the step)\n";
   // An epoch of unknown size is the trace's passes: said on its line, not only under
   // --verbose, since the run and the rate below rest on it (`fom` warns of it too).
   const bool epoch_unknown = std::any_of(r.assumptions.begin(), r.assumptions.end(), [](const std::string& a) {

@@ -253,4 +253,34 @@ TEST_CASE("external: CUPTI range-profiler trace on A100 is a device trace") {
   const json est = check_reproduces_on_recording_platform(in, db);
   CHECK(est["modelled_s"].get<double>() > 0);
   CHECK(est["modelled_share"].get<double>() > 0.5);
+  // Projected, the pass scales the profiling session: said where the numbers are, not only
+  // in the ingest note (H100 had printed a 6.0 s pass without a word); on A100 itself not.
+  const auto h100 = run_fomcast("estimate --workload cupti --platform H100", db);
+  CHECK(h100.out.find("WARNING projected from a CUPTI range-profiler trace") != std::string::npos);
+  const std::string recorded = in["recorded_on"];
+  const auto own = run_fomcast("estimate --workload cupti --platform " + recorded, db);
+  CHECK(own.out.find("range-profiler") == std::string::npos);
+}
+
+TEST_CASE("a trace whose operations overlap: said as overlap, not as an op model's error") {
+  // ResNet-50 with activation checkpointing on MI300X: kernels on two streams, their measured
+  // times summing to 33.4 ms in a 16 ms step. The gap had read "op-model error 17.5 ms", a
+  // model 2x too slow, where the modelled ops there are the trace's own measurements.
+  ScratchDir dir;
+  const std::string db = dir.file("v.db");
+  const json in =
+      run_json("ingest " + shared_path("traces/pytorch_kineto/tracelens_mi300x_resnet_act_checkpoint.json.gz") +
+                   " --workload rac",
+               db);
+  CHECK(in["recorded_on"] == "MI300X");
+  const json est = run_json("estimate --workload rac --platform H100", db);
+  CHECK(any_note_contains(est["notes"], "the trace's operations overlapped on MI300X"));
+  for (const auto& n : est["notes"]) CHECK(n.get<std::string>().find("op-model error") == std::string::npos);
+  // Carried whole: the ops scale by the overlap the trace measured.
+  CHECK(est["calibration"]["ops_carry"].get<double>() ==
+        doctest::Approx(est["calibration"]["ops_scale"].get<double>()));
+  CHECK(est["calibration"]["ops_scale"].get<double>() < 0.6);
+  const auto text = run_fomcast("estimate --workload rac --platform H100", db);
+  CHECK(text.out.find("- overlap ") != std::string::npos);
+  CHECK(text.out.find("op-model error") == std::string::npos);
 }

@@ -30,6 +30,15 @@ MeasuredPass measured_pass(const Workload&, const Calibration&, std::optional<in
 std::vector<MeasuredPass> measured_passes(const Workload&, const std::vector<Calibration>&,
                                           std::vector<std::string>* not_used = nullptr);
 
+// Whether a calibration's negative gap is its trace's operations overlapping (concurrent
+// streams or threads), not an op model's error: the modelled operations there are the trace's
+// own measured times (no band, nothing for a model to be wrong by), and they sum to more than
+// the pass. Carried whole like any workload part; named so ("op-model error 17.5 ms" had read
+// as a model 2x too slow for a trace whose kernels ran on two streams).
+inline bool ops_overlap(const CalibrationLine& c) {
+  return c.calibrated && c.model_error_there_s < 0 && c.ops_band_there == 0;
+}
+
 // The least time the workload's operations can take on a platform: each op's flops at the
 // platform's peak for its precision and its bytes at the memory bandwidth, at full
 // efficiency (its roofline: a physical limit, not a prediction). A measured pass below it

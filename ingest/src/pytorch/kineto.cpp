@@ -42,6 +42,7 @@
 #include "fomcast/error.hpp"
 #include "fomcast/format.hpp"
 #include "fomcast/text.hpp"
+#include "fomcast/trace_notes.hpp"
 #include "pytorch/et_join.hpp"
 #include "pytorch/execution_trace.hpp"
 #include "pytorch/kineto.hpp"
@@ -1165,7 +1166,7 @@ class KinetoReader {
     }
     if (range_count_ > 0) {
       w.notes.push_back(
-          "CUPTI range-profiler trace: " + std::to_string(range_count_) + " kernel ranges with hardware counters, " +
+          std::string(kRangeProfilerNote) + std::to_string(range_count_) + " kernel ranges with hardware counters, " +
           (ranges_tied_ > 0 ? std::to_string(ranges_tied_) + " tied to the op that launched them (ranges and kernel "
                                                              "launches taken in launch order)"
                             : std::string("listed by kernel name (their number differs from the kernel launches', "
