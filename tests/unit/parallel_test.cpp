@@ -113,12 +113,19 @@ TEST_CASE("1F1B: the op graph's bubble is (P-1)/(M+P-1) of the pipeline with equ
   CHECK(e.scaling_efficiency == doctest::Approx(96.0 / (4 * 33)));
 }
 
+namespace {
+// A first layer without parameters (2 of 6 MACs), then four of 1 M parameters: with 1 MiB
+// buckets, four 4 MB buckets in backward order.
+std::vector<LayerCost> four_buckets() {
+  return {layer("in", 0, 2), layer("a", 1e6, 1), layer("b", 1e6, 1), layer("c", 1e6, 1), layer("d", 1e6, 1)};
+}
+}  // namespace
+
 TEST_CASE("data parallel: exposed communication is 0 under the backward pass and grows as bandwidth shrinks") {
   // The first layer has no parameters and runs last in the backward (4 of 12 ms): the four
   // 4 MB buckets are ready at 2, 4, 6, 8 ms into the backward.
   const Toy t = toy(6e-3, 12e-3, 0);
-  const std::vector<LayerCost> layers{layer("in", 0, 2), layer("a", 1e6, 1), layer("b", 1e6, 1), layer("c", 1e6, 1),
-                                      layer("d", 1e6, 1)};
+  const std::vector<LayerCost> layers = four_buckets();
   ParallelLayout l;
   l.dp = 4;
   l.bucket_bytes = 1024 * 1024;
@@ -141,8 +148,7 @@ TEST_CASE("ZeRO-2 and -3 reduce-scatter every micro-batch's gradients; DDP and Z
   // 4 ranks is 3/4 x 4 MB = 3 ms, the parameters' all-gather after the optimizer 3/4 x 16 MB
   // = 12 ms.
   const Toy t = toy(6e-3, 12e-3, 0);
-  const std::vector<LayerCost> layers{layer("in", 0, 2), layer("a", 1e6, 1), layer("b", 1e6, 1), layer("c", 1e6, 1),
-                                      layer("d", 1e6, 1)};
+  const std::vector<LayerCost> layers = four_buckets();
   ParallelLayout l;
   l.dp = 4;
   l.micro_batches = 2;
