@@ -45,13 +45,12 @@ namespace {
       int64_t steps = most >= 1 && global_batch > 0 ? (global_batch + l.dp * most - 1) / (l.dp * most) : 0;
       while (steps > 0 && global_batch % (l.dp * steps) != 0 && l.dp * steps <= global_batch) ++steps;
       if (steps > 0 && l.dp * steps > global_batch) steps = 0;
+      const std::string how = steps > 0 ? name("--micro-batches", "micro_batches") + " " + std::to_string(steps) +
+                                              ": the global batch " + std::to_string(global_batch) +
+                                              " over dp x micro-batches"
+                                        : name(layout_given ? "--batch-per-gpu" : "--batch", "batch_size");
       remedies.push_back(most < 1 ? std::string("no micro-batch fits as it is")
-                         : steps > 0
-                             ? "a micro-batch of at most about " + std::to_string(most) + " (" +
-                                   name("--micro-batches", "micro_batches") + " " + std::to_string(steps) +
-                                   ": the global batch " + std::to_string(global_batch) + " over dp x micro-batches)"
-                             : "a micro-batch of at most about " + std::to_string(most) + " (" +
-                                   name(layout_given ? "--batch-per-gpu" : "--batch", "batch_size") + ")");
+                                  : "a micro-batch of at most about " + std::to_string(most) + " (" + how + ")");
     }
     if (!l.recompute)
       remedies.push_back("recomputation (" +

@@ -232,7 +232,6 @@ class KinetoReader {
   uint32_t last_thread_ = kNone;
   std::vector<StepSpan> steps_;
   std::set<int64_t> step_numbers_;
-  int64_t element_offset_ = -1;  // the event being read, for an error about it
   bool steps_sorted_ = true;
   bool use_steps_ = false;             // counts come from within the steps (count_passes decides)
   bool steps_from_optimizer_ = false;  // the steps are the intervals between Optimizer.step annotations
@@ -396,7 +395,6 @@ class KinetoReader {
       }
     }
     const TraceEvent& e = parser_.parse(element);
-    element_offset_ = element.offset;
     // TensorFlow 2's trace-viewer export names its processes by device ("/host:CPU",
     // "/device:GPU:0"): remembered to say where such a file's kernels are when none is here.
     if (e.ph == 'M' && e.name == "process_name" &&
@@ -431,7 +429,7 @@ class KinetoReader {
       }
       case EventKind::step:
       case EventKind::annotation: {
-        if (kind == EventKind::step) add_step(e, ts);
+        if (kind == EventKind::step) add_step(e, ts, element.offset);
         if (contains(e.name, "Optimizer.step#")) optimizer_step_starts_.push_back(ts);
         if (kind == EventKind::annotation) note_benchmark_phase(e.name, ts, e.dur);
         key_.assign(
@@ -498,7 +496,8 @@ class KinetoReader {
     }
   }
 
-  void add_step(const TraceEvent& e, double ts) {
+  // `offset`: the event's, for an error about it.
+  void add_step(const TraceEvent& e, double ts, int64_t offset) {
     const std::string_view digits = std::string_view(e.name).substr(13);
     int64_t number = 0;
     bool ok = !digits.empty();
@@ -515,7 +514,7 @@ class KinetoReader {
       throw InputError(
           file_.path(),
           "step marker '" + std::string(e.name) + "': " + (ok ? "its number given twice" : "not ProfilerStep#<number>"),
-          line_at_offset(file_, element_offset_), element_offset_, "traceEvents[].name");
+          line_at_offset(file_, offset), offset, "traceEvents[].name");
     steps_.push_back({number, ts, ts + e.dur, e.dur});
     steps_sorted_ = false;
   }

@@ -35,15 +35,18 @@ std::string dims_problem(std::string_view text) {
   // scanner bounds nesting.
   constexpr std::size_t kMaxDepth = 16;
   enum class Held : char { nothing, sizes, lists };
-  std::array<Held, kMaxDepth + 2> held{};
-  auto at = [&](int d) -> Held& { return held[std::min(static_cast<std::size_t>(d), kMaxDepth + 1)]; };
+  std::array<Held, kMaxDepth + 1> held{};
+  auto at = [&](int d) {
+    return static_cast<std::size_t>(d) <= kMaxDepth ? &held[static_cast<std::size_t>(d)] : nullptr;
+  };
   for (std::size_t i = 0; i < text.size();) {
     const char c = text[i];
     if (c == '[') {
-      if (depth > 1 && at(depth) == Held::sizes)
-        return "input " + std::to_string(input) + " mixes sizes and lists of sizes";
-      if (depth >= 1) at(depth) = Held::lists;
-      at(depth + 1) = Held::nothing;
+      if (Held* h = at(depth); h && depth >= 1) {
+        if (depth > 1 && *h == Held::sizes) return "input " + std::to_string(input) + " mixes sizes and lists of sizes";
+        *h = Held::lists;
+      }
+      if (Held* next = at(depth + 1)) *next = Held::nothing;
       if (++depth == 2) ++input;
       elements = 1;
       ++i;
@@ -80,8 +83,10 @@ std::string dims_problem(std::string_view text) {
     if (!decimal || stop != number.c_str() + number.size() || !std::isfinite(d) || d != std::floor(d) || d < 0)
       return "size '" + number + "' is not a whole number >= 0";
     if (d > kMaxDim) return "size " + number + " is absurd (over 2^40)";
-    if (at(depth) == Held::lists) return "input " + std::to_string(input) + " mixes sizes and lists of sizes";
-    at(depth) = Held::sizes;
+    if (Held* h = at(depth)) {
+      if (*h == Held::lists) return "input " + std::to_string(input) + " mixes sizes and lists of sizes";
+      *h = Held::sizes;
+    }
     elements *= d;
     i = end;
   }
