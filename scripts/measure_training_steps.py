@@ -16,6 +16,10 @@ CONFIGS = [
     ("rn50-fp32-b128", "resnet50", 128, "fp32", {}, False),
     ("rn50-tf32-b256", "resnet50", 256, "tf32", {}, True),
     ("rn50-amp-b256-nhwc", "resnet50", 256, "amp-fp16", {"channels_last": True}, False),
+    # Lambda's amp rows: NCHW (its configs give no --memory-format), batch 1280 on 80 GB cards.
+    ("rn50-amp-b256", "resnet50", 256, "amp-fp16", {}, False),
+    ("rn50-amp-b1280", "resnet50", 1280, "amp-fp16", {}, False),
+    ("rn50-amp-b1280-nhwc", "resnet50", 1280, "amp-fp16", {"channels_last": True}, False),
     ("bert-base-squad384-fp32-b32", "bert-base-squad384", 32, "fp32", {}, False),
     ("bert-base-squad384-tf32-b32", "bert-base-squad384", 32, "tf32", {}, False),
     ("bert-base-squad384-amp-b32", "bert-base-squad384", 32, "amp-fp16", {}, True),

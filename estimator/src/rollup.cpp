@@ -15,6 +15,7 @@
 #include "fomcast/format.hpp"
 #include "fomcast/text.hpp"
 #include "layout_transform.hpp"
+#include "nchw_batch_norm.hpp"
 #include "predict.hpp"
 #include "residual.hpp"
 #include "similarity.hpp"
@@ -140,6 +141,20 @@ PassEstimate model_pass(const Workload& w, std::string_view platform, const Cata
                           " us of NCHW<->NHWC layout transforms of its activations (tensor-core math on a "
                           "channels-first workload; " +
                           std::string(to_string(te.method)) + ")");
+      }
+    // A batch norm on NCHW activations runs one block per channel (nchw_batch_norm.hpp):
+    // the two bounds combine as the root of their squares, which followed the measured
+    // kernels from 64 channels (block-bound) to 2048 (memory-bound) within 7-17% at the median.
+    if (e.method != Method::measured)
+      if (const auto blocks_s = est::nchw_batch_norm_block_bound_s(w, w.ops[i], *target)) {
+        const double memory_s = e.predicted_s;
+        e.predicted_s = std::hypot(memory_s, *blocks_s);
+        e.uncertainty = std::max(e.uncertainty, 0.2);
+        e.notes.push_back("cuDNN's channels-first batch norm runs one thread block per channel: " +
+                          format_significant(*blocks_s * 1e6, 3) + " us at " +
+                          format_significant(est::kBatchNormPassesPerBlockCycle) +
+                          " element passes per block per clock, combined with the " +
+                          format_significant(memory_s * 1e6, 3) + " us its bytes take (root of the squares)");
       }
     e.launch_gap_s = launch_gap_part(ctx, w.ops[i], e);
     pe.ops.push_back(std::move(e));

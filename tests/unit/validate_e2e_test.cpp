@@ -7,6 +7,7 @@
 #include <cmath>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -66,9 +67,9 @@ TEST_CASE("validate --json end_to_end: every shipped published row predicted, me
   ScratchDir dir;
   const auto j = run_json("validate", dir.file("v.db"))["end_to_end"];
   const auto& rows = j["rows"];
-  // 30 published one-GPU rows and 10 steps timed on the lent H200 and H100
+  // 30 published one-GPU rows and 13 steps timed on the lent H200 and H100
   // (data/e2e/measured_here.csv).
-  REQUIRE(rows.size() == 40);
+  REQUIRE(rows.size() == 43);
   std::set<std::string> platforms;
   for (const auto& r : rows) {
     INFO(r["id"].get<std::string>());
@@ -131,8 +132,20 @@ TEST_CASE("validate --json end_to_end: every shipped published row predicted, me
   // by element count, not by rows of the tables' at most 16,372 (ResNet-50's activations had
   // taken the rate of small launch-bound tensors: an H200 trace's 19.5 ms read 33.8): 7.9% and
   // 7.2% (the ResNet-50 rows 5-20 points faster, the BERT rows 2-9 points faster).
-  CHECK(j["median_abs_step_error"].get<double>() <= 0.080);
-  CHECK(j["median_abs_speedup_error"].get<double>() <= 0.073);
+  // cuDNN's NCHW batch norm bounded by its one block per channel (Lambda's NCHW amp ResNet-50
+  // rows, -6% to -25%, now -5.5% to +5.9%; the tf32 rows, whose convs are too slow, +7% to
+  // +19%): 7.9% and 5.5% on those 40 rows. A fourth H200 lease's ResNet-50 amp steps, NCHW at
+  // batch 256 and 1280 and NHWC at 1280 (+12.4%, -0.9%, +9.4%): 9.2% and 5.5% over the 43
+  // rows, of which the 30 published 6.5% (7.8% before the batch-norm rule).
+  CHECK(j["median_abs_step_error"].get<double>() <= 0.093);
+  CHECK(j["median_abs_speedup_error"].get<double>() <= 0.056);
+  std::vector<double> published_errors;
+  for (const auto& r : rows)
+    if (r["id"].get<std::string>().rfind("here-", 0) != 0)
+      published_errors.push_back(std::fabs(r["error"].get<double>()));
+  REQUIRE(published_errors.size() == 30);
+  std::sort(published_errors.begin(), published_errors.end());
+  CHECK((published_errors[14] + published_errors[15]) / 2 <= 0.066);
 }
 
 TEST_CASE("validate --json end_to_end: Lambda's 2, 4 and 8 GPU rows against the data-parallel estimate") {
