@@ -116,7 +116,8 @@ void note_borrowed_rate(OpEstimate& e, const Platform& target, DType dtype) {
 // 16 bytes of its storage type (8 half elements, 4 tf32 ones) runs on slower kernels with
 // narrower loads. The tables hold aligned shapes (DeepBench padded its tensor-core shapes to
 // multiples of 8; NeuSight's are fp32), so such an op's time is optimistic, and the note says
-// so and what avoids it. A time measured on the target knows better and stands.
+// so, by how much one GPU measured it (tests/data/measured/h200_gemm_alignment.json: one GPU,
+// so no factor is applied), and what avoids it. A time measured on the target stands.
 void note_misaligned_tensor_core(OpEstimate& e, const Platform& target, const Op& op, DType dtype) {
   if (e.method == Method::measured || e.method == Method::table || e.method == Method::unestimated) return;
   // Only where the part has tensor cores for the type: one whose spec borrows the rate runs
@@ -133,8 +134,10 @@ void note_misaligned_tensor_core(OpEstimate& e, const Platform& target, const Op
   e.notes.push_back(odd + " not a multiple of " + std::to_string(multiple) + " (16 bytes of " +
                     std::string(to_string(dtype)) +
                     "): tensor-core GEMM kernels run such shapes with narrower loads, slower than the aligned "
-                    "shapes the tables hold, so this time is likely optimistic; padding the dimension avoids it "
-                    "(nanoGPT pads GPT-2's 50257-token vocabulary to 50304)");
+                    "shapes the tables hold, so this time is likely optimistic (on an H200, GEMMs one element "
+                    "off a multiple of 8 ran 2-3x slower in tf32 and 4-5x in fp16 than their aligned "
+                    "neighbours); padding the dimension avoids it (nanoGPT pads GPT-2's 50257-token vocabulary "
+                    "to 50304)");
 }
 
 // Section 4 of issue 13: no op faster than its roofline on the target. A time the op

@@ -15,6 +15,7 @@
 #include "fomcast/format.hpp"
 #include "fomcast/text.hpp"
 #include "layout_transform.hpp"
+#include "max_pool_bound.hpp"
 #include "nchw_batch_norm.hpp"
 #include "predict.hpp"
 #include "residual.hpp"
@@ -155,6 +156,14 @@ PassEstimate model_pass(const Workload& w, std::string_view platform, const Cata
                           format_significant(est::kBatchNormPassesPerBlockCycle) +
                           " element passes per block per clock, combined with the " +
                           format_significant(memory_s * 1e6, 3) + " us its bytes take (root of the squares)");
+      }
+    if (e.method != Method::measured)
+      if (const auto sm_s = est::max_pool_sm_bound_s(w, w.ops[i], *target); sm_s && *sm_s > e.predicted_s) {
+        e.notes.push_back("PyTorch's max pool is bound by its index arithmetic on the SMs, not by memory: " +
+                          format_significant(*sm_s * 1e6, 3) + " us where its bytes take " +
+                          format_significant(e.predicted_s * 1e6, 3) + " us (max_pool_bound.hpp)");
+        e.predicted_s = *sm_s;
+        e.uncertainty = std::max(e.uncertainty, 0.15);
       }
     e.launch_gap_s = launch_gap_part(ctx, w.ops[i], e);
     pe.ops.push_back(std::move(e));

@@ -136,16 +136,19 @@ TEST_CASE("validate --json end_to_end: every shipped published row predicted, me
   // rows, -6% to -25%, now -5.5% to +5.9%; the tf32 rows, whose convs are too slow, +7% to
   // +19%): 7.9% and 5.5% on those 40 rows. A fourth H200 lease's ResNet-50 amp steps, NCHW at
   // batch 256 and 1280 and NHWC at 1280 (+12.4%, -0.9%, +9.4%): 9.2% and 5.5% over the 43
-  // rows, of which the 30 published 6.5% (7.8% before the batch-norm rule).
+  // rows, of which the 30 published 6.5% (7.8% before the batch-norm rule). PyTorch's max pool
+  // bound by its SMs (ResNet-50's stem pool had read 0.4 ms of the H200's 3.1): 9.2% and 5.3%,
+  // the 30 published 8.2%, every ResNet-50 row 0.3-5.7 points slower: the tf32 and amp rows'
+  // tensor-core convs, too slow, had been hiding behind the missing pool time.
   CHECK(j["median_abs_step_error"].get<double>() <= 0.093);
-  CHECK(j["median_abs_speedup_error"].get<double>() <= 0.056);
+  CHECK(j["median_abs_speedup_error"].get<double>() <= 0.054);
   std::vector<double> published_errors;
   for (const auto& r : rows)
     if (r["id"].get<std::string>().rfind("here-", 0) != 0)
       published_errors.push_back(std::fabs(r["error"].get<double>()));
   REQUIRE(published_errors.size() == 30);
   std::sort(published_errors.begin(), published_errors.end());
-  CHECK((published_errors[14] + published_errors[15]) / 2 <= 0.066);
+  CHECK((published_errors[14] + published_errors[15]) / 2 <= 0.082);
 }
 
 TEST_CASE("validate --json end_to_end: Lambda's 2, 4 and 8 GPU rows against the data-parallel estimate") {
