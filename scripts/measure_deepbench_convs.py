@@ -18,24 +18,9 @@ import time
 
 import torch
 
+from cuda_timing import time_ms
+
 MODES = [("fp16", "nchw"), ("fp16", "nhwc"), ("tf32", "nchw"), ("fp32", "nchw")]
-
-
-def time_ms(fn, repeats):
-    for _ in range(2):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(repeats):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        times.append(s.elapsed_time(e))
-    times.sort()
-    fastest = times[: max(1, repeats // 2)]
-    return sum(fastest) / len(fastest)
 
 
 def calls(p, dtype_name, layout):

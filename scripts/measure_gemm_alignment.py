@@ -16,6 +16,8 @@ import sys
 
 import torch
 
+from cuda_timing import time_ms
+
 # (m, n, k): C[m, n] = A[m, k] @ B[k, n]
 SHAPES = [
     (3072, 768, 32768),   # BERT-base (batch 32 x 384) weight gradient of the feed-forward out
@@ -29,23 +31,6 @@ SHAPES = [
     (4096, 4096, 4096),
     (4095, 4095, 4095),
 ]
-
-
-def time_ms(fn, repeats):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(repeats):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        times.append(s.elapsed_time(e))
-    times.sort()
-    fastest = times[: max(1, repeats // 2)]
-    return sum(fastest) / len(fastest)
 
 
 def main():

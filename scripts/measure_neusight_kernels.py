@@ -24,6 +24,8 @@ import sys
 import torch
 import torch.nn.functional as F
 
+from cuda_timing import time_ms
+
 OPS = ["bmm", "linear", "conv", "add", "mul", "relu", "gelu", "ln", "softmax"]
 
 
@@ -65,24 +67,6 @@ def call_for(op, r):
     if op == "softmax":
         return lambda: torch.softmax(x, dim=-1)
     raise ValueError(op)
-
-
-def time_ms(fn, repeats):
-    with torch.no_grad():
-        for _ in range(3):
-            fn()
-        torch.cuda.synchronize()
-        times = []
-        for _ in range(repeats):
-            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record()
-            fn()
-            e.record()
-            e.synchronize()
-            times.append(s.elapsed_time(e))
-    times.sort()
-    fastest = times[: max(1, repeats // 2)]
-    return sum(fastest) / len(fastest)
 
 
 def native_row(op, r, ms):

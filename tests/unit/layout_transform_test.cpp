@@ -31,14 +31,7 @@ Op conv_op() {
   return op;
 }
 
-Workload one(Op op, const std::string& memory_format) {
-  Workload w;
-  w.name = "one";
-  w.origin = "model";
-  w.memory_format = memory_format;
-  w.ops = {std::move(op)};
-  return w;
-}
+Workload one(Op op, const std::string& memory_format) { return test::one_op_model(std::move(op), memory_format); }
 
 double pass(const Catalog& c, const Workload& w, PrecisionMode m) { return estimate_pass(w, "H100", c, {}, m).ops_s; }
 

@@ -32,12 +32,7 @@ Workload stem_pool(Phase phase, const std::string& memory_format) {
   op.shape = phase == Phase::forward ? TensorShape{{{256, 112, 112, 64}}}
                                      : TensorShape{{{256, 56, 56, 64}, {256, 112, 112, 64}}};
   fill_costs(op);
-  Workload w;
-  w.name = "pool";
-  w.origin = "model";
-  w.memory_format = memory_format;
-  w.ops = {std::move(op)};
-  return w;
+  return test::one_op_model(std::move(op), memory_format);
 }
 
 double max_pool_s(const nlohmann::json& estimate) {

@@ -36,14 +36,7 @@ Op batch_norm_op(Phase phase) {
   return op;
 }
 
-Workload one(Op op, const std::string& memory_format) {
-  Workload w;
-  w.name = "one";
-  w.origin = "model";
-  w.memory_format = memory_format;
-  w.ops = {std::move(op)};
-  return w;
-}
+Workload one(Op op, const std::string& memory_format) { return test::one_op_model(std::move(op), memory_format); }
 
 double normalization_s(const nlohmann::json& estimate) {
   double s = 0;

@@ -42,6 +42,15 @@ std::string slurp(const std::string& path) {
   return ss.str();
 }
 
+Workload one_op_model(Op op, const std::string& memory_format) {
+  Workload w;
+  w.name = "one";
+  w.origin = "model";
+  w.memory_format = memory_format;
+  w.ops = {std::move(op)};
+  return w;
+}
+
 Store open_seeded(const std::string& path) {
   Store store = Store::open(path);
   seed_if_needed(store);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "fomcast/store.hpp"
+#include "fomcast/workload.hpp"
 
 namespace fomcast::test {
 
@@ -36,5 +37,8 @@ std::string slurp(const std::string& path);
 Store open_seeded(const std::string& path);
 // Fingerprint of a database's bytes (main file and WAL), to prove it was left untouched.
 std::string file_fingerprint(const std::string& path);
+// A layer list ("model" origin) of the one op, in `memory_format` ("" unstated): what the
+// layout rules of the estimator read.
+Workload one_op_model(Op op, const std::string& memory_format);
 
 }  // namespace fomcast::test
