@@ -151,17 +151,19 @@ PassEstimate model_pass(const Workload& w, std::string_view platform, const Cata
         const double memory_s = e.predicted_s;
         e.predicted_s = std::hypot(memory_s, *blocks_s);
         e.uncertainty = std::max(e.uncertainty, 0.2);
+        e.detail += "; with the channel-parallel bound, " + format_significant(e.predicted_s * 1e3, 3) + " ms";
         e.notes.push_back("cuDNN's channels-first batch norm runs one thread block per channel: " +
-                          format_significant(*blocks_s * 1e6, 3) + " us at " +
+                          format_significant(*blocks_s * 1e3, 3) + " ms at " +
                           format_significant(est::kBatchNormPassesPerBlockCycle) +
                           " element passes per block per clock, combined with the " +
-                          format_significant(memory_s * 1e6, 3) + " us its bytes take (root of the squares)");
+                          format_significant(memory_s * 1e3, 3) + " ms its bytes take (root of the squares)");
       }
     if (e.method != Method::measured)
       if (const auto sm_s = est::max_pool_sm_bound_s(w, w.ops[i], *target); sm_s && *sm_s > e.predicted_s) {
         e.notes.push_back("PyTorch's max pool is bound by its index arithmetic on the SMs, not by memory: " +
-                          format_significant(*sm_s * 1e6, 3) + " us where its bytes take " +
-                          format_significant(e.predicted_s * 1e6, 3) + " us (max_pool_bound.hpp)");
+                          format_significant(*sm_s * 1e3, 3) + " ms where its bytes take " +
+                          format_significant(e.predicted_s * 1e3, 3) + " ms (max_pool_bound.hpp)");
+        e.detail += "; raised to the SMs' bound, " + format_significant(*sm_s * 1e3, 3) + " ms";
         e.predicted_s = *sm_s;
         e.uncertainty = std::max(e.uncertainty, 0.15);
       }
