@@ -145,7 +145,8 @@ PassEstimate model_pass(const Workload& w, std::string_view platform, const Cata
       }
     // A batch norm on NCHW activations runs one block per channel (nchw_batch_norm.hpp):
     // the two bounds combine as the root of their squares, which followed the measured
-    // kernels from 64 channels (block-bound) to 2048 (memory-bound) within 7-17% at the median.
+    // kernels from 64 channels (block-bound) to 2048 (memory-bound) within 5-20% at the median
+    // per trace (docs/accuracy.md section 7).
     if (e.method != Method::measured)
       if (const auto blocks_s = est::nchw_batch_norm_block_bound_s(w, w.ops[i], *target)) {
         const double memory_s = e.predicted_s;
