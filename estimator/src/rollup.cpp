@@ -131,10 +131,12 @@ PassEstimate model_pass(const Workload& w, std::string_view platform, const Cata
   pe.ops.reserve(w.ops.size());
   for (std::size_t i = 0; i < w.ops.size(); ++i) {
     OpEstimate e = est::predict_op(ctx, w.ops[i], i);
-    // A tensor-core conv on NCHW activations also pays cuDNN's layout transforms: timed as
-    // the elementwise traffic they are and carried in the conv's own time, so the op list
-    // stays the workload's (layout_transform.hpp).
-    if (e.method != Method::measured)
+    // What cuDNN's and PyTorch's kernels cost beyond the op's own time on the layouts a layer
+    // list states; a measured op's time holds it already.
+    if (e.method != Method::measured) {
+      // A tensor-core conv on NCHW activations also pays cuDNN's layout transforms: timed as
+      // the elementwise traffic they are and carried in the conv's own time, so the op list
+      // stays the workload's (layout_transform.hpp).
       if (const auto t = est::layout_transform_op(w, w.ops[i], *target)) {
         const OpEstimate te = est::predict_op(ctx, *t, i);
         e.predicted_s += te.predicted_s;
@@ -143,11 +145,10 @@ PassEstimate model_pass(const Workload& w, std::string_view platform, const Cata
                           "channels-first workload; " +
                           std::string(to_string(te.method)) + ")");
       }
-    // A batch norm on NCHW activations runs one block per channel (nchw_batch_norm.hpp):
-    // the two bounds combine as the root of their squares, which followed the measured
-    // kernels from 64 channels (block-bound) to 2048 (memory-bound) within 5-20% at the median
-    // per trace (docs/accuracy.md section 7).
-    if (e.method != Method::measured)
+      // A batch norm on NCHW activations runs one block per channel (nchw_batch_norm.hpp):
+      // the two bounds combine as the root of their squares, which followed the measured
+      // kernels from 64 channels (block-bound) to 2048 (memory-bound) within 5-20% at the median
+      // per trace (docs/accuracy.md section 7).
       if (const auto blocks_s = est::nchw_batch_norm_block_bound_s(w, w.ops[i], *target)) {
         const double memory_s = e.predicted_s;
         e.predicted_s = std::hypot(memory_s, *blocks_s);
@@ -159,7 +160,6 @@ PassEstimate model_pass(const Workload& w, std::string_view platform, const Cata
                           " element passes per block per clock, combined with the " +
                           format_significant(memory_s * 1e3, 3) + " ms its bytes take (root of the squares)");
       }
-    if (e.method != Method::measured)
       if (const auto sm_s = est::max_pool_sm_bound_s(w, w.ops[i], *target); sm_s && *sm_s > e.predicted_s) {
         e.notes.push_back("PyTorch's max pool is bound by its index arithmetic on the SMs, not by memory: " +
                           format_significant(*sm_s * 1e3, 3) + " ms where its bytes take " +
@@ -168,6 +168,7 @@ PassEstimate model_pass(const Workload& w, std::string_view platform, const Cata
         e.predicted_s = *sm_s;
         e.uncertainty = std::max(e.uncertainty, 0.15);
       }
+    }
     e.launch_gap_s = launch_gap_part(ctx, w.ops[i], e);
     pe.ops.push_back(std::move(e));
   }

@@ -39,20 +39,16 @@ bool fp32_by_name(std::string_view name) {
   return contains(n, "softmax") || contains(n, "loss") || contains(n, "entropy");
 }
 
-// Autocast's float32 list names layer_norm and group_norm but not batch_norm (PyTorch's
-// "Autocast Op Reference", CUDA ops that can autocast to float32): a batch norm runs in its
-// input's type, so after a half conv it reads and writes half (cuDNN's batch norm keeps its
-// statistics and parameters in fp32, its math fp32).
-bool batch_norm_by_name(std::string_view name) {
-  const std::string n = lowercase(name);
-  return contains(n, "batchnorm") || contains(n, "batch_norm");
-}
-
 bool can_recost(const Op& op) {
   return op.flops > 0 || op.bytes > 0 || !std::holds_alternative<std::monostate>(op.shape);
 }
 
 }  // namespace
+
+bool batch_norm_by_name(std::string_view name) {
+  const std::string n = lowercase(name);
+  return contains(n, "batchnorm") || contains(n, "batch_norm");
+}
 
 std::string_view to_string(PrecisionMode m) {
   for (const auto& [e, name] : kModes)

@@ -40,6 +40,14 @@ struct OpPrecision {
 // their recorded type: integer and fp64 ops, copies and `other` ops.
 OpPrecision op_precision(OpKind kind, std::string_view name, DType recorded, PrecisionMode mode);
 
+// Whether an op is a batch norm by its name ("batchnorm", "aten::cudnn_batch_norm", any case).
+// Autocast's float32 list names layer_norm and group_norm but not batch_norm (PyTorch's
+// "Autocast Op Reference", CUDA ops that can autocast to float32): a batch norm runs in its
+// input's type, so after a half conv it reads and writes half (cuDNN's batch norm keeps its
+// statistics and parameters in fp32, its math fp32). The estimator's NCHW batch-norm rule
+// picks its ops by it too.
+bool batch_norm_by_name(std::string_view name);
+
 struct PrecisionApplied {
   Workload workload;          // the ops re-typed
   std::vector<bool> retyped;  // per op: its dtype or bytes changed (its measured time no longer applies)
