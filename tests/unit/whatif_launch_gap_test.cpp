@@ -93,6 +93,15 @@ TEST_CASE("estimate: launch_gap_s is the launch gaps its op times hold, none in 
   CHECK(gap > 0);
   CHECK(gap < est.at("modelled_s").get<double>());
   CHECK(w.at("modelled_s").get<double>() == doctest::Approx(gap).epsilon(1e-3));
+  // Each op says its share: within its own time, and the ops' shares add up to the pass's.
+  double ops_gap = 0;
+  for (const auto& op : est.at("ops")) {
+    const double g = op.at("launch_gap_s").get<double>();
+    CHECK(g >= 0);
+    CHECK(g <= op.at("predicted_s").get<double>());
+    ops_gap += op.at("count").get<double>() * g;
+  }
+  CHECK(ops_gap == doctest::Approx(gap).epsilon(1e-9));
   // A trace estimated on the GPU it was recorded on keeps its measured kernel times: device
   // times, no gap in them.
   REQUIRE(run_fomcast("ingest --workload kineto " +
@@ -102,7 +111,10 @@ TEST_CASE("estimate: launch_gap_s is the launch gaps its op times hold, none in 
   const json own = run_json("estimate --workload kineto --platform H100", db);
   double measured = 0;
   for (const auto& op : own.at("ops"))
-    if (op.at("method") == "measured") measured += op.at("predicted_per_pass_s").get<double>();
+    if (op.at("method") == "measured") {
+      measured += op.at("predicted_per_pass_s").get<double>();
+      CHECK(op.at("launch_gap_s").get<double>() == 0);
+    }
   CHECK(measured > 0);
   CHECK(own.at("launch_gap_s").get<double>() <= own.at("modelled_s").get<double>() - measured + 1e-12);
 }
