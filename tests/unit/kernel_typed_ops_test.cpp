@@ -83,7 +83,7 @@ TEST_CASE("a --platform the trace's own device contradicts is a warning at every
   const auto e = fomcast::test::run_fomcast("estimate --workload mlp --platform A100", db);
   REQUIRE(e.status == 0);
   CHECK_MESSAGE(e.out.find("WARNING recorded on H100 (--platform), though the trace names Tesla V100-DGXS-32GB, "
-                           "which is NV_V100's: its measured times are read as H100's") != std::string::npos,
+                           "which is V100_SXM2_32GB's: its measured times are read as H100's") != std::string::npos,
                 e.out);
   // Ingested as the trace says: nothing to warn of.
   run_json("ingest '" + source_path(kTrace) + "' --workload mlp2", db);

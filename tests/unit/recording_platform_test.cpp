@@ -40,7 +40,8 @@ std::string matched(const std::string& device) {
 TEST_CASE("device names of real traces map to the shipped platforms, whole words, most specific first") {
   // external and shared traces' deviceProperties
   CHECK(matched("Tesla V100-SXM2-32GB") == "V100_SXM2_32GB");
-  CHECK(matched("Tesla V100-DGXS-32GB") == "NV_V100");
+  CHECK(matched("Tesla V100-DGXS-32GB") == "V100_SXM2_32GB");  // the DGX Station's board
+  CHECK(matched("Tesla V100-DGXS-16GB") == "NV_V100");
   CHECK(matched("NVIDIA A100-PG509-200") == "A100");
   CHECK(matched("NVIDIA A100-SXM4-80GB") == "A100_SXM4_80GB");
   CHECK(matched("NVIDIA H100 80GB HBM3") == "H100");
