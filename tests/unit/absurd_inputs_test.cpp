@@ -149,7 +149,7 @@ TEST_CASE("absurd inputs: platform names, figures, Nsight byte counts, model epo
     const std::string sql = "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET bytes=" + value + " WHERE rowid=1";
     REQUIRE(sqlite3_exec(s, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
     sqlite3_close(s);
-    check_refused("ingest '" + copy + "' --workload n", db, "CUPTI_ACTIVITY_KIND_MEMCPY.bytes: byte count");
+    check_refused("ingest '" + copy + "' --workload n", db, "CUPTI_ACTIVITY_KIND_MEMCPY.bytes, row 1: byte count");
   }
 
   // A model of 1e12 epochs printed a run of 48,000 years; the range is --epochs'.

@@ -450,6 +450,31 @@ TEST_CASE("json errors: a key the reader uses, given twice, is an error: JSON ke
       o));
 }
 
+TEST_CASE("json errors: a negative External id or correlation is refused, not read as no id") {
+  // -1 is the parser's "no id": a kernel whose correlation was -5 lost its launching op
+  // without a word, and an op's External id -3 dropped its ET join.
+  ScratchDir dir;
+  const InputError ext = ingest_error(dir.write(
+      "ext.json", kHead + R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 100, )"
+                          R"("dur": 5, "args": {"External id": -3}}]})"));
+  CHECK(says(ext, "`args.External id` is negative (-3)"));
+  CHECK(ext.field == "traceEvents[0].args.External id");
+  CHECK(ext.byte_offset > 0);
+  const InputError cor = ingest_error(
+      dir.write("cor.json", kHead + kGood +
+                                R"(, {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 110, )"
+                                R"("dur": 2, "args": {"correlation": -5}}]})"));
+  CHECK(says(cor, "`args.correlation` is negative (-5)"));
+  CHECK(cor.field == "traceEvents[1].args.correlation");
+  // Id 0 is an id.
+  IngestOptions o;
+  o.workload = "ok";
+  CHECK_NOTHROW((void)ingest_files(
+      {dir.write("zero.json", kHead + R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, )"
+                                      R"("ts": 100, "dur": 5, "args": {"External id": 0}}]})")},
+      o));
+}
+
 TEST_CASE("json errors: an op a thousand times longer than its pass is a corrupt duration, not a measurement") {
   // One step of 100 us whose op lasts 1,000 s (a "dur" of 1e9): it was read, 16.7 minutes of
   // GEMM in a step. A step's ops may overlap over threads and streams, not a thousand deep.

@@ -186,8 +186,10 @@ void expect_broken_export(const std::string& sql, const std::string& field, cons
 
 TEST_CASE("nsys export: a kernel row without a start is an error naming the column, not a dropped kernel") {
   // One of the export's kernels with start NULL: it was left out, and its time with it.
-  expect_broken_export("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = NULL WHERE correlationId = 10",
-                       "CUPTI_ACTIVITY_KIND_KERNEL.start", "without a start");
+  // The made export's kernels are correlations 10, 11 (step 0), 12, 13 (step 1), 99: the
+  // error names the third row.
+  expect_broken_export("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = NULL WHERE correlationId = 12",
+                       "CUPTI_ACTIVITY_KIND_KERNEL.start, row 3", "without a start");
 }
 
 TEST_CASE("nsys export without its StringIds table: an error, not a workload of <unnamed> kernels") {
@@ -212,9 +214,32 @@ TEST_CASE("nsys export: a copy of no CUPTI kind is an error naming the column, n
       (void)ingest_one(path, "nsys-sqlite");
       FAIL("no error");
     } catch (const InputError& e) {
-      CHECK(e.field == "CUPTI_ACTIVITY_KIND_MEMCPY.copyKind");
+      CHECK(e.field == "CUPTI_ACTIVITY_KIND_MEMCPY.copyKind, row 1");
       CHECK(std::string(e.what()).find("copy kind " + value + " is none of CUPTI's") != std::string::npos);
     }
+  }
+}
+
+TEST_CASE("nsys export: a bad value in a row names the row, counted in the table's order") {
+  // The MPI saxpy export's 15 copies: the seventh given -5 bytes. The error had named the
+  // table and column only.
+  test::ScratchDir dir;
+  const std::string path = dir.file("saxpy.sqlite");
+  std::filesystem::copy_file(test::shared_path("traces/nsys_sqlite/pipit_saxpy-mpi-cuda_nsys_perlmutter0.sqlite"),
+                             path);
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  exec(db,
+       "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET bytes = -5 WHERE rowid = "
+       "(SELECT rowid FROM CUPTI_ACTIVITY_KIND_MEMCPY ORDER BY rowid LIMIT 1 OFFSET 6)");
+  sqlite3_close(db);
+  try {
+    (void)ingest_one(path, "nsys-sqlite");
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.field == "CUPTI_ACTIVITY_KIND_MEMCPY.bytes, row 7");
+    CHECK(std::string(e.what()).find("CUPTI_ACTIVITY_KIND_MEMCPY.bytes, row 7: negative byte count -5") !=
+          std::string::npos);
   }
 }
 

@@ -77,9 +77,33 @@ class Export {
       sqlite3_stmt* s;
       ~Finalize() { sqlite3_finalize(s); }
     } finalize{stmt};
+    // A plain scan of one table reads it in its stored order, so a fault in one of its rows
+    // is placed by that row's number: "CUPTI_ACTIVITY_KIND_MEMCPY.bytes, row 7" (the table and
+    // column alone left a user to search thousands of rows).
+    const std::string scanned = scanned_table(sql);
+    int64_t n = 0;
     int rc;
-    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) row(stmt);
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+      ++n;
+      try {
+        row(stmt);
+      } catch (const InputError& e) {
+        if (scanned.empty() || !e.field.starts_with(scanned + ".")) throw;
+        throw InputError(e.file, e.message, e.line, e.byte_offset, e.field + ", row " + std::to_string(n));
+      }
+    }
     if (rc != SQLITE_DONE) fail("reading the export", field);
+  }
+
+  // The table a query reads whole ("SELECT ... FROM T", nothing after it); "" otherwise.
+  static std::string scanned_table(std::string_view sql) {
+    const std::size_t from = sql.rfind(" FROM ");
+    if (from == std::string_view::npos) return {};
+    const std::string_view table = sql.substr(from + 6);
+    const bool plain = !table.empty() && std::all_of(table.begin(), table.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    });
+    return plain ? std::string(table) : std::string();
   }
 
   const std::string& path() const { return path_; }

@@ -134,6 +134,15 @@ struct TraceEventParser::Impl {
     return n;
   }
 
+  // External id / correlation: counts from 0. A negative one is read as no id at all (-1 is
+  // the parser's "none"), so the kernels it names would silently lose their op; refused.
+  int64_t id_of(od::value v, std::string_view field) const {
+    const int64_t id = r.integer_of(v, field);
+    if (id < 0)
+      r.fail(field, "`" + std::string(field) + "` is negative (" + std::to_string(id) + "): ids count from 0");
+    return id;
+  }
+
   // args "name" / "op": strings when they are strings (metadata and TF events); other
   // writers put other things there, which fomcast does not need.
   std::string_view optional_string(od::value v, std::string_view field) const {
@@ -174,15 +183,15 @@ struct TraceEventParser::Impl {
       switch (k[0]) {
         case 'E':
           if (key_is(k, "External id"))
-            once(seen, 1, "args.External id"), ev.external_id = r.integer_of(value, "args.External id");
+            once(seen, 1, "args.External id"), ev.external_id = id_of(value, "args.External id");
           break;
         case 'e':
           if (key_is(k, "external id"))
-            once(seen, 1, "args.External id"), ev.external_id = r.integer_of(value, "args.External id");
+            once(seen, 1, "args.External id"), ev.external_id = id_of(value, "args.External id");
           break;
         case 'c':
           if (key_is(k, "correlation"))
-            once(seen, 2, "args.correlation"), ev.correlation = r.integer_of(value, "args.correlation");
+            once(seen, 2, "args.correlation"), ev.correlation = id_of(value, "args.correlation");
           break;
         case 'I':
           if (key_is(k, "Input Dims")) {
