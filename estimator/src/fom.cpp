@@ -352,6 +352,7 @@ FomResult evaluate_study(const Study& study, const StudyInputs& in) {
     p.notes.push_back(run_note(*sp.workload, base));
     if (!sp.target_hours) p.notes.push_back(run_note(*sp.workload, target));
     for (const auto& a : base.assumptions) p.notes.push_back(a);
+    p.epoch_size_known = base.epoch_size_known;
     for (const auto& n : calibrations_not_used) p.notes.push_back(n);
     for (const auto* side : {&base, &target}) {
       if (side == &target && sp.target_hours) continue;

@@ -395,6 +395,7 @@ int64_t epochs_per_run(const Workload& w, std::optional<int64_t> given, std::vec
 RunEstimate roll_up(const Workload& w, PassEstimate pass, const RunOptions& opts) {
   RunEstimate r;
   r.passes_per_epoch = passes_per_epoch(w, &r.assumptions);
+  r.epoch_size_known = w.samples_per_epoch > 0 && w.batch_size > 0;
   r.epochs = epochs_per_run(w, opts.epochs, &r.assumptions);
   r.epoch_s = static_cast<double>(r.passes_per_epoch) * pass.pass_s;
   r.run_s = static_cast<double>(r.epochs) * r.epoch_s;

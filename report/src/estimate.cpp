@@ -270,9 +270,7 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
             "that session, not a training step (a trace without the range profiler times the step)\n";
   // An epoch of unknown size is the trace's passes: said on its line, not only under
   // --verbose, since the run and the rate below rest on it (`fom` warns of it too).
-  const bool epoch_unknown = std::any_of(r.assumptions.begin(), r.assumptions.end(), [](const std::string& a) {
-    return a.starts_with("samples per epoch or batch size unknown");
-  });
+  const bool epoch_unknown = !r.epoch_size_known;
   out +=
       "epoch  " + format_number(static_cast<double>(r.passes_per_epoch), 0) +
       " passes = " + format_duration(r.epoch_s) +

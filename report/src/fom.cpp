@@ -149,9 +149,7 @@ std::string borrowed_rate_warning(const FomResult& r) {
 std::string epoch_unknown_warning(const FomResult& r) {
   std::string which;
   for (const auto& p : r.problems)
-    if (std::any_of(p.notes.begin(), p.notes.end(),
-                    [](const std::string& n) { return n.starts_with("samples per epoch or batch size unknown"); }))
-      which += (which.empty() ? "" : ", ") + p.name;
+    if (!p.epoch_size_known) which += (which.empty() ? "" : ", ") + p.name;
   if (which.empty()) return "";
   return "WARNING epoch unknown (" + which +
          "): a unit of work is the pass(es) the trace holds; give the problem's batch_size and samples_per_epoch "

@@ -240,6 +240,9 @@ struct RunEstimate {
   // Samples one pass (under a layout, one step of the global batch) trains; 0 when the
   // workload records no batch.
   int64_t samples_per_pass = 0;
+  // False when the workload gives no samples per epoch and batch: an epoch is then the
+  // passes it holds (an assumption says so), a unit of work of a few milliseconds.
+  bool epoch_size_known = true;
   std::vector<std::string> assumptions;  // what was not known and how it was filled in
 };
 

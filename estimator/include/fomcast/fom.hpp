@@ -82,6 +82,7 @@ struct ProblemResult {
   // own trace) splits modelled and residual; `calibration` says from what, or why not.
   bool calibrated = false;
   std::string calibration;
+  bool epoch_size_known = true;  // the baseline's run: false when an epoch is the trace's passes
   std::vector<std::string> notes;
   std::shared_ptr<const ProblemEstimates> estimates;  // null when both sides were given in hours
 };
