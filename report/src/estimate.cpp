@@ -219,6 +219,12 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
              format_duration(p.pass_high_s) + " (gap carried unscaled " + format_duration(p.pass_unscaled_s) +
              ", scaled with the ops " + format_duration(p.pass_scaled_s) + ")\n";
     }
+  } else if (std::any_of(p.ops.begin(), p.ops.end(), [](const OpEstimate& e) { return e.baseline_s.has_value(); })) {
+    // "No measured time on any platform" beside ops measured on the recording platform (an
+    // XPlane profile's kernels) read as a contradiction: what is missing is the pass's time.
+    out +=
+        "       not calibrated: the profile times its operations but not a pass (no step time to take one "
+        "from), so no host, framework or input-pipeline time (`fomcast calibrate --pass-s` gives the step)\n";
   } else {
     out +=
         "       not calibrated: no measured time on any platform, so no host, framework or input-pipeline time "

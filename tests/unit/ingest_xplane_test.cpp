@@ -198,3 +198,22 @@ TEST_CASE("xplane: a TensorFlow 2 trace-viewer export with host events only says
   CHECK_MESSAGE(r.err.find(".xplane.pb") != std::string::npos, r.err);
   CHECK(test::file_fingerprint(db) == before);
 }
+
+TEST_CASE("xplane: an estimate of the profile says its ops are measured and its pass is not") {
+  // The profile times its kernels but holds no step: "not calibrated: no measured time on any
+  // platform" had stood beside ops measured on the MI300X.
+  ScratchDir dir;
+  const std::string db = dir.file("x.db");
+  REQUIRE(test::run_fomcast("ingest --workload xp " + shared_path(kShared), db).status == 0);
+  for (const std::string platform : {"MI300X", "H100"}) {
+    CAPTURE(platform);
+    const auto e = test::run_fomcast("estimate --workload xp --platform " + platform, db);
+    REQUIRE(e.status == 0);
+    CHECK(e.out.find("not calibrated: the profile times its operations but not a pass") != std::string::npos);
+    CHECK(e.out.find("no measured time on any platform") == std::string::npos);
+  }
+  // A layer list measures nothing: the plain wording stays.
+  const auto model = test::run_fomcast("estimate --workload resnet50 --platform H100", db);
+  REQUIRE(model.status == 0);
+  CHECK(model.out.find("not calibrated: no measured time on any platform") != std::string::npos);
+}
