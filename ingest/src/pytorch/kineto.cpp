@@ -917,9 +917,14 @@ class KinetoReader {
         w.notes.push_back("shapes from the execution trace: " + std::to_string(et_name_matches_) +
                           " Kineto op calls joined by External id = rf_id");
       else
-        w.notes.push_back("the execution trace's rf_ids do not name the same ops as Kineto's External ids (" +
-                          std::to_string(et_name_matches_) + " agree, " + std::to_string(et_name_mismatches_) +
-                          " differ): shapes taken from the ET by op name only where it shows one set of inputs");
+        // Said as what the exact-id join found, beside the agreement note (read_kineto_joined)
+        // that allows a shifted numbering: "do not name the same ops" next to "93% agree" read
+        // as a contradiction on the DLRM traces, whose ids are shifted.
+        w.notes.push_back("Kineto's External ids are not the execution trace's rf_ids one for one: of " +
+                          std::to_string(et_name_matches_ + et_name_mismatches_) +
+                          " Kineto op calls whose External id is an rf_id, " + std::to_string(et_name_matches_) +
+                          " name the ET's op at that id; shapes taken from the ET by op name only where it shows "
+                          "one set of inputs");
     }
     return et_join_ok;
   }
