@@ -256,8 +256,9 @@ std::string estimate_to_text(const RunEstimate& r, const Workload& w, std::size_
              " as measured, the same on every platform (`ingest --platform P` names the machine)\n";
   }
   // A cProfile of a GPU run: its op times are the host's, said where it is read first.
+  // So is a CPU-only trace's projection to a GPU.
   for (const std::string& note : p.notes)
-    if (note.starts_with(kHostTimedNote)) out += "WARNING " + note + "\n";
+    if (note.starts_with(kHostTimedNote) || note.starts_with(kCpuOnlyProjectedNote)) out += "WARNING " + note + "\n";
   // An --platform at ingest that the trace's own device contradicts: every measured time is
   // read as the other platform's, and a note at ingest is easily missed.
   for (const std::string& note : w.notes)

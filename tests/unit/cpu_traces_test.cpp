@@ -104,6 +104,32 @@ TEST_CASE("a CPU target takes no timing or launch gap from a GPU's tables") {
   CHECK(pe.launch_gap_s == 0);
 }
 
+TEST_CASE("a CPU-only trace estimated on a GPU says its times are a CPU's; on a CPU it does not") {
+  // HTA's rank 34 of a 300-rank gloo job, no GPU: its 210 ms of CPU all-reduces came out 554
+  // us on a V100 cluster's network, and nothing said the trace had measured a CPU.
+  ScratchDir dir;
+  const std::string db = dir.file("gloo.db");
+  REQUIRE(test::run_fomcast("ingest --workload gloo " +
+                                test::shared_path("traces/pytorch_kineto/hta_cpu_only_rank-34.pt.trace.json.gz"),
+                            db)
+              .status == 0);
+  const auto gpu = test::run_fomcast("estimate --workload gloo --platform NV_V100", db);
+  REQUIRE_MESSAGE(gpu.status == 0, gpu.err);
+  CHECK_MESSAGE(gpu.out.find("WARNING projected from a CPU-only trace to a GPU: its measured times are a CPU's, "
+                             "not a GPU's") != std::string::npos,
+                gpu.out);
+  const auto cpu = test::run_fomcast("estimate --workload gloo --platform Xeon_8480p", db);
+  REQUIRE_MESSAGE(cpu.status == 0, cpu.err);
+  CHECK(cpu.out.find("CPU-only trace") == std::string::npos);
+  // A GPU trace on a GPU: nothing to say.
+  IngestOptions o;
+  o.workload = "rn50";
+  const Workload v100 = ingest_files(
+      {test::shared_path("traces/pytorch_kineto/kineto_tbplugin_resnet50_worker0.1623143089861.pt.trace.json.gz")}, o);
+  for (const auto& n : estimate_pass(v100, "A100", test::catalog()).notes)
+    CHECK(n.find(kCpuOnlyProjectedNote) == std::string::npos);
+}
+
 TEST_CASE("measured times from a trace that names no machine are said to be carried as measured, not projected") {
   ScratchDir dir;
   const std::string db = dir.file("np.db");

@@ -199,6 +199,9 @@ inline constexpr const char* kCarriedUnscaledDetail = "measured time carried uns
 // The start of the pass note said when a cProfile was recorded on a GPU ("a Python function
 // profile of a run on NV_V100 times the host's ..."): estimate repeats it as a warning.
 inline constexpr const char* kHostTimedNote = "a Python function profile of a run on ";
+// The pass note of a CPU-only trace (no device activity) estimated on a GPU; `estimate`
+// repeats it as a warning.
+inline constexpr const char* kCpuOnlyProjectedNote = "projected from a CPU-only trace to a GPU: ";
 
 // A residual share above this makes a projection host-bound.
 constexpr double kHostBoundShare = 0.5;

@@ -1219,9 +1219,9 @@ class KinetoReader {
           "CPU times are the host's calls, not the device's work, so no op time is kept as measured; the "
           "pass time stays the measurement, and estimates predict the ops from their shapes");
     } else {
-      w.notes.push_back(
-          "CPU-only trace: an op's time is its exclusive (self) CPU time, its duration minus the ops "
-          "nested in it");
+      w.notes.push_back(std::string(kCpuOnlyTraceNote) +
+                        "an op's time is its exclusive (self) CPU time, its duration minus the ops "
+                        "nested in it");
     }
     if (tally.cpu_wrappers > 0)
       w.notes.push_back(std::to_string(tally.cpu_wrappers) +

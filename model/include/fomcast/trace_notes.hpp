@@ -10,4 +10,8 @@ namespace fomcast {
 // replayed every kernel to read its counters, not its kernel's duration alone.
 inline constexpr std::string_view kRangeProfilerNote = "CUPTI range-profiler trace: ";
 
+// A trace with no device activity at all (no GPU ran, none was recorded): each op's time is
+// the CPU's exclusive time, and a CPU's collectives (gloo) are what it measured.
+inline constexpr std::string_view kCpuOnlyTraceNote = "CPU-only trace: ";
+
 }  // namespace fomcast
