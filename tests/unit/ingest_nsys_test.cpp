@@ -199,48 +199,24 @@ TEST_CASE("nsys export without its StringIds table: an error, not a workload of 
 TEST_CASE("nsys export: a copy of no CUPTI kind is an error naming the column, not a merged Memcpy op") {
   // The MPI saxpy export's 15 copies (10 HtoD, 5 DtoH): one set to kind 99 (or -1) merged
   // the directions into one "Memcpy" op.
+  const std::string saxpy = test::shared_path("traces/nsys_sqlite/pipit_saxpy-mpi-cuda_nsys_perlmutter0.sqlite");
   for (const std::string value : {"99", "-1"}) {
     CAPTURE(value);
-    test::ScratchDir dir;
-    const std::string path = dir.file("saxpy.sqlite");
-    std::filesystem::copy_file(test::shared_path("traces/nsys_sqlite/pipit_saxpy-mpi-cuda_nsys_perlmutter0.sqlite"),
-                               path);
-    sqlite3* db = nullptr;
-    REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
-    exec(db, "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET copyKind = " + value +
-                 " WHERE rowid = (SELECT MIN(rowid) FROM CUPTI_ACTIVITY_KIND_MEMCPY)");
-    sqlite3_close(db);
-    try {
-      (void)ingest_one(path, "nsys-sqlite");
-      FAIL("no error");
-    } catch (const InputError& e) {
-      CHECK(e.field == "CUPTI_ACTIVITY_KIND_MEMCPY.copyKind, row 1");
-      CHECK(std::string(e.what()).find("copy kind " + value + " is none of CUPTI's") != std::string::npos);
-    }
+    expect_broken_export("UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET copyKind = " + value +
+                             " WHERE rowid = (SELECT MIN(rowid) FROM CUPTI_ACTIVITY_KIND_MEMCPY)",
+                         "CUPTI_ACTIVITY_KIND_MEMCPY.copyKind, row 1", "copy kind " + value + " is none of CUPTI's",
+                         saxpy);
   }
 }
 
 TEST_CASE("nsys export: a bad value in a row names the row, counted in the table's order") {
   // The MPI saxpy export's 15 copies: the seventh given -5 bytes. The error had named the
   // table and column only.
-  test::ScratchDir dir;
-  const std::string path = dir.file("saxpy.sqlite");
-  std::filesystem::copy_file(test::shared_path("traces/nsys_sqlite/pipit_saxpy-mpi-cuda_nsys_perlmutter0.sqlite"),
-                             path);
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
-  exec(db,
-       "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET bytes = -5 WHERE rowid = "
-       "(SELECT rowid FROM CUPTI_ACTIVITY_KIND_MEMCPY ORDER BY rowid LIMIT 1 OFFSET 6)");
-  sqlite3_close(db);
-  try {
-    (void)ingest_one(path, "nsys-sqlite");
-    FAIL("no error");
-  } catch (const InputError& e) {
-    CHECK(e.field == "CUPTI_ACTIVITY_KIND_MEMCPY.bytes, row 7");
-    CHECK(std::string(e.what()).find("CUPTI_ACTIVITY_KIND_MEMCPY.bytes, row 7: negative byte count -5") !=
-          std::string::npos);
-  }
+  expect_broken_export(
+      "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET bytes = -5 WHERE rowid = "
+      "(SELECT rowid FROM CUPTI_ACTIVITY_KIND_MEMCPY ORDER BY rowid LIMIT 1 OFFSET 6)",
+      "CUPTI_ACTIVITY_KIND_MEMCPY.bytes, row 7", "CUPTI_ACTIVITY_KIND_MEMCPY.bytes, row 7: negative byte count -5",
+      test::shared_path("traces/nsys_sqlite/pipit_saxpy-mpi-cuda_nsys_perlmutter0.sqlite"));
 }
 
 TEST_CASE("nsys export: device times the export itself disproves are errors, not a pass of 192 h or of zeros") {
