@@ -363,8 +363,12 @@ StoodInRate stood_in_rate(const PassEstimate& pe, const Workload& w) {
   return out;
 }
 
+namespace {
+bool epoch_size_known(const Workload& w) { return w.samples_per_epoch > 0 && w.batch_size > 0; }
+}  // namespace
+
 int64_t passes_per_epoch(const Workload& w, std::vector<std::string>* assumptions) {
-  if (w.samples_per_epoch > 0 && w.batch_size > 0) return (w.samples_per_epoch + w.batch_size - 1) / w.batch_size;
+  if (epoch_size_known(w)) return (w.samples_per_epoch + w.batch_size - 1) / w.batch_size;
   if (w.passes > 0) {
     if (assumptions)
       assumptions->push_back("samples per epoch or batch size unknown: an epoch is taken as the " +
@@ -406,7 +410,7 @@ int64_t epochs_per_run(const Workload& w, std::optional<int64_t> given, std::vec
 RunEstimate roll_up(const Workload& w, PassEstimate pass, const RunOptions& opts) {
   RunEstimate r;
   r.passes_per_epoch = passes_per_epoch(w, &r.assumptions);
-  r.epoch_size_known = w.samples_per_epoch > 0 && w.batch_size > 0;
+  r.epoch_size_known = epoch_size_known(w);
   r.epochs = epochs_per_run(w, opts.epochs, &r.assumptions);
   r.epoch_s = static_cast<double>(r.passes_per_epoch) * pass.pass_s;
   r.run_s = static_cast<double>(r.epochs) * r.epoch_s;

@@ -78,7 +78,8 @@ json estimate_to_json(const RunEstimate& r, const Workload& w) {
     j["predicted_s"] = e.predicted_s;
     j["predicted_per_pass_s"] = op.count * e.predicted_s;
     // The part of predicted_s that is the tables' per-call launch floor (the pass's
-    // launch_gap_s sums it): host dispatch in an eager step, not kernel time.
+    // launch_gap_s sums it): host dispatch and driver, and for a small kernel part of the
+    // device's own work (docs/accuracy.md section 7).
     j["launch_gap_s"] = e.launch_gap_s;
     j["method"] = to_string(e.method);
     j["roofline_capped"] = e.roofline_capped;

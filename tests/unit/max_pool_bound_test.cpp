@@ -3,7 +3,6 @@
 // which the rate (measured on an H200) did not see.
 #include <doctest/doctest.h>
 
-#include <cctype>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -11,6 +10,7 @@
 #include "cli_json.hpp"
 #include "fomcast/estimate.hpp"
 #include "fomcast/store.hpp"
+#include "fomcast/text.hpp"
 #include "test_support.hpp"
 
 using namespace fomcast;
@@ -38,8 +38,7 @@ Workload stem_pool(Phase phase, const std::string& memory_format) {
 double max_pool_s(const nlohmann::json& estimate) {
   double s = 0;
   for (const auto& op : estimate["ops"]) {
-    std::string name = op["name"].get<std::string>();
-    for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string name = lowercase(op["name"].get<std::string>());
     if (op["kind"] == "pooling" && name.find("max") != std::string::npos) s += op["predicted_per_pass_s"].get<double>();
   }
   return s;
